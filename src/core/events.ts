@@ -1,0 +1,59 @@
+/**
+ * The one event union the runtime emits, tagged by `type`. The core emits these bare; the host's sink
+ * stamps them with `seq`, `sessionId`, `runId` and `ts` (see `StampedEvent`) before storing and streaming.
+ * Per tool call the order is toolExecStart → toolExecUpdate* → toolExecEnd, never an update after the end.
+ */
+import type { AgentMessage, AgentToolResult, AssistantMessage, StopReason } from "./types.ts";
+
+export type AgentEvent =
+  | { type: "runStart" }
+  | { type: "messageStart"; role: "assistant" }
+  | { type: "messageDelta"; text: string }
+  | { type: "messageEnd"; message: AgentMessage }
+  | { type: "toolExecStart"; toolCallId: string; toolName: string; arguments: unknown }
+  | {
+      type: "toolExecUpdate";
+      toolCallId: string;
+      toolName: string;
+      arguments: unknown;
+      partialResult: unknown;
+    }
+  | {
+      type: "toolExecEnd";
+      toolCallId: string;
+      toolName: string;
+      result: AgentToolResult;
+      isError: boolean;
+    }
+  | {
+      type: "toolApprovalRequired";
+      toolCallId: string;
+      toolName: string;
+      arguments: unknown;
+      reason?: string;
+    }
+  | { type: "runEnd"; response: AssistantMessage; stopReason: StopReason }
+  | { type: "error"; message: string };
+
+export type AgentEventType = AgentEvent["type"];
+
+export const AGENT_EVENT_TYPES = [
+  "runStart",
+  "messageStart",
+  "messageDelta",
+  "messageEnd",
+  "toolExecStart",
+  "toolExecUpdate",
+  "toolExecEnd",
+  "toolApprovalRequired",
+  "runEnd",
+  "error",
+] as const satisfies readonly AgentEventType[];
+
+/** An event as stored in the session's log and sent over SSE. */
+export type StampedEvent = AgentEvent & {
+  seq: number;
+  sessionId: string;
+  runId?: string;
+  ts: number;
+};

@@ -1,0 +1,80 @@
+/**
+ * formatMsgForLLM's default (spec §14): an AgentContext → OpenAI Chat Completions request body parts.
+ * Wire types are declared here by hand so the core stays free of the `openai` package.
+ * Tool calls go out with JSON-text arguments; results go out as `tool` messages with `tool_call_id`.
+ */
+import type { AgentContext, AgentMessage, AgentTool, ToolResultContent, UserContent } from "./types.ts";
+
+export type ChatContentPart =
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string } };
+
+export type ChatToolCall = { id: string; type: "function"; function: { name: string; arguments: string } };
+
+export type ChatMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string | ChatContentPart[] }
+  | { role: "assistant"; content: string | null; tool_calls?: ChatToolCall[] }
+  | { role: "tool"; tool_call_id: string; content: string };
+
+export type ChatTool = {
+  type: "function";
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+};
+
+/** What llmCall receives: the spec's formatted `Dict("messages" => ...)`, plus the tool list. */
+export type LlmRequest = { messages: ChatMessage[]; tools: ChatTool[] };
+
+export function formatMsgForLLM(context: AgentContext): LlmRequest {
+  const messages: ChatMessage[] = [];
+  if (context.systemPrompt) messages.push({ role: "system", content: context.systemPrompt });
+  for (const message of context.messages) {
+    const formatted = formatMessage(message);
+    if (formatted) messages.push(formatted);
+  }
+  return { messages, tools: [...context.tools.values()].map(formatTool) };
+}
+
+export function formatTool(tool: AgentTool): ChatTool {
+  return {
+    type: "function",
+    function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+  };
+}
+
+/** One history message on the wire; undefined for messages the model must not see (empty failed turns). */
+export function formatMessage(message: AgentMessage): ChatMessage | undefined {
+  switch (message.role) {
+    case "user":
+      return { role: "user", content: formatUserContent(message.content) };
+    case "assistant": {
+      const text = message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
+      const toolCalls: ChatToolCall[] = message.content.flatMap((b) =>
+        b.type === "toolCall"
+          ? [{ id: b.id, type: "function" as const, function: { name: b.name, arguments: typeof b.arguments === "string" ? b.arguments : JSON.stringify(b.arguments) } }]
+          : [],
+      );
+      if (!text && toolCalls.length === 0) return undefined;
+      return toolCalls.length > 0 ? { role: "assistant", content: text || null, tool_calls: toolCalls } : { role: "assistant", content: text };
+    }
+    case "toolResult":
+      return { role: "tool", tool_call_id: message.toolCallId, content: toolResultText(message.content, message.isError) };
+    default: {
+      const never: never = message;
+      throw new Error(`Unknown message role: ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+function formatUserContent(content: UserContent[]): string | ChatContentPart[] {
+  if (content.every((b) => b.type === "text")) return content.map((b) => b.text).join("\n");
+  return content.map((b) =>
+    b.type === "text" ? { type: "text", text: b.text } : { type: "image_url", image_url: { url: `data:${b.mimeType};base64,${b.data}` } },
+  );
+}
+
+// Chat Completions tool messages carry text only; images are named so the model knows they exist.
+function toolResultText(content: ToolResultContent[], isError: boolean): string {
+  const text = content.map((b) => (b.type === "text" ? b.text : `[image: ${b.mimeType}]`)).join("\n");
+  return isError && !text ? "Error" : text;
+}

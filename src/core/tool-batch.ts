@@ -1,0 +1,164 @@
+/**
+ * Executing one assistant message's tool calls as a batch (spec §9–10).
+ * Sequential when the config says so or any tool in the batch is not parallel-safe; parallel batches
+ * prepare in call order, execute concurrently (optionally capped) and return results in call order.
+ * Every call gets exactly one result, including calls skipped after an abort and calls found in the
+ * journal of an interrupted earlier attempt.
+ */
+import {
+  ABORTED_MESSAGE,
+  emitToolExecutionEnd,
+  executePreparedToolCall,
+  finalizeExecutedToolCall,
+  prepareToolCall,
+} from "./tool-pipeline.ts";
+import { createErrorToolResult, createToolResultMessage } from "./tool-results.ts";
+import type {
+  AgentContext,
+  AgentLoopConfig,
+  AgentToolCall,
+  AgentToolCallBatch,
+  AssistantMessage,
+  EmitEvent,
+  FinalizedOutcome,
+} from "./types.ts";
+
+export const SKIPPED_AFTER_ABORT = "Tool call skipped: the run was aborted before it started";
+export const INTERRUPTED_BY_RESTART =
+  "The session restarted while this tool call was running; it was not run again, so its effects are unknown";
+
+export function shouldTerminate(finalized: readonly FinalizedOutcome[]): boolean {
+  return finalized.length > 0 && finalized.every((f) => f.result.terminate);
+}
+
+export function usesSequentialExecution(context: AgentContext, toolCalls: readonly AgentToolCall[], config: AgentLoopConfig): boolean {
+  if (config.toolExecution === "sequential") return true;
+  return toolCalls.some((tc) => {
+    const tool = context.tools.get(tc.name);
+    return tool !== undefined && !tool.parallelToolExecute;
+  });
+}
+
+export async function executeToolCalls(
+  context: AgentContext,
+  assistantMessage: AssistantMessage,
+  toolCalls: readonly AgentToolCall[],
+  config: AgentLoopConfig,
+  emit: EmitEvent,
+  signal?: AbortSignal,
+): Promise<AgentToolCallBatch> {
+  const finalized = usesSequentialExecution(context, toolCalls, config)
+    ? await executeToolCallsSequential(context, assistantMessage, toolCalls, config, emit, signal)
+    : await executeToolCallsParallel(context, assistantMessage, toolCalls, config, emit, signal);
+  const now = Date.now();
+  return {
+    messages: finalized.map((f) => createToolResultMessage(f, now)),
+    terminate: shouldTerminate(finalized),
+  };
+}
+
+type Runner = (run: () => Promise<FinalizedOutcome>) => Promise<FinalizedOutcome>;
+
+async function executeToolCallsSequential(
+  context: AgentContext,
+  assistantMessage: AssistantMessage,
+  toolCalls: readonly AgentToolCall[],
+  config: AgentLoopConfig,
+  emit: EmitEvent,
+  signal?: AbortSignal,
+): Promise<FinalizedOutcome[]> {
+  const out: FinalizedOutcome[] = [];
+  for (const tc of toolCalls) {
+    if (signal?.aborted) out.push(await skipToolCall(tc, config, emit));
+    else out.push(await (await startToolCall(context, assistantMessage, tc, config, emit, signal, (run) => run())).pending);
+  }
+  return out;
+}
+
+async function executeToolCallsParallel(
+  context: AgentContext,
+  assistantMessage: AssistantMessage,
+  toolCalls: readonly AgentToolCall[],
+  config: AgentLoopConfig,
+  emit: EmitEvent,
+  signal?: AbortSignal,
+): Promise<FinalizedOutcome[]> {
+  const runner = createRunner(config.maxParallelToolCalls);
+  const entries: Promise<FinalizedOutcome>[] = [];
+  for (const tc of toolCalls) {
+    if (signal?.aborted) entries.push(skipToolCall(tc, config, emit));
+    else entries.push((await startToolCall(context, assistantMessage, tc, config, emit, signal, runner)).pending);
+  }
+  return Promise.all(entries);
+}
+
+/**
+ * Emits the start, prepares the call (awaited, so parallel batches prepare in order) and returns the
+ * pending execution. A call already known to the journal is resumed instead of run blindly again.
+ */
+async function startToolCall(
+  context: AgentContext,
+  assistantMessage: AssistantMessage,
+  tc: AgentToolCall,
+  config: AgentLoopConfig,
+  emit: EmitEvent,
+  signal: AbortSignal | undefined,
+  runner: Runner,
+): Promise<{ pending: Promise<FinalizedOutcome> }> {
+  const known = config.journal?.lookup(tc.id);
+  if (known?.state === "ended") {
+    return { pending: Promise.resolve({ kind: "finalized", toolCall: tc, result: known.result, isError: known.isError }) };
+  }
+  if (known?.state === "executing" && !context.tools.get(tc.name)?.idempotent) {
+    return { pending: Promise.resolve(await endWith(tc, INTERRUPTED_BY_RESTART, emit)) };
+  }
+  if (!known) {
+    await emit({ type: "toolExecStart", toolCallId: tc.id, toolName: tc.name, arguments: tc.arguments });
+  }
+
+  const prepared = await prepareToolCall(context, assistantMessage, tc, config, signal);
+  if (prepared.kind === "immediate") {
+    const finalized: FinalizedOutcome = { kind: "finalized", toolCall: tc, result: prepared.result, isError: prepared.isError };
+    await emitToolExecutionEnd(finalized, emit);
+    return { pending: Promise.resolve(finalized) };
+  }
+  const pending = runner(async () => {
+    const executed = signal?.aborted
+      ? { kind: "executed" as const, result: createErrorToolResult(ABORTED_MESSAGE), isError: true }
+      : await executePreparedToolCall(prepared, config, emit, signal);
+    const finalized = await finalizeExecutedToolCall(context, assistantMessage, prepared, executed, config, signal);
+    await emitToolExecutionEnd(finalized, emit);
+    return finalized;
+  });
+  return { pending };
+}
+
+async function skipToolCall(tc: AgentToolCall, config: AgentLoopConfig, emit: EmitEvent): Promise<FinalizedOutcome> {
+  const known = config.journal?.lookup(tc.id);
+  if (known?.state === "ended") return { kind: "finalized", toolCall: tc, result: known.result, isError: known.isError };
+  if (!known) await emit({ type: "toolExecStart", toolCallId: tc.id, toolName: tc.name, arguments: tc.arguments });
+  return endWith(tc, SKIPPED_AFTER_ABORT, emit);
+}
+
+async function endWith(tc: AgentToolCall, message: string, emit: EmitEvent): Promise<FinalizedOutcome> {
+  const finalized: FinalizedOutcome = { kind: "finalized", toolCall: tc, result: createErrorToolResult(message), isError: true };
+  await emitToolExecutionEnd(finalized, emit);
+  return finalized;
+}
+
+/** Limits how many executions run at once; unlimited when `max` is absent or not positive. */
+function createRunner(max: number | undefined): Runner {
+  if (!max || max <= 0) return (run) => run();
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async (run) => {
+    if (active >= max) await new Promise<void>((resolve) => waiting.push(resolve));
+    active++;
+    try {
+      return await run();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Building tool results and result messages (spec §11–12). Failures are values: an error result is a
+ * normal AgentToolResult with one text block, wrapped in an outcome whose `isError` is true.
+ */
+import type { AgentToolResult, FinalizedOutcome, ToolResultMessage } from "./types.ts";
+
+export function createErrorToolResult(message: string): AgentToolResult {
+  return { content: [{ type: "text", text: message }], details: {}, terminate: false };
+}
+
+export function textToolResult(text: string, details: Record<string, unknown> = {}): AgentToolResult {
+  return { content: [{ type: "text", text }], details, terminate: false };
+}
+
+/** Turns anything thrown into a message the model can read. */
+export function describeError(err: unknown): string {
+  if (err instanceof Error) return err.message || err.name;
+  if (typeof err === "string") return err;
+  try {
+    return JSON.stringify(err) ?? String(err);
+  } catch {
+    return String(err);
+  }
+}
+
+export function createToolResultMessage(f: FinalizedOutcome, now: number = Date.now()): ToolResultMessage {
+  const message: ToolResultMessage = {
+    role: "toolResult",
+    toolCallId: f.toolCall.id,
+    toolName: f.toolCall.name,
+    content: f.result.content,
+    details: f.result.details,
+    isError: f.isError,
+    timestamp: now,
+  };
+  if (f.result.usage) message.usage = f.result.usage;
+  if (f.result.addedToolNames?.length) message.addedToolNames = f.result.addedToolNames;
+  return message;
+}
+
+/**
+ * Coerces whatever a tool (or hook) returned into a well-formed AgentToolResult, or explains why it cannot.
+ * Tools written by people and models return odd things; the loop must never store a malformed result.
+ */
+export function normalizeToolResult(value: unknown): { ok: true; result: AgentToolResult } | { ok: false; error: string } {
+  if (typeof value === "string") return { ok: true, result: textToolResult(value) };
+  if (!value || typeof value !== "object") {
+    return { ok: false, error: `Tool returned ${value === null ? "null" : typeof value} instead of a result object` };
+  }
+  const v = value as Record<string, unknown>;
+  if (!Array.isArray(v.content)) return { ok: false, error: "Tool result has no content array" };
+  const content: AgentToolResult["content"] = [];
+  for (const [i, block] of v.content.entries()) {
+    const b = block as Record<string, unknown> | null;
+    if (b && b.type === "text" && typeof b.text === "string") content.push({ type: "text", text: b.text });
+    else if (b && b.type === "image" && typeof b.data === "string" && typeof b.mimeType === "string") {
+      content.push({ type: "image", data: b.data, mimeType: b.mimeType });
+    } else if (typeof block === "string") content.push({ type: "text", text: block });
+    else return { ok: false, error: `Tool result content[${i}] is not a text or image block` };
+  }
+  const details = v.details && typeof v.details === "object" && !Array.isArray(v.details) ? (v.details as Record<string, unknown>) : {};
+  const result: AgentToolResult = { content, details, terminate: v.terminate === true };
+  if (v.usage && typeof v.usage === "object") result.usage = v.usage as AgentToolResult["usage"];
+  if (Array.isArray(v.addedToolNames)) result.addedToolNames = v.addedToolNames.filter((n): n is string => typeof n === "string");
+  return { ok: true, result };
+}

@@ -1,0 +1,229 @@
+/**
+ * The core's vocabulary: content blocks, messages, tools, tool calls, outcomes, hooks and config.
+ * Names follow the spec (agentTool → AgentTool, toolResultMessage → ToolResultMessage, …).
+ * Everything here is plain data or plain functions: no runtime, no storage, no network.
+ * Invariant: every AgentToolCall in an assistant message is answered by exactly one ToolResultMessage.
+ */
+import type { AgentEvent } from "./events.ts";
+
+// ── Content ────────────────────────────────────────────────────────────────
+export type TextContent = { type: "text"; text: string };
+export type ImageContent = { type: "image"; data: string; mimeType: string };
+export type ThinkingContent = { type: "thinking"; thinking: string };
+/** A tool call as stored in an assistant message; `arguments` is what the model sent (object or JSON text). */
+export type ToolCallContent = {
+  type: "toolCall";
+  id: string;
+  name: string;
+  arguments: ToolArguments | string;
+};
+export type UserContent = TextContent | ImageContent;
+export type AssistantContent = TextContent | ThinkingContent | ToolCallContent;
+export type ToolResultContent = TextContent | ImageContent;
+
+export type ToolArguments = Record<string, unknown>;
+
+// ── Messages ───────────────────────────────────────────────────────────────
+export type Usage = {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+};
+
+export type StopReason =
+  | "stop"
+  | "length"
+  | "toolUse"
+  | "tool_use_terminated"
+  | "aborted"
+  | "error"
+  | "max_steps";
+
+export type UserMessage = {
+  role: "user";
+  content: UserContent[];
+  timestamp: number;
+};
+
+export type AssistantMessage = {
+  role: "assistant";
+  content: AssistantContent[];
+  api?: string;
+  provider?: string;
+  model?: string;
+  usage?: Usage;
+  stopReason: StopReason;
+  errorMessage?: string;
+  timestamp: number;
+};
+
+/** The spec writes the role as both "toolResult" and "tool"; we store "toolResult" and send "tool" on the wire. */
+export type ToolResultMessage = {
+  role: "toolResult";
+  toolCallId: string;
+  toolName: string;
+  content: ToolResultContent[];
+  details: Record<string, unknown>;
+  usage?: Usage;
+  addedToolNames?: string[];
+  isError: boolean;
+  timestamp: number;
+};
+
+export type AgentMessage = UserMessage | AssistantMessage | ToolResultMessage;
+
+// ── Tools ──────────────────────────────────────────────────────────────────
+export type JsonSchema = Record<string, unknown>;
+
+export type AgentToolResult = {
+  content: ToolResultContent[];
+  details: Record<string, unknown>;
+  usage?: Usage;
+  terminate: boolean;
+  /** Tools made available by this call (writeTool's drafts), reported on the result message. */
+  addedToolNames?: string[];
+};
+
+export type OnPartialResult = (partialResult: unknown) => void;
+
+/** What a tool running inside a host (the Worker) may need; the core passes it through untouched. */
+export type ToolExecutionContext = {
+  sessionId?: string;
+  toolStore?: import("./tool-store.ts").ToolStore;
+  env?: unknown;
+  [key: string]: unknown;
+};
+
+export type AgentTool = {
+  name: string;
+  label: string;
+  description: string;
+  inputSchema: JsonSchema;
+  execute: (
+    toolCallId: string,
+    args: ToolArguments,
+    signal: AbortSignal | undefined,
+    onPartialResult: OnPartialResult,
+    context?: ToolExecutionContext,
+  ) => AgentToolResult | Promise<AgentToolResult>;
+  /** Runs before validation; returns the arguments to validate and execute. */
+  prepareArguments?: (args: ToolArguments) => ToolArguments;
+  /** Replaces the default JSON Schema validation; returns an error message or undefined. */
+  validateRequiredArgs?: (args: ToolArguments) => string | undefined | null | void;
+  /** Default false: one non-parallel tool makes its whole batch sequential. */
+  parallelToolExecute?: boolean;
+  /** Safe to run again after the host restarted during a call (otherwise it gets an error result). */
+  idempotent?: boolean;
+  /** Host policy hint: a human must approve each call. */
+  requiresApproval?: boolean;
+  /** Per-tool override of the loop's toolTimeoutMs. */
+  timeoutMs?: number;
+};
+
+/** A tool call extracted from a model response. `invalid` marks an entry that could not be read. */
+export type AgentToolCall = {
+  type: "function";
+  id: string;
+  name: string;
+  arguments: ToolArguments | string;
+  invalid?: string;
+};
+
+// ── Pipeline outcomes (spec §8) ────────────────────────────────────────────
+export type PreparedToolCall = {
+  kind: "prepared";
+  tool: AgentTool;
+  toolCall: AgentToolCall;
+  args: ToolArguments;
+};
+export type ImmediateOutcome = { kind: "immediate"; result: AgentToolResult; isError: boolean };
+export type ExecutedOutcome = { kind: "executed"; result: AgentToolResult; isError: boolean };
+export type FinalizedOutcome = {
+  kind: "finalized";
+  toolCall: AgentToolCall;
+  result: AgentToolResult;
+  isError: boolean;
+};
+
+export type AgentToolCallBatch = {
+  messages: ToolResultMessage[];
+  terminate: boolean;
+};
+
+// ── Context, state, hooks, config ──────────────────────────────────────────
+export type ToolMap = ReadonlyMap<string, AgentTool>;
+
+export type AgentContext = {
+  systemPrompt: string;
+  messages: readonly AgentMessage[];
+  tools: ToolMap;
+};
+
+export type AgentState = {
+  systemPrompt: string;
+  messages: AgentMessage[];
+  tools: ToolMap;
+  activeRun: boolean;
+  errorMessage?: string;
+};
+
+export type BeforeToolCallContext = {
+  assistantMessage: AssistantMessage;
+  toolCall: AgentToolCall;
+  args: ToolArguments;
+  context: AgentContext;
+};
+export type BeforeToolCallResult = { block?: boolean; reason?: string } | undefined | null | void;
+
+export type AfterToolCallContext = {
+  assistantMessage: AssistantMessage;
+  toolCall: AgentToolCall;
+  args: ToolArguments;
+  result: AgentToolResult;
+  isError: boolean;
+  context: AgentContext;
+};
+export type AfterToolCallResult =
+  | Partial<Pick<AgentToolResult, "content" | "details" | "usage" | "terminate">> & { isError?: boolean }
+  | undefined
+  | null
+  | void;
+
+export type BeforeToolCall = (
+  ctx: BeforeToolCallContext,
+  signal?: AbortSignal,
+) => BeforeToolCallResult | Promise<BeforeToolCallResult>;
+export type AfterToolCall = (
+  ctx: AfterToolCallContext,
+  signal?: AbortSignal,
+) => AfterToolCallResult | Promise<AfterToolCallResult>;
+
+/** The event sink. It may return a promise; the pipeline waits for update deliveries before finalizing. */
+export type EmitEvent = (event: AgentEvent) => void | Promise<void>;
+
+/** Where a host records how far each tool call got, so a restarted run never silently re-runs one. */
+export type ToolCallJournal = {
+  /** What is known of a call from an earlier attempt of this run. */
+  lookup(toolCallId: string): ToolCallJournalEntry | undefined;
+  /** Called just before `execute` runs (after prepare and approval), so a restart can tell. */
+  markExecuting?(toolCall: AgentToolCall): void | Promise<void>;
+};
+export type ToolCallJournalEntry =
+  | { state: "executing" }
+  | { state: "ended"; result: AgentToolResult; isError: boolean };
+
+export type ToolExecutionMode = "sequential" | "parallel";
+
+export type AgentLoopConfig = {
+  tools: ToolMap;
+  beforeToolCall?: BeforeToolCall;
+  afterToolCall?: AfterToolCall;
+  toolExecution: ToolExecutionMode;
+  /** Cap on concurrently executing tools in a parallel batch; unbounded when absent. */
+  maxParallelToolCalls?: number;
+  /** A call running longer than this becomes an error result; none when absent. */
+  toolTimeoutMs?: number;
+  /** Passed to every tool's execute as its `context`. */
+  toolContext?: ToolExecutionContext;
+  journal?: ToolCallJournal;
+};
