@@ -15,10 +15,12 @@ import type {
   AgentLoopConfig,
   AgentMessage,
   AgentState,
+  AgentToolCall,
   AgentToolCallBatch,
   AssistantMessage,
   BeforeToolCall,
   EmitEvent,
+  LlmResponse,
   StopReason,
   TextContent,
   ToolCallJournal,
@@ -27,16 +29,11 @@ import type {
   UserMessage,
 } from "./types.ts";
 
+export type { LlmResponse } from "./types.ts";
+
 export const DEFAULT_MAX_STEPS = 32;
 export const TERMINATED_TEXT = "Tool execution completed.";
 export const TERMINATED_ERROR = "One or more tool calls failed";
-
-/** A model response before extraction: our AssistantMessage, or one carrying the spec's raw blocks. */
-export type LlmResponse = Omit<AssistantMessage, "content" | "stopReason"> & {
-  content: unknown[];
-  stopReason?: StopReason;
-  tool_calls?: unknown[];
-};
 
 export type LlmCallOptions = { signal?: AbortSignal; onTextDelta?: (text: string) => void };
 export type LlmCall = (request: LlmRequest, options: LlmCallOptions) => Promise<LlmResponse>;
@@ -112,8 +109,9 @@ export async function runAgentLoop(options: AgentLoopOptions, signal?: AbortSign
     toolContext: options.toolContext,
     journal: options.journal,
   });
-  const runBatch = async (assistant: AssistantMessage): Promise<AgentToolCallBatch | undefined> => {
-    const calls = unansweredToolCalls(state.messages, assistant);
+  // `extracted` keeps the extractor's `invalid` markers, which the stored toolCall blocks cannot carry.
+  const runBatch = async (assistant: AssistantMessage, extracted?: AgentToolCall[]): Promise<AgentToolCallBatch | undefined> => {
+    const calls = unansweredToolCalls(state.messages, assistant, extracted);
     if (calls.length === 0) return undefined;
     const context = await prepareContext(state);
     const batch = await executeToolCalls(context, assistant, calls, loopConfig(context), emit, signal);
@@ -151,12 +149,12 @@ export async function runAgentLoop(options: AgentLoopOptions, signal?: AbortSign
       return finish(stopped("error", message), true);
     }
 
-    const { message: assistant, toolCalls } = extractToolCalls({ ...response, stopReason: response.stopReason ?? "stop", timestamp: response.timestamp ?? now() });
+    const { message: assistant, toolCalls } = extractToolCalls(response, now());
     // Stored before its results, so a restart finds the calls and history stays valid for the wire.
     await append(assistant);
     if (toolCalls.length === 0) return finish(assistant, false);
 
-    const batch = await runBatch(assistant);
+    const batch = await runBatch(assistant, toolCalls);
     if (batch?.terminate) return finish(terminatedResponse(assistant, batch, now()), false);
   }
 }
@@ -192,8 +190,7 @@ function findAssistantAwaitingResults(messages: readonly AgentMessage[]): Assist
   return undefined;
 }
 
-function unansweredToolCalls(messages: readonly AgentMessage[], assistant: AssistantMessage) {
-  const calls = toolCallsOf(assistant);
+function unansweredToolCalls(messages: readonly AgentMessage[], assistant: AssistantMessage, calls = toolCallsOf(assistant)) {
   if (calls.length === 0) return calls;
   const answered = new Set<string>();
   for (let i = messages.length - 1; i >= 0; i--) {

@@ -5,7 +5,7 @@
  * `tool_calls` block and single `tool_call` blocks, flat or nested) and our own `toolCall` blocks.
  * Never throws: an unreadable entry becomes a call marked `invalid`, which the pipeline answers with an error.
  */
-import type { AgentToolCall, AssistantContent, AssistantMessage, ToolArguments } from "./types.ts";
+import type { AgentToolCall, AssistantContent, AssistantMessage, LlmResponse, ToolArguments } from "./types.ts";
 
 export type ExtractedToolCalls = {
   message: AssistantMessage;
@@ -22,14 +22,14 @@ export function newToolCallId(): string {
 /** Reads one tool-call entry in any accepted shape. */
 export function readToolCall(entry: unknown): AgentToolCall {
   if (!isObject(entry)) {
-    return { type: "function", id: newToolCallId(), name: "(unreadable)", arguments: {}, invalid: `Malformed tool call: expected an object, got ${JSON.stringify(entry) ?? String(entry)}` };
+    return { type: "function", id: newToolCallId(), name: "unreadable_tool_call", arguments: {}, invalid: `Malformed tool call: expected an object, got ${JSON.stringify(entry) ?? String(entry)}` };
   }
   const fn = isObject(entry.function) ? entry.function : entry;
   const id = typeof entry.id === "string" && entry.id !== "" ? entry.id : newToolCallId();
   const name = fn.name;
   const args = fn.arguments ?? fn.args ?? fn.input;
   if (typeof name !== "string" || name === "") {
-    return { type: "function", id, name: "(unnamed)", arguments: {}, invalid: "Malformed tool call: the tool name is missing" };
+    return { type: "function", id, name: "unnamed_tool_call", arguments: {}, invalid: "Malformed tool call: the tool name is missing" };
   }
   if (args !== undefined && typeof args !== "string" && !isObject(args)) {
     return { type: "function", id, name, arguments: {}, invalid: `Arguments for tool "${name}" must be a JSON object` };
@@ -41,13 +41,13 @@ export function readToolCall(entry: unknown): AgentToolCall {
  * Normalizes the content of a response. `response` may carry spec-shaped blocks or a top-level
  * OpenAI `tool_calls` array; the returned message holds only text, thinking and toolCall blocks.
  */
-export function extractToolCalls(response: AssistantMessage | (Omit<AssistantMessage, "content"> & { content: unknown[]; tool_calls?: unknown[] })): ExtractedToolCalls {
+export function extractToolCalls(response: LlmResponse | AssistantMessage, now: number = Date.now()): ExtractedToolCalls {
   const content: AssistantContent[] = [];
   const toolCalls: AgentToolCall[] = [];
   const take = (entry: unknown) => {
     const call = readToolCall(entry);
     toolCalls.push(call);
-    content.push({ type: "toolCall", id: call.id, name: call.name, arguments: call.arguments });
+    content.push({ type: "toolCall", id: call.id, name: call.name, arguments: call.arguments, ...(call.invalid ? { invalid: call.invalid } : {}) });
   };
   const blocks: unknown[] = Array.isArray(response.content) ? response.content : [];
   for (const block of blocks) {
@@ -78,9 +78,15 @@ export function extractToolCalls(response: AssistantMessage | (Omit<AssistantMes
   const topLevel = (response as { tool_calls?: unknown }).tool_calls;
   if (Array.isArray(topLevel)) topLevel.forEach(take);
 
-  const { tool_calls: _ignored, ...rest } = response as AssistantMessage & { tool_calls?: unknown };
-  const message: AssistantMessage = { ...rest, role: "assistant", content };
-  if (toolCalls.length > 0 && (message.stopReason === "stop" || !message.stopReason)) message.stopReason = "toolUse";
+  const { tool_calls: _ignored, ...rest } = response as LlmResponse;
+  const message: AssistantMessage = {
+    ...rest,
+    role: "assistant",
+    content,
+    stopReason: rest.stopReason ?? "stop",
+    timestamp: rest.timestamp ?? now,
+  };
+  if (toolCalls.length > 0 && message.stopReason === "stop") message.stopReason = "toolUse";
   return { message, toolCalls };
 }
 
@@ -88,5 +94,5 @@ export function extractToolCalls(response: AssistantMessage | (Omit<AssistantMes
 export function toolCallsOf(message: AssistantMessage): AgentToolCall[] {
   return message.content
     .filter((b): b is Extract<AssistantContent, { type: "toolCall" }> => b.type === "toolCall")
-    .map((b) => ({ type: "function", id: b.id, name: b.name, arguments: b.arguments }));
+    .map((b) => ({ type: "function", id: b.id, name: b.name, arguments: b.arguments, ...(b.invalid ? { invalid: b.invalid } : {}) }));
 }

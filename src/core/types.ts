@@ -16,6 +16,8 @@ export type ToolCallContent = {
   id: string;
   name: string;
   arguments: ToolArguments | string;
+  /** Set when the model's entry could not be read; kept so a resumed run answers it with the same error. */
+  invalid?: string;
 };
 export type UserContent = TextContent | ImageContent;
 export type AssistantContent = TextContent | ThinkingContent | ToolCallContent;
@@ -71,6 +73,17 @@ export type ToolResultMessage = {
 };
 
 export type AgentMessage = UserMessage | AssistantMessage | ToolResultMessage;
+
+/**
+ * A model response before extraction: an AssistantMessage, or one still carrying the spec's raw blocks
+ * (`tool_calls`/`tool_call`) or a top-level OpenAI `tool_calls` array. stopReason and timestamp may be absent.
+ */
+export type LlmResponse = Omit<AssistantMessage, "content" | "stopReason" | "timestamp"> & {
+  content: unknown[];
+  stopReason?: StopReason;
+  timestamp?: number;
+  tool_calls?: unknown[];
+};
 
 // ── Tools ──────────────────────────────────────────────────────────────────
 export type JsonSchema = Record<string, unknown>;
@@ -209,6 +222,8 @@ export type ToolCallJournal = {
   markExecuting?(toolCall: AgentToolCall): void | Promise<void>;
 };
 export type ToolCallJournalEntry =
+  /** Announced (toolExecStart sent) but not yet executing, e.g. waiting for approval: prepare again. */
+  | { state: "started" }
   | { state: "executing" }
   | { state: "ended"; result: AgentToolResult; isError: boolean };
 

@@ -1,0 +1,36 @@
+/**
+ * The deployer's one configuration module: defaults for new sessions and the agent hooks.
+ * Every hook is optional; an absent hook means the spec's default (see src/core/agent-loop.ts).
+ * Session bodies may override systemPrompt, toolExecution, the tool subset and the approval list.
+ */
+import type { AgentHooks, AgentTool, AgentToolCall, ToolExecutionMode } from "./core/index.ts";
+
+export type ApprovalPolicy = (toolCall: AgentToolCall, tool: AgentTool, session: { requireApproval: readonly string[] }) => boolean;
+
+export type AgentConfig = {
+  systemPrompt: string;
+  toolExecution: ToolExecutionMode;
+  /** LLM calls per run before it stops with stopReason "max_steps". */
+  maxSteps: number;
+  /** A tool call running longer becomes an error result (a tool's own timeoutMs wins). */
+  toolTimeoutMs: number;
+  /** Parallel batches run at most this many tools at once. */
+  maxParallelToolCalls: number;
+  /** How long a call waits for a human before it is blocked. */
+  approvalTimeoutMs: number;
+  requiresApproval: ApprovalPolicy;
+  hooks: Omit<AgentHooks, "llmCall">;
+};
+
+export const agentConfig: AgentConfig = {
+  systemPrompt:
+    "You are a helpful assistant running at the edge. Use the tools you have when they help; call listTools to see them.",
+  toolExecution: "parallel",
+  maxSteps: 32,
+  toolTimeoutMs: 60_000,
+  maxParallelToolCalls: 8,
+  approvalTimeoutMs: 10 * 60_000,
+  requiresApproval: (toolCall, tool, session) =>
+    tool.requiresApproval === true || session.requireApproval.includes(toolCall.name) || session.requireApproval.includes("*"),
+  hooks: {},
+};

@@ -1,0 +1,170 @@
+/**
+ * The Worker's HTTP API (DESIGN.md, v1): Hono routes that validate everything with zod, check API_TOKEN
+ * where required, and call the session's Durable Object over RPC. One error handler turns every failure
+ * into `{error:{code,message}}` with its status; unexpected faults are 500s with no internals leaked.
+ */
+import { Hono, type Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import type { z } from "zod";
+import type { UserContent } from "../core/index.ts";
+import type { AppEnv } from "../env.ts";
+import { agentConfig } from "../agent-config.ts";
+import type { AgentSession } from "../session/agent-session.ts";
+import { bundledToolNames } from "../tools/catalog.ts";
+import { newSessionId, newSessionKey, readPresentedKey, secretMatches, sha256Hex } from "./auth.ts";
+import { ApiError, errorResponse, unwrap } from "./errors.ts";
+import {
+  approvalBody,
+  createSessionBody,
+  describeZodError,
+  MAX_BODY_BYTES,
+  messageBody,
+  sessionIdParam,
+  toolCallIdParam,
+  waitQuery,
+} from "./schemas.ts";
+
+type HonoEnv = { Bindings: AppEnv };
+
+export const app = new Hono<HonoEnv>();
+
+app.use("/v1/*", async (c, next) => {
+  const origins = c.env.CORS_ORIGINS?.split(",").map((s) => s.trim()).filter(Boolean);
+  return cors({
+    origin: origins && origins.length > 0 ? origins : "*",
+    allowHeaders: ["Authorization", "Content-Type", "Last-Event-ID"],
+    allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
+    exposeHeaders: ["Retry-After"],
+    maxAge: 600,
+  })(c, next);
+});
+
+app.use(
+  "/v1/*",
+  bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new ApiError(413, "payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+    },
+  }),
+);
+
+app.onError((err, c) => {
+  if (err instanceof ApiError) return errorResponse(err);
+  console.error("unhandled error", c.req.method, c.req.path, err);
+  return errorResponse(new ApiError(500, "internal", "Internal error"));
+});
+app.notFound((c) => errorResponse(new ApiError(404, "not_found", `No route for ${c.req.method} ${c.req.path}`)));
+
+async function requireApiToken(c: Context<HonoEnv>): Promise<void> {
+  const token = c.env.API_TOKEN;
+  if (!token) return;
+  const presented = readPresentedKey(c.req.raw);
+  if (!presented) throw new ApiError(401, "unauthorized", "This route needs the API token (Authorization: Bearer <API_TOKEN>)");
+  if (!(await secretMatches(presented, token))) throw new ApiError(403, "forbidden", "Invalid API token");
+}
+
+async function readJson<S extends z.ZodType>(c: Context<HonoEnv>, schema: S, optional = false): Promise<z.infer<S>> {
+  const text = await c.req.text();
+  if (text.trim() === "" && optional) return schema.parse({});
+  const type = c.req.header("content-type") ?? "";
+  if (!/^application\/(.+\+)?json\b/i.test(type)) {
+    throw new ApiError(415, "unsupported_media_type", "Content-Type must be application/json");
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError(400, "bad_request", "Body is not valid JSON");
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new ApiError(400, "bad_request", `Invalid body: ${describeZodError(parsed.error)}`);
+  return parsed.data;
+}
+
+function param<S extends z.ZodType>(schema: S, value: string | undefined, name: string): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    // An id that cannot exist names no session: answer as for an unknown one.
+    if (name === "session id") throw new ApiError(404, "not_found", "Session not found");
+    throw new ApiError(400, "bad_request", `Invalid ${name}: ${describeZodError(parsed.error)}`);
+  }
+  return parsed.data;
+}
+
+function session(c: Context<HonoEnv>): DurableObjectStub<AgentSession> {
+  const id = param(sessionIdParam, c.req.param("id"), "session id");
+  const ns = c.env.AGENT_SESSION;
+  return ns.get(ns.idFromName(id));
+}
+
+const key = (c: Context<HonoEnv>) => readPresentedKey(c.req.raw);
+
+app.post("/v1/sessions", async (c) => {
+  await requireApiToken(c);
+  const body = await readJson(c, createSessionBody, true);
+  const known = new Set(bundledToolNames());
+  const unknown = [...(body.tools ?? []), ...(body.requireApproval ?? []).filter((n) => n !== "*")].filter((n) => !known.has(n));
+  if (unknown.length > 0) throw new ApiError(400, "bad_request", `Unknown tool(s): ${[...new Set(unknown)].join(", ")}`);
+  const id = newSessionId();
+  const sessionKey = newSessionKey();
+  const ns = c.env.AGENT_SESSION;
+  unwrap(
+    await ns.get(ns.idFromName(id)).init({
+      id,
+      keyHash: await sha256Hex(sessionKey),
+      createdAt: Date.now(),
+      systemPrompt: body.systemPrompt ?? agentConfig.systemPrompt,
+      toolExecution: body.toolExecution ?? agentConfig.toolExecution,
+      tools: body.tools,
+      requireApproval: body.requireApproval ?? [],
+    }),
+  );
+  return c.json({ id, key: sessionKey }, 201);
+});
+
+app.get("/v1/sessions/:id", async (c) => c.json(unwrap(await session(c).snapshot(key(c)))));
+
+const toBlocks = (content: z.infer<typeof messageBody>["content"]): UserContent[] =>
+  typeof content === "string" ? [{ type: "text", text: content }] : content;
+
+app.post("/v1/sessions/:id/messages", async (c) => {
+  const stub = session(c);
+  const body = await readJson(c, messageBody);
+  return c.json(unwrap(await stub.enqueue(key(c), "input", toBlocks(body.content))), 202);
+});
+
+app.post("/v1/sessions/:id/follow-ups", async (c) => {
+  const stub = session(c);
+  const body = await readJson(c, messageBody);
+  return c.json(unwrap(await stub.enqueue(key(c), "followUp", toBlocks(body.content))), 202);
+});
+
+app.get("/v1/sessions/:id/responses/next", async (c) => {
+  const stub = session(c);
+  const query = waitQuery.safeParse(c.req.query());
+  if (!query.success) throw new ApiError(400, "bad_request", `Invalid query: ${describeZodError(query.error)}`);
+  const { message } = unwrap(await stub.takeResponse(key(c), query.data.waitMs ?? 0));
+  return message ? c.json(message) : c.body(null, 204);
+});
+
+app.get("/v1/sessions/:id/events", async (c) => session(c).fetch(c.req.raw));
+
+app.post("/v1/sessions/:id/continue", async (c) => c.json(unwrap(await session(c).continueRun(key(c))), 202));
+
+app.post("/v1/sessions/:id/abort", async (c) => c.json(unwrap(await session(c).abort(key(c))), 202));
+
+app.post("/v1/sessions/:id/tool-calls/:toolCallId/approval", async (c) => {
+  const stub = session(c);
+  const toolCallId = param(toolCallIdParam, c.req.param("toolCallId"), "tool call id");
+  const body = await readJson(c, approvalBody);
+  return c.json(unwrap(await stub.decideApproval(key(c), toolCallId, body.approve, body.reason)));
+});
+
+app.delete("/v1/sessions/:id", async (c) => c.json(unwrap(await session(c).shutdown(key(c)))));
+
+app.get("/v1/tools", async (c) => {
+  await requireApiToken(c);
+  return c.json({ bundled: bundledToolNames().map((name) => ({ name, status: "bundled" })) });
+});

@@ -1,0 +1,56 @@
+/**
+ * zod schemas for every request body, path parameter and query the API accepts. Strict objects: an
+ * unknown field is a 400 naming it, so client typos do not pass silently.
+ */
+import { z } from "zod";
+import { TOOL_NAME_PATTERN } from "../core/index.ts";
+import { SESSION_ID_PATTERN } from "./auth.ts";
+
+export const MAX_BODY_BYTES = 1_000_000;
+const MAX_TEXT_CHARS = 200_000;
+
+const toolName = z.string().regex(TOOL_NAME_PATTERN, "must be a tool name (letters, digits, underscores)");
+
+export const createSessionBody = z.strictObject({
+  systemPrompt: z.string().max(50_000).optional(),
+  toolExecution: z.enum(["sequential", "parallel"]).optional(),
+  tools: z.array(toolName).max(256).optional(),
+  requireApproval: z.array(z.union([toolName, z.literal("*")])).max(256).optional(),
+});
+
+const textBlock = z.strictObject({ type: z.literal("text"), text: z.string().max(MAX_TEXT_CHARS) });
+const imageBlock = z.strictObject({
+  type: z.literal("image"),
+  data: z.string().max(MAX_BODY_BYTES).regex(/^[A-Za-z0-9+/]*={0,2}$/, "must be base64"),
+  mimeType: z.string().regex(/^image\/[a-z0-9.+-]+$/i, "must be an image MIME type"),
+});
+
+export const messageBody = z.strictObject({
+  content: z.union([
+    z.string().min(1, "must not be empty").max(MAX_TEXT_CHARS),
+    z.array(z.discriminatedUnion("type", [textBlock, imageBlock])).min(1, "must have at least one block").max(64),
+  ]),
+});
+
+export const approvalBody = z.strictObject({
+  approve: z.boolean(),
+  reason: z.string().max(2_000).optional(),
+});
+
+export const sessionIdParam = z.string().regex(SESSION_ID_PATTERN, "is not a valid session id");
+export const toolCallIdParam = z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/, "is not a valid tool call id");
+
+export const waitQuery = z.object({
+  waitMs: z.coerce.number().int().min(0).max(60_000).optional(),
+});
+
+/** One line per problem, each naming its field, e.g. `content: must not be empty`. */
+export function describeZodError(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path.map(String).join(".");
+      if (issue.code === "unrecognized_keys") return `unknown field(s): ${issue.keys.join(", ")}`;
+      return path ? `${path}: ${issue.message}` : issue.message;
+    })
+    .join("; ");
+}

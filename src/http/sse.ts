@@ -1,0 +1,22 @@
+/**
+ * Server-Sent Events wire format, as pure functions (tested on exact strings).
+ * Multi-line data is split into several `data:` lines, as the SSE spec requires.
+ */
+export type SseMessage = { id?: string | number; event?: string; data: string; retry?: number };
+
+export function formatSse(message: SseMessage): string {
+  let out = "";
+  if (message.id !== undefined) out += `id: ${message.id}\n`;
+  if (message.event) out += `event: ${message.event}\n`;
+  if (message.retry !== undefined) out += `retry: ${message.retry}\n`;
+  for (const line of message.data.split(/\r\n|\r|\n/)) out += `data: ${line}\n`;
+  return `${out}\n`;
+}
+
+export const formatSseComment = (text: string): string => `: ${text}\n\n`;
+
+export const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+} as const;

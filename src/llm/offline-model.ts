@@ -1,0 +1,103 @@
+/**
+ * The built-in offline demo model, used when no OPENAI_API_KEY is set: an LlmCall with no network that
+ * answers deterministically from request.messages and request.tools. A user turn asking for offered tools
+ * gets tool calls (offline-intent.ts reads which and their arguments); fresh tool results get a text
+ * summary; anything else gets a short text saying what it is and which tools it could use.
+ * Text is streamed word by word to onTextDelta; an aborted signal makes it throw.
+ */
+import type { LlmCall, LlmResponse } from "../core/agent-loop.ts";
+import type { ChatMessage, ChatTool, LlmRequest } from "../core/format-messages.ts";
+import type { TextContent, ToolCallContent } from "../core/types.ts";
+import { abortedError } from "./llm-error.ts";
+import { planToolCalls } from "./offline-intent.ts";
+import { sleep } from "./retry.ts";
+import { estimateUsage } from "./usage.ts";
+
+export const OFFLINE_API = "offline";
+export const OFFLINE_MODEL = "offline-demo";
+/** Tool output quoted in a summary is cut here so one huge result cannot flood the answer. */
+const MAX_QUOTED_RESULT_CHARS = 600;
+
+export type OfflineModelOptions = {
+  /** Pause between streamed words, so a demo UI shows the stream; default 0 (no timers). */
+  wordDelayMs?: number;
+};
+
+type Reply = { kind: "text"; text: string } | { kind: "toolCalls"; calls: ToolCallContent[] };
+
+export function createOfflineLlmCall(options: OfflineModelOptions = {}): LlmCall {
+  return async (request, { signal, onTextDelta }) => {
+    if (signal?.aborted) throw abortedError(signal.reason);
+    const reply = decideReply(request);
+    const content: (TextContent | ToolCallContent)[] = reply.kind === "text" ? [{ type: "text", text: reply.text }] : reply.calls;
+    if (reply.kind === "text") await streamWords(reply.text, options.wordDelayMs ?? 0, onTextDelta, signal);
+    const output = reply.kind === "text" ? reply.text : JSON.stringify(reply.calls);
+    const response: LlmResponse = {
+      role: "assistant",
+      content,
+      api: OFFLINE_API,
+      provider: OFFLINE_API,
+      model: OFFLINE_MODEL,
+      usage: estimateUsage(JSON.stringify(request.messages) + JSON.stringify(request.tools), output),
+      stopReason: reply.kind === "text" ? "stop" : "toolUse",
+      timestamp: Date.now(),
+    };
+    return response;
+  };
+}
+
+function decideReply(request: LlmRequest): Reply {
+  const conversation = request.messages.filter((m) => m.role !== "system");
+  const latest = conversation[conversation.length - 1];
+  if (latest?.role === "tool") return { kind: "text", text: summarizeToolResults(conversation) };
+  if (latest?.role === "user") {
+    const planned = planToolCalls(userText(latest), request.tools);
+    if (planned.length > 0) {
+      // Numbered after the calls already in the history, so ids stay unique across a conversation.
+      const earlier = conversation.reduce((n, m) => n + (m.role === "assistant" ? (m.tool_calls?.length ?? 0) : 0), 0);
+      const calls = planned.map((call, i): ToolCallContent => ({ type: "toolCall", id: `offline_call_${earlier + i + 1}`, name: call.name, arguments: JSON.stringify(call.arguments) }));
+      return { kind: "toolCalls", calls };
+    }
+  }
+  return { kind: "text", text: introduction(request.tools) };
+}
+
+function userText(message: Extract<ChatMessage, { role: "user" }>): string {
+  if (typeof message.content === "string") return message.content;
+  return message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
+}
+
+/** "Here is what I found:" and one line per trailing tool result, named after the call it answers. */
+function summarizeToolResults(conversation: readonly ChatMessage[]): string {
+  const results: Extract<ChatMessage, { role: "tool" }>[] = [];
+  let i = conversation.length - 1;
+  for (; i >= 0; i--) {
+    const m = conversation[i]!;
+    if (m.role !== "tool") break;
+    results.unshift(m);
+  }
+  const caller = conversation[i];
+  const names = new Map((caller?.role === "assistant" ? (caller.tool_calls ?? []) : []).map((c) => [c.id, c.function.name]));
+  const lines = results.map((r) => `- ${names.get(r.tool_call_id) ?? r.tool_call_id}: ${quote(r.content)}`);
+  return `Here is what I found:\n${lines.join("\n")}`;
+}
+
+function quote(content: string): string {
+  const flat = content.replace(/\s+/g, " ").trim() || "(no output)";
+  return flat.length > MAX_QUOTED_RESULT_CHARS ? `${flat.slice(0, MAX_QUOTED_RESULT_CHARS)}…` : flat;
+}
+
+function introduction(tools: readonly ChatTool[]): string {
+  const intro = "I am the offline demo model (no OPENAI_API_KEY is set), so I only understand simple requests.";
+  if (tools.length === 0) return `${intro} No tools are available in this session, so there is little I can do.`;
+  const names = tools.map((t) => t.function.name);
+  return `${intro} I can use these tools: ${names.join(", ")}. Ask for one by name, e.g. "use ${names[0]}", and give arguments as key=value pairs.`;
+}
+
+async function streamWords(text: string, wordDelayMs: number, onTextDelta: ((text: string) => void) | undefined, signal: AbortSignal | undefined): Promise<void> {
+  for (const word of text.match(/\S+\s*|\s+/g) ?? []) {
+    if (signal?.aborted) throw abortedError(signal.reason);
+    onTextDelta?.(word);
+    if (wordDelayMs > 0) await sleep(wordDelayMs, signal).catch((reason: unknown) => Promise.reject(abortedError(reason)));
+  }
+}

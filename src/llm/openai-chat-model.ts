@@ -1,0 +1,166 @@
+/**
+ * The OpenAI-compatible Chat Completions adapter: an LlmCall over the `openai` SDK (the only folder that
+ * imports it). Streams text deltas to onTextDelta and accumulates tool-call deltas; retries 408/429/5xx,
+ * network errors and timeouts itself (the SDK's own retries are off) with backoff capped by maxRetryDelayMs.
+ * Invariant: once any text delta was delivered, a failure is thrown as `stream_interrupted`, never
+ * retried, so a listener never sees the same text twice.
+ */
+import OpenAI from "openai";
+import type { ChatCompletionCreateParamsBase } from "openai/resources/chat/completions";
+import type { LlmCall, LlmResponse } from "../core/agent-loop.ts";
+import type { LlmRequest } from "../core/format-messages.ts";
+import { abortedError, LlmError } from "./llm-error.ts";
+import { toLlmError, type AttemptState } from "./openai-errors.ts";
+import { createChunkAccumulator, readCompletion, type CompletionParts } from "./openai-response.ts";
+import { DEFAULT_INITIAL_RETRY_DELAY_MS, DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_DELAY_MS, withRetries, type RetryPolicy } from "./retry.ts";
+import { estimateUsage } from "./usage.ts";
+
+export const OPENAI_API = "openai-chat-completions";
+export const DEFAULT_TIMEOUT_MS = 120_000;
+
+export type OpenAiLlmOptions = {
+  apiKey: string;
+  /** Any OpenAI-compatible endpoint; default OpenAI's. */
+  baseURL?: string;
+  model: string;
+  /** Cap on one retry wait, the server's Retry-After included (the spec's maxRetryDelayMs). */
+  maxRetryDelayMs?: number;
+  /** Per attempt: the longest wait for the response to start, and while streaming, between two chunks. */
+  timeoutMs?: number;
+  /** Attempts after the first; default 3. */
+  maxRetries?: number;
+  /** Backoff before the first retry (doubles per retry); default 500 ms. */
+  initialRetryDelayMs?: number;
+  /** Default true. */
+  stream?: boolean;
+  fetch?: typeof fetch;
+  /** Told before each retry wait, e.g. for logs. */
+  onRetry?: (info: { retryNumber: number; delayMs: number; error: unknown }) => void;
+};
+
+type RequestBody = Omit<ChatCompletionCreateParamsBase, "stream">;
+
+export function createOpenAiLlmCall(options: OpenAiLlmOptions): LlmCall {
+  const client = new OpenAI({
+    apiKey: options.apiKey,
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    maxRetries: 0,
+  });
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const stream = options.stream ?? true;
+  const provider = options.baseURL ? new URL(options.baseURL).host : "openai";
+  const policy: RetryPolicy = {
+    maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+    initialDelayMs: options.initialRetryDelayMs ?? DEFAULT_INITIAL_RETRY_DELAY_MS,
+    maxDelayMs: options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS,
+  };
+
+  return async (request, { signal, onTextDelta }) => {
+    const body = toRequestBody(request, options.model);
+    let delivered = false;
+    const deliver = (text: string) => {
+      delivered = true;
+      onTextDelta?.(text);
+    };
+    const runAttempt = () => attemptOnce(client, body, stream, timeoutMs, deliver, () => delivered, signal);
+    let attempts = 0;
+    try {
+      const parts = await withRetries(
+        () => (attempts++, runAttempt()),
+        policy,
+        { decide: (err) => (err instanceof LlmError && err.retryable ? { retry: true, retryAfterMs: err.retryAfterMs } : { retry: false }), onRetry: options.onRetry },
+        signal,
+      );
+      return toResponse(parts, request, options.model, provider);
+    } catch (err) {
+      if (signal?.aborted) throw abortedError(err);
+      if (err instanceof LlmError && err.retryable && attempts > 1) {
+        throw new LlmError(`${err.message} (gave up after ${attempts} attempts)`, { kind: err.kind, retryable: false, status: err.status, cause: err });
+      }
+      throw err;
+    }
+  };
+}
+
+function toRequestBody(request: LlmRequest, model: string): RequestBody {
+  // OpenAI rejects an empty `tools` array, so no tools means no field.
+  return {
+    model,
+    messages: request.messages,
+    ...(request.tools.length > 0 ? { tools: request.tools } : {}),
+  };
+}
+
+/** One attempt with its own timeout, linked to the caller's signal. */
+async function attemptOnce(
+  client: OpenAI,
+  body: RequestBody,
+  stream: boolean,
+  timeoutMs: number,
+  deliver: (text: string) => void,
+  hasDelivered: () => boolean,
+  signal: AbortSignal | undefined,
+): Promise<CompletionParts> {
+  const controller = new AbortController();
+  const state: AttemptState = { aborted: false, timedOut: false, timeoutMs };
+  const onAbort = () => {
+    state.aborted = true;
+    controller.abort(signal?.reason);
+  };
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener("abort", onAbort, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // An idle timer, re-armed by every chunk: a slow but steady stream is fine, a silent one is not.
+  const armTimer = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      state.timedOut = true;
+      controller.abort(new Error("timeout"));
+    }, timeoutMs);
+  };
+  try {
+    armTimer();
+    const requestOptions = { signal: controller.signal, maxRetries: 0, timeout: timeoutMs };
+    if (!stream) return readCompletion(await client.chat.completions.create({ ...body, stream: false }, requestOptions));
+    const chunks = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, requestOptions);
+    const accumulator = createChunkAccumulator();
+    for await (const chunk of chunks) {
+      armTimer();
+      const text = accumulator.add(chunk);
+      if (text) deliver(text);
+    }
+    // The SDK ends the iteration quietly when its signal aborts; an unfinished stream is an error either way.
+    if (controller.signal.aborted) throw controller.signal.reason;
+    if (!accumulator.finished) throw new LlmError("LLM stream ended before the model finished its answer", { kind: "network", retryable: true });
+    return accumulator.result();
+  } catch (err) {
+    const error = toLlmError(err, state);
+    if (error.retryable && hasDelivered()) {
+      throw new LlmError(`LLM stream broke after text was already streamed (not retried, so the text is not repeated): ${error.message}`, {
+        kind: "stream_interrupted",
+        retryable: false,
+        ...(error.status === undefined ? {} : { status: error.status }),
+        cause: error,
+      });
+    }
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+function toResponse(parts: CompletionParts, request: LlmRequest, model: string, provider: string): LlmResponse {
+  const output = parts.content.map((b) => (b.type === "text" ? b.text : b.name + b.arguments)).join("");
+  return {
+    role: "assistant",
+    content: parts.content,
+    api: OPENAI_API,
+    provider,
+    model: parts.model ?? model,
+    usage: parts.usage ?? estimateUsage(JSON.stringify(request.messages), output),
+    stopReason: parts.stopReason,
+    timestamp: Date.now(),
+  };
+}

@@ -1,0 +1,322 @@
+/**
+ * AgentSession: one Durable Object per session. It wires the core loop to SQLite storage (messages,
+ * event log, queues, tool journal, approvals), to the SSE hub and to the LLM adapter. Public methods are
+ * called over RPC by the Worker's router and return values or ApiFailure, never throw across RPC.
+ * Invariants: a run is recorded in meta until its runEnd is stored (with its response on the output
+ * queue, atomically); a run interrupted by a restart resumes from storage, on the next request or alarm.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { agentConfig } from "../agent-config.ts";
+import {
+  ToolStore,
+  describeError,
+  loadTools,
+  runAgentLoop,
+  toolCallsOf,
+  type AgentEvent,
+  type AgentState,
+  type AssistantMessage,
+  type BeforeToolCall,
+  type UserContent,
+} from "../core/index.ts";
+import type { AppEnv } from "../env.ts";
+import { constantTimeEqual, readPresentedKey, sha256Hex } from "../http/auth.ts";
+import { failure, type ApiFailure } from "../http/errors.ts";
+import { selectLlmCall } from "../llm/select-model.ts";
+import { bundledRegistry } from "../tools/catalog.ts";
+import { ApprovalGate } from "./approval-gate.ts";
+import { EventHub } from "./event-hub.ts";
+import { EventLog } from "./event-log.ts";
+import { openEventStream } from "./event-stream.ts";
+import { SessionMeta, type RunMeta, type SessionSettings } from "./session-meta.ts";
+import { QUEUE_CAPACITY, SessionQueues, type QueueKind } from "./session-queues.ts";
+import { applySchema } from "./session-schema.ts";
+import { SqlToolJournal } from "./tool-journal.ts";
+
+/** While a run is active an alarm fires this often: it keeps the object alive and resumes it after a restart. */
+export const RUN_HEARTBEAT_MS = 10_000;
+/** Longest takeResponse wait the API accepts. */
+export const MAX_RESPONSE_WAIT_MS = 60_000;
+
+type ActiveRun = { runId: string; controller: AbortController; done: Promise<void> };
+type Loaded = {
+  settings: SessionSettings;
+  state: AgentState;
+  log: EventLog;
+  store: ToolStore;
+  approvals: ApprovalGate;
+};
+
+export class AgentSession extends DurableObject<AppEnv> {
+  private readonly sql: SqlStorage;
+  private readonly meta: SessionMeta;
+  private readonly queues: SessionQueues;
+  private readonly hub = new EventHub();
+  private loaded?: Loaded;
+  private active?: ActiveRun;
+  private readonly outputWaiters = new Set<() => void>();
+
+  constructor(ctx: DurableObjectState, env: AppEnv) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.meta = new SessionMeta(this.sql);
+    this.queues = new SessionQueues(this.sql);
+    void ctx.blockConcurrencyWhile(async () => {
+      applySchema(this.sql);
+      const settings = this.meta.read<SessionSettings>("session");
+      if (settings) this.load(settings);
+    });
+  }
+
+  // ── RPC API (called by the router) ─────────────────────────────────────
+  async init(settings: SessionSettings): Promise<{ id: string } | ApiFailure> {
+    if (this.loaded) return failure(409, "conflict", "Session already exists");
+    this.meta.write("session", settings);
+    this.load(settings);
+    return { id: settings.id };
+  }
+
+  async snapshot(key: string | undefined) {
+    const denied = await this.authorize(key);
+    if (denied) return denied;
+    const { settings, state, store, approvals, log } = this.loaded!;
+    return {
+      id: settings.id,
+      status: this.status(),
+      createdAt: settings.createdAt,
+      systemPrompt: settings.systemPrompt,
+      toolExecution: settings.toolExecution,
+      messages: state.messages,
+      queues: this.queues.depths(),
+      queueCapacity: QUEUE_CAPACITY,
+      tools: store.names(),
+      pendingApprovals: approvals.pending(),
+      lastEventSeq: log.lastSeq,
+      activeRunId: this.meta.read<RunMeta>("run")?.runId ?? null,
+    };
+  }
+
+  async enqueue(key: string | undefined, kind: Exclude<QueueKind, "output">, content: UserContent[]): Promise<{ messageId: string } | ApiFailure> {
+    const denied = (await this.authorize(key)) ?? this.refuseIfShutdown();
+    if (denied) return denied;
+    const messageId = crypto.randomUUID();
+    const accepted = this.queues.offer(kind, messageId, { role: "user", content, timestamp: Date.now() });
+    if (!accepted) {
+      const name = kind === "input" ? "Input" : "Follow-up";
+      return failure(429, "queue_full", `${name} queue is full (${QUEUE_CAPACITY[kind]} pending); retry later`, 1);
+    }
+    this.resumeInterruptedRun();
+    this.startRunIfReady();
+    return { messageId };
+  }
+
+  async takeResponse(key: string | undefined, waitMs: number): Promise<{ message: AssistantMessage | null } | ApiFailure> {
+    const denied = await this.authorize(key);
+    if (denied) return denied;
+    const deadline = Date.now() + Math.min(Math.max(0, waitMs), MAX_RESPONSE_WAIT_MS);
+    for (;;) {
+      const message = this.queues.takeOutput();
+      if (message) {
+        this.startRunIfReady(); // the output queue has room again
+        return { message };
+      }
+      const left = deadline - Date.now();
+      if (left <= 0 || this.loaded!.settings.shutdown) return { message: null };
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          this.outputWaiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, left);
+        this.outputWaiters.add(wake);
+      });
+    }
+  }
+
+  async continueRun(key: string | undefined): Promise<{ runId: string } | ApiFailure> {
+    const denied = (await this.authorize(key)) ?? this.refuseIfShutdown();
+    if (denied) return denied;
+    this.resumeInterruptedRun();
+    if (this.active) return failure(409, "conflict", "A run is active; continue is allowed only when the session is idle");
+    if (this.loaded!.state.messages.length === 0) return failure(409, "conflict", "Nothing to continue: the session has no history");
+    if (this.queues.isFull("output")) return failure(429, "queue_full", "Output queue is full; take responses first", 1);
+    return { runId: this.startRun() };
+  }
+
+  async abort(key: string | undefined): Promise<{ aborted: boolean } | ApiFailure> {
+    const denied = await this.authorize(key);
+    if (denied) return denied;
+    this.resumeInterruptedRun();
+    if (!this.active) return { aborted: false };
+    this.active.controller.abort(new Error("Aborted by request"));
+    return { aborted: true };
+  }
+
+  async decideApproval(key: string | undefined, toolCallId: string, approve: boolean, reason?: string) {
+    const denied = (await this.authorize(key)) ?? this.refuseIfShutdown();
+    if (denied) return denied;
+    this.resumeInterruptedRun();
+    const outcome = this.loaded!.approvals.decide(toolCallId, approve, reason);
+    if (outcome === "unknown") return failure(404, "not_found", `No approval request for tool call ${toolCallId}`);
+    if (outcome === "already_decided") return failure(409, "conflict", `Tool call ${toolCallId} was already decided`);
+    return { toolCallId, approved: approve };
+  }
+
+  async shutdown(key: string | undefined): Promise<{ status: "shutdown" } | ApiFailure> {
+    const denied = await this.authorize(key);
+    if (denied) return denied;
+    const loaded = this.loaded!;
+    if (!loaded.settings.shutdown) {
+      loaded.settings.shutdown = true;
+      this.meta.write("session", loaded.settings);
+      this.resumeInterruptedRun();
+      this.active?.controller.abort(new Error("Session shut down"));
+      await this.active?.done;
+      this.hub.closeAll();
+      for (const wake of this.outputWaiters) wake();
+    }
+    return { status: "shutdown" };
+  }
+
+  /** The SSE event stream (the only route served through fetch, because it returns a live body). */
+  override async fetch(request: Request): Promise<Response> {
+    const denied = await this.authorize(readPresentedKey(request));
+    if (denied) return Response.json({ error: { code: denied.error.code, message: denied.error.message } }, { status: denied.error.status });
+    this.resumeInterruptedRun();
+    return openEventStream(request, this.loaded!.log, this.hub, this.loaded!.settings.shutdown === true);
+  }
+
+  override async alarm(): Promise<void> {
+    if (!this.loaded) return;
+    this.resumeInterruptedRun();
+    if (this.active || this.loaded.approvals.pending().length > 0) {
+      await this.ctx.storage.setAlarm(Date.now() + RUN_HEARTBEAT_MS);
+    }
+  }
+
+  // ── Runs ────────────────────────────────────────────────────────────────
+  private load(settings: SessionSettings): void {
+    const store = new ToolStore(settings.id);
+    const registry = bundledRegistry();
+    const allowed = settings.tools ? Object.fromEntries(Object.entries(registry).filter(([name]) => settings.tools!.includes(name))) : registry;
+    loadTools(store, allowed);
+    const messages = this.sql.exec<{ json: string }>(`SELECT json FROM messages ORDER BY seq`).toArray().map((r) => JSON.parse(r.json));
+    const state: AgentState = { systemPrompt: settings.systemPrompt, messages, tools: store.tools, activeRun: false };
+    const log = new EventLog(this.sql, settings.id);
+    const approvals = new ApprovalGate(this.sql, (event) => this.record(this.meta.read<RunMeta>("run")?.runId, event), agentConfig.approvalTimeoutMs);
+    this.loaded = { settings, state, log, store, approvals };
+  }
+
+  private async authorize(key: string | undefined): Promise<ApiFailure | undefined> {
+    if (!this.loaded) return failure(404, "not_found", "Session not found");
+    if (!key) return failure(401, "unauthorized", "Missing session key (Authorization: Bearer <key> or ?key=)");
+    if (!constantTimeEqual(await sha256Hex(key), this.loaded.settings.keyHash)) return failure(403, "forbidden", "Invalid session key");
+    return undefined;
+  }
+
+  private refuseIfShutdown(): ApiFailure | undefined {
+    return this.loaded?.settings.shutdown ? failure(410, "gone", "Session is shut down") : undefined;
+  }
+
+  private status(): "idle" | "running" | "shutdown" {
+    if (this.loaded?.settings.shutdown) return "shutdown";
+    return this.active || this.meta.read<RunMeta>("run") ? "running" : "idle";
+  }
+
+  private startRunIfReady(): void {
+    if (this.active || !this.loaded || this.loaded.settings.shutdown) return;
+    if (!this.queues.hasPendingInput() || this.queues.isFull("output")) return;
+    this.startRun();
+  }
+
+  private startRun(): string {
+    const runId = crypto.randomUUID();
+    this.meta.write("run", { runId, startedAt: Date.now() } satisfies RunMeta);
+    this.launch(runId, false);
+    return runId;
+  }
+
+  /** After a restart the `run` row outlives the in-memory run: pick it up where storage says it stopped. */
+  private resumeInterruptedRun(): void {
+    if (this.active || !this.loaded) return;
+    const run = this.meta.read<RunMeta>("run");
+    if (!run) return;
+    const last = this.loaded.state.messages.at(-1);
+    if (last?.role === "assistant" && toolCallsOf(last).length === 0) {
+      // The answer was stored but the object stopped before recording runEnd.
+      this.record(run.runId, { type: "runEnd", response: last, stopReason: last.stopReason });
+      return;
+    }
+    this.launch(run.runId, true);
+  }
+
+  private launch(runId: string, resumed: boolean): void {
+    const controller = new AbortController();
+    const done = this.execute(runId, resumed, controller.signal).finally(() => {
+      if (this.active?.runId === runId) this.active = undefined;
+      this.startRunIfReady();
+    });
+    this.active = { runId, controller, done };
+    this.ctx.waitUntil(done);
+    void this.ctx.storage.setAlarm(Date.now() + RUN_HEARTBEAT_MS);
+  }
+
+  private async execute(runId: string, resumed: boolean, signal: AbortSignal): Promise<void> {
+    const { settings, state, store } = this.loaded!;
+    const journal = new SqlToolJournal(this.sql, runId);
+    const emit = (event: AgentEvent) => this.record(runId, event, journal);
+    try {
+      await runAgentLoop(
+        {
+          state,
+          hooks: { ...agentConfig.hooks, llmCall: selectLlmCall(this.env), beforeToolCall: this.gatedBeforeToolCall(runId) },
+          emit,
+          toolExecution: settings.toolExecution,
+          maxParallelToolCalls: agentConfig.maxParallelToolCalls,
+          toolTimeoutMs: agentConfig.toolTimeoutMs,
+          maxSteps: agentConfig.maxSteps,
+          toolContext: { sessionId: settings.id, env: this.env, toolStore: store },
+          journal,
+          resumed,
+          drainPending: () => this.queues.drainPending(),
+          onMessage: (message) => void this.sql.exec(`INSERT INTO messages (json) VALUES (?)`, JSON.stringify(message)),
+        },
+        signal,
+      );
+    } catch (err) {
+      // A fault escaped the loop (a bug or a broken hook): end the run visibly instead of leaving it open.
+      const message = `Run failed: ${describeError(err)}`;
+      const response: AssistantMessage = { role: "assistant", content: [], stopReason: "error", errorMessage: message, timestamp: Date.now() };
+      emit({ type: "error", message });
+      if (this.meta.read<RunMeta>("run")?.runId === runId) emit({ type: "runEnd", response, stopReason: "error" });
+    }
+  }
+
+  /** Approval policy first (durable wait for a human), then the deployer's own beforeToolCall. */
+  private gatedBeforeToolCall(runId: string): BeforeToolCall {
+    return async (ctx, signal) => {
+      const { settings, store, approvals } = this.loaded!;
+      const tool = store.get(ctx.toolCall.name);
+      if (tool && agentConfig.requiresApproval(ctx.toolCall, tool, settings)) {
+        const decision = await approvals.request(runId, ctx.toolCall, ctx.args, signal);
+        if (!decision.approved) return { block: true, reason: decision.reason };
+      }
+      return agentConfig.hooks.beforeToolCall?.(ctx, signal);
+    };
+  }
+
+  /** The one event sink: log (durable), journal, run bookkeeping, then live subscribers. */
+  private record(runId: string | undefined, event: AgentEvent, journal?: SqlToolJournal): void {
+    const { stamped, json } = this.loaded!.log.append(event, runId, Date.now());
+    if (event.type === "toolExecStart") journal?.markStarted(event.toolCallId);
+    else if (event.type === "toolExecEnd") journal?.markEnded(event.toolCallId, event.result, event.isError);
+    else if (event.type === "runEnd") {
+      // Same synchronous block as the log append: the response and the end of the run commit together.
+      this.queues.pushOutput(runId ?? crypto.randomUUID(), event.response);
+      this.meta.delete("run");
+      for (const wake of [...this.outputWaiters]) wake();
+    }
+    this.hub.publish(stamped.seq, stamped.type, json);
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Durable human approval of tool calls. A call that needs approval gets a `waiting` row (which survives
+ * restarts) and one toolApprovalRequired event; the run awaits the decision, which comes from the
+ * approval route, from the deadline passing, or from an abort. A resumed run finds the row and waits
+ * again (or uses a decision taken while the object was down) without announcing the call twice.
+ */
+import type { AgentEvent, AgentToolCall, ToolArguments } from "../core/index.ts";
+
+export type ApprovalDecision = { approved: boolean; reason?: string };
+export type ApprovalStatus = "waiting" | "approved" | "rejected" | "timeout";
+
+type Row = { tool_call_id: string; status: ApprovalStatus; reason: string | null; expires_at: number; tool_name: string };
+
+export class ApprovalGate {
+  private readonly waiters = new Map<string, (decision: ApprovalDecision) => void>();
+
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly emit: (event: AgentEvent) => void,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async request(runId: string, toolCall: AgentToolCall, args: ToolArguments, signal?: AbortSignal): Promise<ApprovalDecision> {
+    let row = this.row(toolCall.id);
+    if (!row) {
+      const expiresAt = Date.now() + this.timeoutMs;
+      this.sql.exec(
+        `INSERT INTO approvals (tool_call_id, run_id, tool_name, status, reason, expires_at) VALUES (?, ?, ?, 'waiting', NULL, ?)`,
+        toolCall.id,
+        runId,
+        toolCall.name,
+        expiresAt,
+      );
+      this.emit({ type: "toolApprovalRequired", toolCallId: toolCall.id, toolName: toolCall.name, arguments: args });
+      row = { tool_call_id: toolCall.id, status: "waiting", reason: null, expires_at: expiresAt, tool_name: toolCall.name };
+    }
+    if (row.status !== "waiting") return toDecision(row);
+    return new Promise<ApprovalDecision>((resolve) => {
+      const settle = (decision: ApprovalDecision) => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        this.waiters.delete(toolCall.id);
+        resolve(decision);
+      };
+      const onAbort = () => settle({ approved: false, reason: "Run aborted while waiting for approval" });
+      const timer = setTimeout(() => {
+        this.setStatus(toolCall.id, "timeout", null);
+        settle({ approved: false, reason: `Approval timed out after ${Math.round(this.timeoutMs / 1000)} s` });
+      }, Math.max(0, row.expires_at - Date.now()));
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiters.set(toolCall.id, settle);
+    });
+  }
+
+  /** Records a human's answer. Returns what happened so the route can answer 200, 404 or 409. */
+  decide(toolCallId: string, approve: boolean, reason?: string): "decided" | "unknown" | "already_decided" {
+    const row = this.row(toolCallId);
+    if (!row) return "unknown";
+    if (row.status !== "waiting") return "already_decided";
+    this.setStatus(toolCallId, approve ? "approved" : "rejected", reason ?? null);
+    this.waiters.get(toolCallId)?.(toDecision({ ...row, status: approve ? "approved" : "rejected", reason: reason ?? null }));
+    return "decided";
+  }
+
+  pending(): { toolCallId: string; toolName: string; expiresAt: number }[] {
+    return this.sql
+      .exec<Row>(`SELECT tool_call_id, tool_name, status, reason, expires_at FROM approvals WHERE status = 'waiting' ORDER BY expires_at`)
+      .toArray()
+      .map((r) => ({ toolCallId: r.tool_call_id, toolName: r.tool_name, expiresAt: r.expires_at }));
+  }
+
+  private row(toolCallId: string): Row | undefined {
+    return this.sql
+      .exec<Row>(`SELECT tool_call_id, tool_name, status, reason, expires_at FROM approvals WHERE tool_call_id = ?`, toolCallId)
+      .toArray()[0];
+  }
+
+  private setStatus(toolCallId: string, status: ApprovalStatus, reason: string | null): void {
+    this.sql.exec(`UPDATE approvals SET status = ?, reason = ? WHERE tool_call_id = ?`, status, reason, toolCallId);
+  }
+}
+
+function toDecision(row: Pick<Row, "status" | "reason">): ApprovalDecision {
+  if (row.status === "approved") return { approved: true };
+  if (row.status === "timeout") return { approved: false, reason: "Approval timed out" };
+  return { approved: false, reason: row.reason ? `Rejected: ${row.reason}` : "Rejected by the user" };
+}

@@ -1,0 +1,48 @@
+/**
+ * The session's append-only event log. Each event gets the next per-session sequence number, which is
+ * also its SSE id, so Last-Event-ID replay is `readAfter(seq)`. Old events are trimmed to a bounded
+ * window; `oldestSeq` tells a reconnecting client whether what it missed is still here.
+ */
+import type { AgentEvent, StampedEvent } from "../core/index.ts";
+
+/** Events kept per session; older ones are trimmed in batches so trimming costs nothing per append. */
+export const EVENT_RETENTION = 5_000;
+const TRIM_EVERY = 500;
+
+export class EventLog {
+  private nextSeq: number;
+
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly sessionId: string,
+    private readonly retention = EVENT_RETENTION,
+  ) {
+    const row = sql.exec<{ seq: number | null }>(`SELECT MAX(seq) AS seq FROM events`).one();
+    this.nextSeq = (row.seq ?? 0) + 1;
+  }
+
+  get lastSeq(): number {
+    return this.nextSeq - 1;
+  }
+
+  oldestSeq(): number {
+    const row = this.sql.exec<{ seq: number | null }>(`SELECT MIN(seq) AS seq FROM events`).one();
+    return row.seq ?? this.nextSeq;
+  }
+
+  /** Stores the event with the next sequence number; returns it stamped, and its JSON text (serialized once). */
+  append(event: AgentEvent, runId: string | undefined, ts: number): { stamped: StampedEvent; json: string } {
+    const stamped = { ...event, seq: this.nextSeq++, sessionId: this.sessionId, ts, ...(runId ? { runId } : {}) } as StampedEvent;
+    const json = JSON.stringify(stamped);
+    this.sql.exec(`INSERT INTO events (seq, type, json) VALUES (?, ?, ?)`, stamped.seq, stamped.type, json);
+    if (stamped.seq % TRIM_EVERY === 0) this.sql.exec(`DELETE FROM events WHERE seq <= ?`, stamped.seq - this.retention);
+    return { stamped, json };
+  }
+
+  /** Events with seq > `afterSeq`, oldest first, as their stored JSON text. */
+  readAfter(afterSeq: number, limit = 10_000): { seq: number; type: string; json: string }[] {
+    return this.sql
+      .exec<{ seq: number; type: string; json: string }>(`SELECT seq, type, json FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit)
+      .toArray();
+  }
+}

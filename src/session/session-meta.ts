@@ -1,0 +1,41 @@
+/**
+ * Small JSON values in the `meta` table: the session's settings and the active run's id.
+ * A present `run` row means a run was started and has not recorded its runEnd yet.
+ */
+import type { ToolExecutionMode } from "../core/index.ts";
+
+export type SessionSettings = {
+  id: string;
+  keyHash: string;
+  createdAt: number;
+  systemPrompt: string;
+  toolExecution: ToolExecutionMode;
+  /** Bundled tool names this session may use; undefined means all. */
+  tools?: string[];
+  /** Tool names (or "*") whose every call waits for a human's approval. */
+  requireApproval: string[];
+  shutdown?: boolean;
+};
+
+export type RunMeta = { runId: string; startedAt: number };
+
+export class SessionMeta {
+  constructor(private readonly sql: SqlStorage) {}
+
+  read<T>(key: string): T | undefined {
+    const row = this.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0];
+    return row ? (JSON.parse(row.value) as T) : undefined;
+  }
+
+  write(key: string, value: unknown): void {
+    this.sql.exec(
+      `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      key,
+      JSON.stringify(value),
+    );
+  }
+
+  delete(key: string): void {
+    this.sql.exec(`DELETE FROM meta WHERE key = ?`, key);
+  }
+}

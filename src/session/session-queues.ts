@@ -1,0 +1,68 @@
+/**
+ * The spec's channels as SQLite-backed queues: input (16), follow-up (32) and output (16).
+ * A full queue refuses (the caller answers 429); nothing is ever dropped. Draining takes follow-ups
+ * first, then input, in arrival order (the spec's Step 1).
+ */
+import type { AssistantMessage, UserMessage } from "../core/index.ts";
+
+export type QueueKind = "input" | "followUp" | "output";
+
+export const QUEUE_CAPACITY: Readonly<Record<QueueKind, number>> = { input: 16, followUp: 32, output: 16 };
+
+export type QueueDepths = Record<QueueKind, number>;
+
+export class SessionQueues {
+  constructor(private readonly sql: SqlStorage) {}
+
+  depth(kind: QueueKind): number {
+    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM queue WHERE kind = ?`, kind).one().n;
+  }
+
+  depths(): QueueDepths {
+    const out: QueueDepths = { input: 0, followUp: 0, output: 0 };
+    for (const row of this.sql.exec<{ kind: QueueKind; n: number }>(`SELECT kind, COUNT(*) AS n FROM queue GROUP BY kind`)) {
+      out[row.kind] = row.n;
+    }
+    return out;
+  }
+
+  isFull(kind: QueueKind): boolean {
+    return this.depth(kind) >= QUEUE_CAPACITY[kind];
+  }
+
+  /** Returns false (and stores nothing) when the queue is full. */
+  offer(kind: QueueKind, messageId: string, message: UserMessage | AssistantMessage): boolean {
+    if (this.isFull(kind)) return false;
+    this.sql.exec(`INSERT INTO queue (kind, message_id, json) VALUES (?, ?, ?)`, kind, messageId, JSON.stringify(message));
+    return true;
+  }
+
+  /** Removes and returns every pending user message: follow-ups first, then input. */
+  drainPending(): UserMessage[] {
+    const rows = this.sql
+      .exec<{ json: string }>(
+        `SELECT json FROM queue WHERE kind IN ('followUp', 'input') ORDER BY CASE kind WHEN 'followUp' THEN 0 ELSE 1 END, id`,
+      )
+      .toArray();
+    if (rows.length === 0) return [];
+    this.sql.exec(`DELETE FROM queue WHERE kind IN ('followUp', 'input')`);
+    return rows.map((r) => JSON.parse(r.json) as UserMessage);
+  }
+
+  hasPendingInput(): boolean {
+    return this.depth("input") + this.depth("followUp") > 0;
+  }
+
+  /** Pops the oldest final response (takeResponse). */
+  takeOutput(): AssistantMessage | undefined {
+    const row = this.sql.exec<{ id: number; json: string }>(`SELECT id, json FROM queue WHERE kind = 'output' ORDER BY id LIMIT 1`).toArray()[0];
+    if (!row) return undefined;
+    this.sql.exec(`DELETE FROM queue WHERE id = ?`, row.id);
+    return JSON.parse(row.json) as AssistantMessage;
+  }
+
+  /** Output is never refused: a run only starts while the output queue has room (see AgentSession). */
+  pushOutput(messageId: string, message: AssistantMessage): void {
+    this.sql.exec(`INSERT INTO queue (kind, message_id, json) VALUES ('output', ?, ?)`, messageId, JSON.stringify(message));
+  }
+}

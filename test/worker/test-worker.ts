@@ -1,0 +1,10 @@
+/**
+ * The Worker under test: the real app and Durable Object, plus fixture tools added to the catalog.
+ */
+import { addBundledToolModules } from "../../src/tools/catalog.ts";
+import { fixtureTools } from "./fixture-tools.ts";
+
+addBundledToolModules(fixtureTools);
+
+export { AgentSession } from "../../src/session/agent-session.ts";
+export { default } from "../../src/index.ts";
