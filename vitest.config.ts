@@ -1,5 +1,32 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
-import { defineConfig } from "vitest/config";
+import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
+
+/** A project whose tests run inside workerd against the test Worker, with the scripted mock LLM. */
+function workersProject(name: string, include: string[], exclude: string[] = []): TestProjectInlineConfiguration {
+  return {
+    plugins: [
+      cloudflareTest(({ inject }) => ({
+        wrangler: { configPath: "./test/worker/wrangler.test.toml" },
+        miniflare: {
+          bindings: {
+            OPENAI_API_KEY: "test-key",
+            OPENAI_BASE_URL: inject("llmUrl"),
+            OPENAI_MODEL: "mock-model",
+            MAX_RETRY_DELAY_MS: "20",
+          },
+        },
+      })),
+    ],
+    test: {
+      name,
+      include,
+      exclude,
+      testTimeout: 20_000,
+      globalSetup: ["test/support/workers-global-setup.ts"],
+      deps: { optimizer: { ssr: { enabled: true, include: ["openai"] } } },
+    },
+  };
+}
 
 export default defineConfig({
   test: {
@@ -11,25 +38,18 @@ export default defineConfig({
           environment: "node",
         },
       },
+      workersProject("workers", ["test/session/**/*.test.ts", "test/http/**/*.test.ts"], ["test/session/restarts.test.ts"]),
+      // Restart tests reset every Durable Object of their Worker, so they get a Worker of their own.
+      workersProject("workers-restarts", ["test/session/restarts.test.ts"]),
       {
-        plugins: [
-          cloudflareTest(({ inject }) => ({
-            wrangler: { configPath: "./test/worker/wrangler.test.toml" },
-            miniflare: {
-              bindings: {
-                OPENAI_API_KEY: "test-key",
-                OPENAI_BASE_URL: inject("llmUrl"),
-                OPENAI_MODEL: "mock-model",
-                MAX_RETRY_DELAY_MS: "20",
-              },
-            },
-          })),
-        ],
+        // Against a real `wrangler dev` (test/e2e/support/wrangler-dev.ts); one server at a time.
         test: {
-          name: "workers",
-          include: ["test/session/**/*.test.ts", "test/http/**/*.test.ts"],
-          globalSetup: ["test/support/workers-global-setup.ts"],
-          deps: { optimizer: { ssr: { enabled: true, include: ["openai"] } } },
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
         },
       },
     ],

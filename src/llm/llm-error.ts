@@ -4,7 +4,7 @@
  * person reading the session's `error` event: it names the HTTP status and the server's own message.
  */
 
-export type LlmErrorKind = "http" | "network" | "timeout" | "aborted" | "stream_interrupted" | "invalid_response";
+export type LlmErrorKind = "http" | "network" | "timeout" | "aborted" | "stream_interrupted" | "invalid_response" | "config";
 
 export type LlmErrorDetails = {
   kind: LlmErrorKind;

@@ -33,6 +33,8 @@ export type OpenAiLlmOptions = {
   initialRetryDelayMs?: number;
   /** Default true. */
   stream?: boolean;
+  /** Ask for usage in the stream's last chunk (`stream_options.include_usage`); default true. Turn off for servers that reject it. */
+  includeStreamUsage?: boolean;
   fetch?: typeof fetch;
   /** Told before each retry wait, e.g. for logs. */
   onRetry?: (info: { retryNumber: number; delayMs: number; error: unknown }) => void;
@@ -41,6 +43,11 @@ export type OpenAiLlmOptions = {
 type RequestBody = Omit<ChatCompletionCreateParamsBase, "stream">;
 
 export function createOpenAiLlmCall(options: OpenAiLlmOptions): LlmCall {
+  const provider = providerOf(options.baseURL);
+  if (provider === undefined) {
+    const error = new LlmError(`The LLM base URL is not a valid http(s) URL: ${JSON.stringify(options.baseURL)}`, { kind: "config", retryable: false });
+    return () => Promise.reject(error);
+  }
   const client = new OpenAI({
     apiKey: options.apiKey,
     ...(options.baseURL ? { baseURL: options.baseURL } : {}),
@@ -49,7 +56,7 @@ export function createOpenAiLlmCall(options: OpenAiLlmOptions): LlmCall {
   });
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const stream = options.stream ?? true;
-  const provider = options.baseURL ? new URL(options.baseURL).host : "openai";
+  const includeUsage = options.includeStreamUsage ?? true;
   const policy: RetryPolicy = {
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
     initialDelayMs: options.initialRetryDelayMs ?? DEFAULT_INITIAL_RETRY_DELAY_MS,
@@ -63,24 +70,37 @@ export function createOpenAiLlmCall(options: OpenAiLlmOptions): LlmCall {
       delivered = true;
       onTextDelta?.(text);
     };
-    const runAttempt = () => attemptOnce(client, body, stream, timeoutMs, deliver, () => delivered, signal);
     let attempts = 0;
     try {
       const parts = await withRetries(
-        () => (attempts++, runAttempt()),
+        (attemptNumber) => {
+          attempts = attemptNumber;
+          return attemptOnce(client, { body, stream, includeUsage, timeoutMs }, deliver, () => delivered, signal);
+        },
         policy,
         { decide: (err) => (err instanceof LlmError && err.retryable ? { retry: true, retryAfterMs: err.retryAfterMs } : { retry: false }), onRetry: options.onRetry },
         signal,
       );
       return toResponse(parts, request, options.model, provider);
     } catch (err) {
-      if (signal?.aborted) throw abortedError(err);
+      if (signal?.aborted) throw err instanceof LlmError && err.kind === "aborted" ? err : abortedError(err);
       if (err instanceof LlmError && err.retryable && attempts > 1) {
         throw new LlmError(`${err.message} (gave up after ${attempts} attempts)`, { kind: err.kind, retryable: false, status: err.status, cause: err });
       }
       throw err;
     }
   };
+}
+
+/** The provider name reported on responses: the endpoint's host; undefined when the URL is unusable. */
+function providerOf(baseURL: string | undefined): string | undefined {
+  if (!baseURL) return "openai";
+  try {
+    const url = new URL(baseURL);
+    return url.protocol === "http:" || url.protocol === "https:" ? url.host : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function toRequestBody(request: LlmRequest, model: string): RequestBody {
@@ -92,12 +112,12 @@ function toRequestBody(request: LlmRequest, model: string): RequestBody {
   };
 }
 
+type AttemptSettings = { body: RequestBody; stream: boolean; includeUsage: boolean; timeoutMs: number };
+
 /** One attempt with its own timeout, linked to the caller's signal. */
 async function attemptOnce(
   client: OpenAI,
-  body: RequestBody,
-  stream: boolean,
-  timeoutMs: number,
+  { body, stream, includeUsage, timeoutMs }: AttemptSettings,
   deliver: (text: string) => void,
   hasDelivered: () => boolean,
   signal: AbortSignal | undefined,
@@ -123,7 +143,7 @@ async function attemptOnce(
     armTimer();
     const requestOptions = { signal: controller.signal, maxRetries: 0, timeout: timeoutMs };
     if (!stream) return readCompletion(await client.chat.completions.create({ ...body, stream: false }, requestOptions));
-    const chunks = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, requestOptions);
+    const chunks = await client.chat.completions.create({ ...body, stream: true, ...(includeUsage ? { stream_options: { include_usage: true } } : {}) }, requestOptions);
     const accumulator = createChunkAccumulator();
     for await (const chunk of chunks) {
       armTimer();

@@ -22,7 +22,7 @@ export function toLlmError(err: unknown, attempt: AttemptState): LlmError {
   if (err instanceof LlmError) return err;
   if (attempt.aborted) return abortedError(err);
   if (attempt.timedOut || err instanceof APIConnectionTimeoutError) {
-    return new LlmError(`LLM request timed out after ${attempt.timeoutMs} ms without a response`, { kind: "timeout", retryable: true, cause: err });
+    return new LlmError(`LLM request timed out: no response data for ${attempt.timeoutMs} ms`, { kind: "timeout", retryable: true, cause: err });
   }
   if (err instanceof APIUserAbortError) return abortedError(err);
   if (err instanceof APIError && typeof err.status === "number") {

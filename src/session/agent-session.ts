@@ -65,6 +65,8 @@ export class AgentSession extends DurableObject<AppEnv> {
       applySchema(this.sql);
       const settings = this.meta.read<SessionSettings>("session");
       if (settings) this.load(settings);
+      // A run interrupted by a restart resumes now, and the alarm guarantees it even if nothing calls in.
+      if (this.meta.read<RunMeta>("run")) await ctx.storage.setAlarm(Date.now());
     });
   }
 
@@ -79,6 +81,7 @@ export class AgentSession extends DurableObject<AppEnv> {
   async snapshot(key: string | undefined) {
     const denied = await this.authorize(key);
     if (denied) return denied;
+    this.resumeInterruptedRun();
     const { settings, state, store, approvals, log } = this.loaded!;
     return {
       id: settings.id,

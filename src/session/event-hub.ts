@@ -28,7 +28,8 @@ export class EventHub {
    * event. Call it in the same synchronous block as reading the replay, so nothing falls in between.
    */
   subscribe(initial: string[], signal?: AbortSignal): ReadableStream<Uint8Array> {
-    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>(undefined, undefined, {
+    // The backlog bound is on the writable side: desiredSize there is what `write` checks.
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>(undefined, {
       highWaterMark: MAX_SUBSCRIBER_BACKLOG_BYTES,
       size: (chunk) => chunk.byteLength,
     });

@@ -1,0 +1,172 @@
+/**
+ * The typed client for the Worker's HTTP API (DESIGN.md "HTTP API"), for browsers and Node 22 alike:
+ * `createClient(...)` creates or attaches to sessions; a SessionHandle wraps one session's routes and its
+ * reconnecting event stream. No dependencies, only fetch. Every non-2xx answer throws ApiClientError;
+ * a network failure throws ApiClientError with status 0 and code "network_error".
+ */
+import { ApiClientError, errorFromResponse } from "./errors.ts";
+import { streamSessionEvents } from "./event-stream.ts";
+import type {
+  ApprovalResult,
+  AssistantMessage,
+  ClientOptions,
+  CreateSessionOptions,
+  EventStreamOptions,
+  MessageContent,
+  SessionSnapshot,
+  SessionStreamEvent,
+  ToolList,
+} from "./types.ts";
+
+type RequestOptions = { body?: unknown; bearer?: string; query?: Record<string, string> };
+
+/** The transport shared by the client and its session handles. */
+class Transport {
+  readonly baseUrl: string;
+  readonly fetch: typeof fetch;
+
+  constructor(options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    // Called as a plain function: a browser's fetch throws "Illegal invocation" when called as a method of another object.
+    this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  }
+
+  url(path: string, query?: Record<string, string>): string {
+    const search = query ? `?${new URLSearchParams(query).toString()}` : "";
+    return `${this.baseUrl}${path}${search}`;
+  }
+
+  /** JSON in, JSON out; null for 204. */
+  async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
+    const init: RequestInit = { method, headers };
+    if (options.body !== undefined) {
+      headers["content-type"] = "application/json";
+      init.body = JSON.stringify(options.body);
+    }
+    const fetchImpl = this.fetch;
+    let response: Response;
+    try {
+      response = await fetchImpl(this.url(path, options.query), init);
+    } catch (err) {
+      const error = new ApiClientError(0, "network_error", `Could not reach ${this.baseUrl || "the server"}: ${err instanceof Error ? err.message : String(err)}`);
+      throw Object.assign(error, { cause: err });
+    }
+    if (!response.ok) throw await errorFromResponse(response);
+    if (response.status === 204) return null as T;
+    const text = await response.text();
+    try {
+      return (text === "" ? null : JSON.parse(text)) as T;
+    } catch {
+      throw new ApiClientError(response.status, "bad_response", `Expected JSON from ${method} ${path}`);
+    }
+  }
+}
+
+/** One session, addressed by its id and authorized by its key (returned once at creation: keep it). */
+export class SessionHandle {
+  private readonly path: string;
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly client: AgentClient,
+    readonly id: string,
+    readonly key: string,
+  ) {
+    this.path = `/v1/sessions/${encodeURIComponent(id)}`;
+  }
+
+  /** runAgent: queue a user message; a run starts when the session is idle. 429 (queue_full) when full. */
+  send(content: MessageContent): Promise<{ messageId: string }> {
+    return this.call("POST", "/messages", { content });
+  }
+
+  /** Queue a follow-up; the running loop takes it at its next step. */
+  followUp(content: MessageContent): Promise<{ messageId: string }> {
+    return this.call("POST", "/follow-ups", { content });
+  }
+
+  abort(): Promise<{ aborted: boolean }> {
+    return this.call("POST", "/abort");
+  }
+
+  approve(toolCallId: string, reason?: string): Promise<ApprovalResult> {
+    return this.decide(toolCallId, true, reason);
+  }
+
+  reject(toolCallId: string, reason?: string): Promise<ApprovalResult> {
+    return this.decide(toolCallId, false, reason);
+  }
+
+  /** The next final assistant message, waiting up to `waitMs` (server cap 60 s); null when none came. */
+  takeResponse(waitMs = 0): Promise<AssistantMessage | null> {
+    return this.transport.request("GET", `${this.path}/responses/next`, { bearer: this.key, query: { waitMs: String(waitMs) } });
+  }
+
+  snapshot(): Promise<SessionSnapshot> {
+    return this.call("GET", "");
+  }
+
+  /** Run the loop again on the current history (after a run ended by a terminating tool). 409 while running. */
+  continue(): Promise<{ runId: string }> {
+    return this.call("POST", "/continue");
+  }
+
+  shutdown(): Promise<{ status: "shutdown" }> {
+    return this.call("DELETE", "");
+  }
+
+  listTools(): Promise<ToolList> {
+    return this.client.listTools();
+  }
+
+  /**
+   * The session's events, each once and in seq order, across drops and reconnects. Start after a
+   * snapshot with `{ lastEventId: snapshot.lastEventSeq }`; stop with `signal` or by leaving the loop.
+   */
+  events(options: EventStreamOptions = {}): AsyncGenerator<SessionStreamEvent, void, undefined> {
+    return streamSessionEvents(
+      { url: this.transport.url(`${this.path}/events`), headers: { authorization: `Bearer ${this.key}` }, fetch: this.transport.fetch },
+      options,
+    );
+  }
+
+  private decide(toolCallId: string, approve: boolean, reason?: string): Promise<ApprovalResult> {
+    const body = reason === undefined ? { approve } : { approve, reason };
+    return this.call("POST", `/tool-calls/${encodeURIComponent(toolCallId)}/approval`, body);
+  }
+
+  private call<T>(method: string, suffix: string, body?: unknown): Promise<T> {
+    return this.transport.request<T>(method, `${this.path}${suffix}`, { bearer: this.key, body });
+  }
+}
+
+export class AgentClient {
+  private readonly transport: Transport;
+
+  constructor(private readonly options: ClientOptions) {
+    this.transport = new Transport(options);
+  }
+
+  async createSession(options: CreateSessionOptions = {}): Promise<SessionHandle> {
+    const created = await this.transport.request<{ id: string; key: string }>("POST", "/v1/sessions", {
+      bearer: this.options.apiToken,
+      body: options,
+    });
+    return this.session(created.id, created.key);
+  }
+
+  /** A handle for an existing session (e.g. ids kept across a page reload); nothing is sent yet. */
+  session(id: string, key: string): SessionHandle {
+    return new SessionHandle(this.transport, this, id, key);
+  }
+
+  listTools(): Promise<ToolList> {
+    return this.transport.request("GET", "/v1/tools", { bearer: this.options.apiToken });
+  }
+}
+
+export function createClient(options: ClientOptions): AgentClient {
+  return new AgentClient(options);
+}

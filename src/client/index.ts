@@ -1,0 +1,28 @@
+/**
+ * The client SDK's public surface, for Node and (bundled by scripts/build-client.mjs) for the web page.
+ * Everything a caller needs: createClient, the handle and error classes, the parser and the types.
+ */
+export { AgentClient, SessionHandle, createClient } from "./client.ts";
+export { ApiClientError } from "./errors.ts";
+export { streamSessionEvents, type EventStreamTarget } from "./event-stream.ts";
+export { SseParser, type SseItem, type SseMessage } from "./sse-parser.ts";
+export type {
+  AgentMessage,
+  ApprovalResult,
+  AssistantMessage,
+  ClientOptions,
+  ConnectionState,
+  CreateSessionOptions,
+  EventStreamOptions,
+  EventsDroppedNotice,
+  MessageContent,
+  PendingApproval,
+  SessionSnapshot,
+  SessionStatus,
+  SessionStreamEvent,
+  StampedEvent,
+  ToolEntry,
+  ToolList,
+  ToolStatus,
+  UserContent,
+} from "./types.ts";

@@ -1,0 +1,86 @@
+/**
+ * Restarts mid-run. abortAllDurableObjects() resets every object in this Worker, so these tests live in
+ * their own vitest project ("workers-restarts") where no other file's sessions can be hit.
+ */
+import { abortAllDurableObjects, env, runDurableObjectAlarm } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { api, createSession, llmRequests, openEvents, script, send, type TestSession } from "./support.ts";
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const snapshotOf = async (session: TestSession) =>
+  (await (await api(`/v1/sessions/${session.id}`, { key: session.key })).json()) as {
+    messages: { role: string; toolCallId?: string }[];
+  };
+
+/** Kills the object as a crash would (in-memory state and open streams gone, storage kept), then fires its alarm. */
+async function restartSessionObject(session: TestSession): Promise<void> {
+  await abortAllDurableObjects();
+  await runDurableObjectAlarm(env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(session.id)));
+}
+
+describe("restarts", () => {
+  it("resumes a run interrupted during the LLM call with nothing lost or duplicated", async () => {
+    const session = await createSession();
+    await script(session, { text: "never delivered", delayMs: 3_000 }, { text: "answer after restart" });
+    const events = await openEvents(session);
+    await send(session, "survive this");
+    const before = await events.until("messageStart");
+    await waitFor(async () => (await llmRequests(session)).length === 1); // the first call is in flight
+    await restartSessionObject(session);
+    const resumed = await openEvents(session, Number(before.at(-1)!.id));
+    const after = await resumed.until("runEnd");
+    const seqs = [...before, ...after].map((e) => e.json.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(after.at(-1)!.json.response).toMatchObject({ content: [{ text: "answer after restart" }] });
+    const roles = (await snapshotOf(session)).messages.map((m) => m.role);
+    expect(roles).toEqual(["user", "assistant"]);
+    await resumed.cancel();
+  });
+
+  it("never runs a tool twice: a call interrupted by a restart gets an error result", async () => {
+    const session = await createSession();
+    await script(session, { toolCalls: [{ id: "w1", name: "countedWork", arguments: { ms: 3_000 } }] }, { text: "noted the restart" });
+    const events = await openEvents(session);
+    await send(session, "work");
+    const before = await events.until("toolExecStart");
+    await new Promise((r) => setTimeout(r, 200)); // let the tool count itself
+    await restartSessionObject(session);
+    const resumed = await openEvents(session, Number(before.at(-1)!.id));
+    const after = await resumed.until("runEnd");
+    const end = after.find((e) => e.event === "toolExecEnd")!;
+    expect(end.json).toMatchObject({ toolCallId: "w1", isError: true });
+    expect(JSON.stringify(end.json.result)).toContain("restarted");
+    expect(await env.TOOL_INDEX.get("test-runs:w1")).toBe("1");
+    const results = (await snapshotOf(session)).messages.filter((m) => m.role === "toolResult");
+    expect(results).toHaveLength(1);
+    await resumed.cancel();
+  });
+});
+
+describe("approvals across restarts", () => {
+  it("keeps a call waiting for approval through a restart and runs it once approved", async () => {
+    const session = await createSession({ requireApproval: ["countedWork"] });
+    await script(session, { toolCalls: [{ id: "ap1", name: "countedWork", arguments: { ms: 1 } }] }, { text: "approved after restart" });
+    const events = await openEvents(session);
+    await send(session, "needs a yes");
+    const before = await events.until("toolApprovalRequired");
+    await restartSessionObject(session);
+    const resumed = await openEvents(session, Number(before.at(-1)!.id));
+    const approve = await api(`/v1/sessions/${session.id}/tool-calls/ap1/approval`, { method: "POST", key: session.key, json: { approve: true } });
+    expect(approve.status).toBe(200);
+    const after = await resumed.until("runEnd");
+    expect(after.filter((e) => e.event === "toolApprovalRequired")).toHaveLength(0);
+    expect(after.filter((e) => e.event === "toolExecStart")).toHaveLength(0);
+    expect(after.find((e) => e.event === "toolExecEnd")!.json).toMatchObject({ toolCallId: "ap1", isError: false });
+    expect(await env.TOOL_INDEX.get("test-runs:ap1")).toBe("1");
+    await resumed.cancel();
+  });
+});
