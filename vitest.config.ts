@@ -38,7 +38,7 @@ export default defineConfig({
           environment: "node",
         },
       },
-      workersProject("workers", ["test/session/**/*.test.ts", "test/http/**/*.test.ts"], ["test/session/restarts.test.ts"]),
+      workersProject("workers", ["test/session/**/*.test.ts", "test/http/**/*.test.ts", "test/reliability/**/*.test.ts"], ["test/session/restarts.test.ts"]),
       // Restart tests reset every Durable Object of their Worker, so they get a Worker of their own.
       workersProject("workers-restarts", ["test/session/restarts.test.ts"]),
       {

@@ -14,6 +14,8 @@ export type AgentConfig = {
   maxSteps: number;
   /** A tool call running longer becomes an error result (a tool's own timeoutMs wins). */
   toolTimeoutMs: number;
+  /** Tool results larger than this are truncated (with a note) before they are stored or sent to the model. */
+  maxToolResultChars: number;
   /** Parallel batches run at most this many tools at once. */
   maxParallelToolCalls: number;
   /** How long a call waits for a human before it is blocked. */
@@ -28,6 +30,7 @@ export const agentConfig: AgentConfig = {
   toolExecution: "parallel",
   maxSteps: 32,
   toolTimeoutMs: 60_000,
+  maxToolResultChars: 100_000,
   maxParallelToolCalls: 8,
   approvalTimeoutMs: 10 * 60_000,
   requiresApproval: (toolCall, tool, session) =>

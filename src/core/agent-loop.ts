@@ -54,6 +54,7 @@ export type AgentLoopOptions = {
   toolExecution?: ToolExecutionMode;
   maxParallelToolCalls?: number;
   toolTimeoutMs?: number;
+  maxToolResultChars?: number;
   toolContext?: ToolExecutionContext;
   journal?: ToolCallJournal;
   /** LLM calls allowed in one run. */
@@ -106,6 +107,7 @@ export async function runAgentLoop(options: AgentLoopOptions, signal?: AbortSign
     toolExecution: options.toolExecution ?? "sequential",
     maxParallelToolCalls: options.maxParallelToolCalls,
     toolTimeoutMs: options.toolTimeoutMs,
+    maxToolResultChars: options.maxToolResultChars,
     toolContext: options.toolContext,
     journal: options.journal,
   });

@@ -4,7 +4,7 @@
  * hanging or aborted execute, a malformed result) becomes an outcome with isError=true.
  */
 import { parseToolArguments, validateToolArguments } from "./tool-arguments.ts";
-import { createErrorToolResult, describeError, normalizeToolResult } from "./tool-results.ts";
+import { createErrorToolResult, describeError, limitToolResult, normalizeToolResult } from "./tool-results.ts";
 import type {
   AgentContext,
   AgentLoopConfig,
@@ -179,7 +179,7 @@ export async function finalizeExecutedToolCall(
       isError = true;
     }
   }
-  return { kind: "finalized", toolCall: prepared.toolCall, result, isError };
+  return { kind: "finalized", toolCall: prepared.toolCall, result: limitToolResult(result, config.maxToolResultChars), isError };
 }
 
 export function emitToolExecutionEnd(finalized: FinalizedOutcome, emit: EmitEvent): void | Promise<void> {

@@ -64,3 +64,29 @@ export function normalizeToolResult(value: unknown): { ok: true; result: AgentTo
   if (Array.isArray(v.addedToolNames)) result.addedToolNames = v.addedToolNames.filter((n): n is string => typeof n === "string");
   return { ok: true, result };
 }
+
+/**
+ * Caps a result's size (text characters plus image data) before it is stored, streamed or sent to the
+ * model, so one tool cannot flood history or the LLM's context. What is cut is said in a note.
+ */
+export function limitToolResult(result: AgentToolResult, maxChars: number | undefined): AgentToolResult {
+  if (!maxChars || maxChars <= 0) return result;
+  const total = result.content.reduce((n, b) => n + (b.type === "text" ? b.text.length : b.data.length), 0);
+  if (total <= maxChars) return result;
+  let budget = maxChars;
+  const content: AgentToolResult["content"] = [];
+  for (const block of result.content) {
+    const size = block.type === "text" ? block.text.length : block.data.length;
+    if (size <= budget) {
+      content.push(block);
+      budget -= size;
+    } else if (block.type === "text" && budget > 0) {
+      content.push({ type: "text", text: block.text.slice(0, budget) });
+      budget = 0;
+    } else if (block.type === "image") {
+      content.push({ type: "text", text: `[image omitted: ${block.mimeType}, ${size} characters of data]` });
+    }
+  }
+  content.push({ type: "text", text: `[output truncated: ${total} characters, limit ${maxChars}]` });
+  return { ...result, content, details: { ...result.details, truncated: { originalChars: total, limit: maxChars } } };
+}

@@ -238,6 +238,8 @@ export type AgentLoopConfig = {
   maxParallelToolCalls?: number;
   /** A call running longer than this becomes an error result; none when absent. */
   toolTimeoutMs?: number;
+  /** Results larger than this (text characters plus image data) are cut, with a note saying so. */
+  maxToolResultChars?: number;
   /** Passed to every tool's execute as its `context`. */
   toolContext?: ToolExecutionContext;
   journal?: ToolCallJournal;

@@ -31,6 +31,7 @@ import { openEventStream } from "./event-stream.ts";
 import { SessionMeta, type RunMeta, type SessionSettings } from "./session-meta.ts";
 import { QUEUE_CAPACITY, SessionQueues, type QueueKind } from "./session-queues.ts";
 import { applySchema } from "./session-schema.ts";
+import { DeltaCoalescer } from "./delta-coalescer.ts";
 import { SqlToolJournal } from "./tool-journal.ts";
 
 /** While a run is active an alarm fires this often: it keeps the object alive and resumes it after a restart. */
@@ -268,7 +269,8 @@ export class AgentSession extends DurableObject<AppEnv> {
   private async execute(runId: string, resumed: boolean, signal: AbortSignal): Promise<void> {
     const { settings, state, store } = this.loaded!;
     const journal = new SqlToolJournal(this.sql, runId);
-    const emit = (event: AgentEvent) => this.record(runId, event, journal);
+    const deltas = new DeltaCoalescer((event) => this.record(runId, event, journal));
+    const emit = (event: AgentEvent) => deltas.emit(event);
     try {
       await runAgentLoop(
         {
@@ -278,6 +280,7 @@ export class AgentSession extends DurableObject<AppEnv> {
           toolExecution: settings.toolExecution,
           maxParallelToolCalls: agentConfig.maxParallelToolCalls,
           toolTimeoutMs: agentConfig.toolTimeoutMs,
+          maxToolResultChars: agentConfig.maxToolResultChars,
           maxSteps: agentConfig.maxSteps,
           toolContext: { sessionId: settings.id, env: this.env, toolStore: store },
           journal,

@@ -1,7 +1,8 @@
 /**
  * Tools that exist only in the test Worker, each built to exercise one behaviour of a session:
  * slow work with partial results, work counted in KV (to prove a restart never re-runs a call),
- * termination, and a throw.
+ * termination, and the faults of the reliability suite (throws, hangs, malformed or huge results,
+ * late or floods of partial results).
  */
 import type { AgentTool, ToolRegistry } from "../../src/core/index.ts";
 
@@ -65,11 +66,69 @@ const boom: AgentTool = {
   },
 };
 
+const hangs: AgentTool = {
+  name: "hangs",
+  label: "Hangs",
+  description: "Never returns and ignores its signal; its timeoutMs bounds it.",
+  inputSchema: { type: "object", properties: {} },
+  timeoutMs: 200,
+  execute: () => new Promise(() => undefined),
+};
+
+const malformed: AgentTool = {
+  name: "malformed",
+  label: "Malformed",
+  description: "Returns something that is not a tool result.",
+  inputSchema: { type: "object", properties: {} },
+  execute: () => ({ content: "not an array" }) as unknown as ReturnType<AgentTool["execute"]>,
+};
+
+const lateUpdates: AgentTool = {
+  name: "lateUpdates",
+  label: "Late Updates",
+  description: "Reports partial results after it has already returned.",
+  inputSchema: { type: "object", properties: {} },
+  execute: (_id, _args, _signal, onPartialResult) => {
+    onPartialResult({ early: true });
+    setTimeout(() => onPartialResult({ late: true }), 20);
+    return { content: [{ type: "text", text: "returned" }], details: {}, terminate: false };
+  },
+};
+
+const hugeOutput: AgentTool = {
+  name: "hugeOutput",
+  label: "Huge Output",
+  description: "Returns far more text than may be stored.",
+  inputSchema: { type: "object", properties: { chars: { type: "integer" } } },
+  execute: (_id, args) => ({ content: [{ type: "text", text: "y".repeat(typeof args.chars === "number" ? args.chars : 300_000) }], details: {}, terminate: false }),
+};
+
+const chatty: AgentTool = {
+  name: "chatty",
+  label: "Chatty",
+  description: "Streams `count` partial results, then returns.",
+  inputSchema: { type: "object", properties: { count: { type: "integer" } } },
+  parallelToolExecute: true,
+  async execute(_id, args, _signal, onPartialResult) {
+    const count = typeof args.count === "number" ? args.count : 100;
+    for (let i = 0; i < count; i++) {
+      onPartialResult({ i, padding: "p".repeat(200) });
+      if (i % 100 === 0) await sleep(0);
+    }
+    return { content: [{ type: "text", text: `sent ${count}` }], details: {}, terminate: false };
+  },
+};
+
 const moduleOf = (tool: AgentTool) => ({ getTool: () => tool });
 
 export const fixtureTools: ToolRegistry = {
   boom: moduleOf(boom),
+  chatty: moduleOf(chatty),
   countedWork: moduleOf(countedWork),
   finish: moduleOf(finish),
+  hangs: moduleOf(hangs),
+  hugeOutput: moduleOf(hugeOutput),
+  lateUpdates: moduleOf(lateUpdates),
+  malformed: moduleOf(malformed),
   slowEcho: moduleOf(slowEcho),
 };

@@ -1,0 +1,97 @@
+import { describe, expect, it } from "vitest";
+import { createSession, llmRequests, nextResponse, openEvents, script, send } from "../session/support.ts";
+import { expectEveryToolCallAnswered, snapshotOf } from "./support.ts";
+
+async function runOneTool(name: string, args: Record<string, unknown> = {}) {
+  const s = await createSession();
+  await script(s, { toolCalls: [{ id: "f1", name, arguments: args }] }, { text: "ok" });
+  const events = await openEvents(s);
+  await send(s, "go");
+  const seen = await events.until("runEnd");
+  await events.cancel();
+  const end = seen.find((e) => e.event === "toolExecEnd")!;
+  const toolMessage = (await llmRequests(s))[1]!.body.messages.find((m) => m.role === "tool")!;
+  expectEveryToolCallAnswered((await snapshotOf(s)).messages);
+  return { s, seen, end, toolText: String(toolMessage.content) };
+}
+
+describe("tool faults", () => {
+  it("turns a throw into an error result carrying the message", async () => {
+    const { end, toolText } = await runOneTool("boom");
+    expect(end.json.isError).toBe(true);
+    expect(toolText).toContain("boom went the tool");
+  });
+
+  it("times out a hanging tool that ignores its signal", async () => {
+    const { end, toolText } = await runOneTool("hangs");
+    expect(end.json.isError).toBe(true);
+    expect(toolText).toContain("timed out after 200 ms");
+  });
+
+  it("rejects a malformed result instead of storing it", async () => {
+    const { end, toolText } = await runOneTool("malformed");
+    expect(end.json.isError).toBe(true);
+    expect(toolText).toContain("no content array");
+  });
+
+  it("drops partial results reported after the tool returned", async () => {
+    const { seen } = await runOneTool("lateUpdates");
+    const forCall = seen.filter((e) => e.json.toolCallId === "f1").map((e) => e.event);
+    expect(forCall).toEqual(["toolExecStart", "toolExecUpdate", "toolExecEnd"]);
+    await new Promise((r) => setTimeout(r, 50));
+  });
+
+  it("truncates huge output with a note before it is stored or sent to the model", async () => {
+    const { toolText, s } = await runOneTool("hugeOutput", { chars: 300_000 });
+    expect(toolText.length).toBeLessThan(101_000);
+    expect(toolText).toContain("[output truncated: 300000 characters, limit 100000]");
+    const stored = (await snapshotOf(s)).messages.find((m) => m.role === "toolResult")!;
+    expect(JSON.stringify(stored).length).toBeLessThan(101_000 + 1_000);
+  });
+});
+
+describe("load", () => {
+  it("accepts 16 messages posted at once, in order, each seen by the model exactly once", async () => {
+    const s = await createSession();
+    await script(s, { text: "busy", delayMs: 500 }, { text: "all read" });
+    const events = await openEvents(s);
+    await send(s, "first");
+    await events.until("messageStart");
+    const posts = await Promise.all(Array.from({ length: 16 }, (_, i) => send(s, `m${i}`)));
+    expect(posts.map((r) => r.status)).toEqual(Array(16).fill(202));
+    const refused = await send(s, "m16");
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).not.toBeNull();
+    await nextResponse(s);
+    await nextResponse(s);
+    const requests = await llmRequests(s);
+    const userTexts = requests.at(-1)!.body.messages.filter((m) => m.role === "user").map((m) => m.content);
+    expect(userTexts).toEqual(["first", ...Array.from({ length: 16 }, (_, i) => `m${i}`)]);
+    const seenCounts = new Map<string, number>();
+    for (const r of requests) for (const m of r.body.messages) if (m.role === "user") seenCounts.set(String(m.content), 0);
+    expect(seenCounts.size).toBe(17);
+    await events.cancel();
+  });
+
+  it("does not stall the agent for a subscriber that never reads", async () => {
+    const s = await createSession();
+    await script(s, { toolCalls: [{ id: "c1", name: "chatty", arguments: { count: 8_000 } }] }, { text: "streamed" });
+    const stalled = await openEvents(s); // never read
+    await send(s, "flood");
+    expect((await nextResponse(s, 15_000)).content).toEqual([{ type: "text", text: "streamed" }]);
+    await stalled.cancel();
+  });
+
+  it("keeps many concurrent sessions apart", async () => {
+    const sessions = await Promise.all(Array.from({ length: 8 }, () => createSession()));
+    await Promise.all(sessions.map((s, i) => script(s, { toolCalls: [{ id: `c${i}`, name: "slowEcho", arguments: { text: `session ${i}`, ms: 20 } }] }, { text: `answer ${i}` })));
+    await Promise.all(sessions.map((s, i) => send(s, `question ${i}`)));
+    const answers = await Promise.all(sessions.map((s) => nextResponse(s)));
+    answers.forEach((a, i) => expect(a.content).toEqual([{ type: "text", text: `answer ${i}` }]));
+    const snapshots = await Promise.all(sessions.map((s) => snapshotOf(s)));
+    snapshots.forEach((snap, i) => {
+      const result = snap.messages.find((m) => m.role === "toolResult")!;
+      expect(result.content[0]!.text).toBe(`echo: session ${i}`);
+    });
+  });
+});
