@@ -144,6 +144,9 @@ export async function runAgentLoop(options: AgentLoopOptions, signal?: AbortSign
       const request = await formatMsgForLLM(context);
       await emit({ type: "messageStart", role: "assistant" });
       response = await hooks.llmCall(request, { signal, onTextDelta: (text) => void emit({ type: "messageDelta", text }) });
+      if (!response || typeof response !== "object" || !Array.isArray(response.content)) {
+        throw new Error(`llmCall returned an invalid response: ${describeError(response)}`);
+      }
     } catch (err) {
       if (signal?.aborted) return finish(stopped("aborted", "Aborted by request"), true);
       const message = describeError(err);

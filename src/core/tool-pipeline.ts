@@ -59,7 +59,11 @@ export async function prepareToolCall(
       return immediateError(`beforeToolCall hook failed: ${describeError(err)}`);
     }
     if (signal?.aborted) return immediateError(ABORTED_MESSAGE);
-    if (before && typeof before === "object" && before.block === true) {
+    // A permission hook that answers nonsense fails closed: the call does not run.
+    if (before !== undefined && before !== null && (typeof before !== "object" || ("block" in before && typeof before.block !== "boolean"))) {
+      return immediateError(`beforeToolCall hook returned an invalid value: ${describeError(before)}`);
+    }
+    if (before && before.block === true) {
       const reason = typeof before.reason === "string" && before.reason ? before.reason : "Tool execution was blocked";
       return immediateError(reason);
     }
@@ -162,7 +166,10 @@ export async function finalizeExecutedToolCall(
         { assistantMessage, toolCall: prepared.toolCall, args: prepared.args, result, isError, context },
         signal,
       );
-      if (after && typeof after === "object") {
+      if (after !== undefined && after !== null && typeof after !== "object") {
+        throw new Error(`afterToolCall returned ${typeof after} instead of an object`);
+      }
+      if (after) {
         const merged = normalizeToolResult({
           content: after.content ?? result.content,
           details: after.details ?? result.details,
