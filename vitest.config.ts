@@ -52,6 +52,17 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        // Debian Chromium (playwright-core) driving public/ against a real `wrangler dev`; one file at a time.
+        test: {
+          name: "browser",
+          include: ["test/browser/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

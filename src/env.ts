@@ -4,12 +4,15 @@
  */
 import type { AgentSession } from "./session/agent-session.ts";
 
-export type AppEnv = Omit<Env, "AGENT_SESSION"> & {
+export type AppEnv = Omit<Env, "AGENT_SESSION" | "LOADER"> & {
   AGENT_SESSION: DurableObjectNamespace<AgentSession>;
+  /** Worker Loader for written tools' sandboxed drafts; without it a written tool waits for the redeploy. */
+  LOADER?: WorkerLoader;
   OPENAI_API_KEY?: string;
   OPENAI_BASE_URL?: string;
   OPENAI_MODEL?: string;
   MAX_RETRY_DELAY_MS?: string;
+  OPENAI_STREAM?: string;
   API_TOKEN?: string;
   WRITE_TOOL_ENABLED?: string;
   REDEPLOY_HOOK_URL?: string;

@@ -12,6 +12,7 @@ import {
   finalizeExecutedToolCall,
   prepareToolCall,
 } from "./tool-pipeline.ts";
+import { parseToolArguments } from "./tool-arguments.ts";
 import { createErrorToolResult, createToolResultMessage } from "./tool-results.ts";
 import type {
   AgentContext,
@@ -113,7 +114,7 @@ async function startToolCall(
     return { pending: Promise.resolve(await endWith(tc, INTERRUPTED_BY_RESTART, emit)) };
   }
   if (!known) {
-    await emit({ type: "toolExecStart", toolCallId: tc.id, toolName: tc.name, arguments: tc.arguments });
+    await emit({ type: "toolExecStart", toolCallId: tc.id, toolName: tc.name, arguments: announcedArguments(tc) });
   }
 
   const prepared = await prepareToolCall(context, assistantMessage, tc, config, signal);
@@ -136,7 +137,7 @@ async function startToolCall(
 async function skipToolCall(tc: AgentToolCall, config: AgentLoopConfig, emit: EmitEvent): Promise<FinalizedOutcome> {
   const known = config.journal?.lookup(tc.id);
   if (known?.state === "ended") return { kind: "finalized", toolCall: tc, result: known.result, isError: known.isError };
-  if (!known) await emit({ type: "toolExecStart", toolCallId: tc.id, toolName: tc.name, arguments: tc.arguments });
+  if (!known) await emit({ type: "toolExecStart", toolCallId: tc.id, toolName: tc.name, arguments: announcedArguments(tc) });
   return endWith(tc, SKIPPED_AFTER_ABORT, emit);
 }
 
@@ -144,6 +145,12 @@ async function endWith(tc: AgentToolCall, message: string, emit: EmitEvent): Pro
   const finalized: FinalizedOutcome = { kind: "finalized", toolCall: tc, result: createErrorToolResult(message), isError: true };
   await emitToolExecutionEnd(finalized, emit);
   return finalized;
+}
+
+/** Clients get the arguments as an object when the model's JSON text parses, else as the text it sent. */
+function announcedArguments(tc: AgentToolCall): unknown {
+  const parsed = parseToolArguments(tc.arguments, tc.name);
+  return parsed.ok ? parsed.args : tc.arguments;
 }
 
 /** Limits how many executions run at once; unlimited when `max` is absent or not positive. */

@@ -15,10 +15,12 @@ export type LlmEnv = {
   OPENAI_BASE_URL?: string | undefined;
   OPENAI_MODEL?: string | undefined;
   MAX_RETRY_DELAY_MS?: string | undefined;
+  /** "false" turns streaming off, for endpoints that cannot stream. */
+  OPENAI_STREAM?: string | undefined;
 };
 
 export type LlmSelection =
-  | { kind: "openai"; model: string; baseURL?: string; maxRetryDelayMs: number }
+  | { kind: "openai"; model: string; baseURL?: string; maxRetryDelayMs: number; stream: boolean }
   | { kind: "offline" };
 
 /** What selectLlmCall will build, without the secret; also what a status page may show. */
@@ -30,6 +32,7 @@ export function describeLlmSelection(env: LlmEnv): LlmSelection {
     model: env.OPENAI_MODEL?.trim() || DEFAULT_OPENAI_MODEL,
     ...(baseURL ? { baseURL } : {}),
     maxRetryDelayMs: parseMaxRetryDelayMs(env.MAX_RETRY_DELAY_MS),
+    stream: env.OPENAI_STREAM?.trim().toLowerCase() !== "false",
   };
 }
 
@@ -40,6 +43,7 @@ export function selectLlmCall(env: LlmEnv): LlmCall {
     apiKey: env.OPENAI_API_KEY!.trim(),
     model: selection.model,
     maxRetryDelayMs: selection.maxRetryDelayMs,
+    stream: selection.stream,
     ...(selection.baseURL ? { baseURL: selection.baseURL } : {}),
   });
 }

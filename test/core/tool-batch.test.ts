@@ -244,3 +244,11 @@ describe("journal of an interrupted run", () => {
     expect(order).toEqual(["mark c1", "execute"]);
   });
 });
+
+describe("toolExecStart arguments", () => {
+  it("announces JSON-text arguments as the parsed object, and unparseable text as sent", async () => {
+    const { sink } = await runBatch([makeTool("t")], [toolCall("a", "t", '{"city":"Oslo"}'), toolCall("b", "t", "{broken")]);
+    const starts = sink.events.filter((e) => e.type === "toolExecStart");
+    expect(starts.map((e) => (e.type === "toolExecStart" ? e.arguments : undefined))).toEqual([{ city: "Oslo" }, "{broken"]);
+  });
+});

@@ -24,7 +24,9 @@ const TOOL_BATCH: MockReply = {
   argumentChunkSize: 5,
   interleaveToolCalls: true,
 };
-const textReply = (text: string): MockReply => ({ text, chunkDelayMs: 10 });
+/** One word per chunk; the pause makes "streamed" observable at the client as arrival times spread out. */
+const WORD_DELAY_MS = 30;
+const textReply = (text: string): MockReply => ({ text, chunkDelayMs: WORD_DELAY_MS });
 
 /** What getTime returns, e.g. "Current time in Paris (Europe/Paris): 2026-11-29 12:00:00 (Sunday)". */
 const GET_TIME_TEXT = /^Current time in (.+): \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \(\w+day\)$/;
@@ -113,6 +115,12 @@ describe("a multi-tool conversation through wrangler dev with the streaming Open
     expect(textOf(runEnd.response!)).toBe(ANSWER);
   });
 
+  it("delivers the answer's deltas to the SSE client while the model is still producing them", () => {
+    const arrivals = firstRun.filter((e) => e.event === "messageDelta").map((e) => e.receivedAt);
+    // ANSWER has 11 words, so the mock spends ~300 ms on them; a buffered stream would arrive all at once.
+    expect(arrivals.at(-1)! - arrivals[0]!).toBeGreaterThanOrEqual(5 * WORD_DELAY_MS);
+  });
+
   it("sends the assistant tool_calls message and both tool results in the second LLM request", () => {
     const second = messagesOf(mock.requests[1]);
     expect(second.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "tool"]);
@@ -146,5 +154,36 @@ describe("a multi-tool conversation through wrangler dev with the streaming Open
     expect(third[5]!.content).toBe(ANSWER);
     expect(third[6]!.content).toBe(FOLLOW_UP);
     expect(textOf(await api.nextResponse(session, 5_000))).toBe(FOLLOW_UP_ANSWER);
+  });
+});
+
+describe("the same conversation with the OpenAI adapter not streaming (OPENAI_STREAM=false)", () => {
+  let mock: MockOpenAiServer;
+  let dev: WranglerDev;
+
+  beforeAll(async () => {
+    mock = await startMockOpenAi();
+    dev = await startWranglerDev({
+      vars: { OPENAI_API_KEY: "test", OPENAI_BASE_URL: mock.url, OPENAI_MODEL: "mock", OPENAI_STREAM: "false" },
+    });
+  });
+  afterAll(async () => {
+    await dev?.stop();
+    await mock?.close();
+  });
+
+  it("runs the tool batch and answers, with every request made without streaming", async () => {
+    const api = createApi(dev.url);
+    mock.enqueue(TOOL_BATCH, { text: ANSWER });
+    const session = await api.createSession();
+    const stream = await api.openEvents(session);
+    await api.send(session, QUESTION);
+    const events = await stream.until("runEnd");
+    expect(ofCall(events, "call_tokyo").map((e) => e.event)).toEqual(["toolExecStart", "toolExecEnd"]);
+    expect(resultText(ofCall(events, "call_paris").at(-1))).toMatch(GET_TIME_TEXT);
+    expect(textOf(await api.nextResponse(session, 5_000))).toBe(ANSWER);
+    expect(mock.requests).toHaveLength(2);
+    expect(mock.requests.every((r) => !r.body.stream)).toBe(true);
+    await stream.cancel();
   });
 });

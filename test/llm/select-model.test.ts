@@ -24,7 +24,12 @@ describe("selectLlmCall", () => {
   });
 
   it("passes OPENAI_MODEL and MAX_RETRY_DELAY_MS through", () => {
-    expect(describeLlmSelection({ OPENAI_API_KEY: "k", OPENAI_MODEL: "llama3", MAX_RETRY_DELAY_MS: "1500" })).toEqual({ kind: "openai", model: "llama3", maxRetryDelayMs: 1500 });
+    expect(describeLlmSelection({ OPENAI_API_KEY: "k", OPENAI_MODEL: "llama3", MAX_RETRY_DELAY_MS: "1500" })).toEqual({ kind: "openai", model: "llama3", maxRetryDelayMs: 1500, stream: true });
+  });
+
+  it("turns streaming off only when OPENAI_STREAM is \"false\"", () => {
+    expect(describeLlmSelection({ OPENAI_API_KEY: "k", OPENAI_STREAM: "false" })).toMatchObject({ stream: false });
+    expect(describeLlmSelection({ OPENAI_API_KEY: "k", OPENAI_STREAM: "yes" })).toMatchObject({ stream: true });
   });
 });
 

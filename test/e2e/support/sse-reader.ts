@@ -9,6 +9,8 @@ export type SseEvent = {
   event?: string;
   data: string;
   json: Record<string, unknown> & { type: string; seq: number };
+  /** Date.now() when the event's bytes were parsed: shows whether events arrive spread out or all at once. */
+  receivedAt: number;
 };
 
 export class SseReader {
@@ -75,7 +77,7 @@ export class SseReader {
       }
       if (data.length === 0) continue;
       const text = data.join("\n");
-      const full: SseEvent = { ...event, data: text, json: JSON.parse(text) as SseEvent["json"] };
+      const full: SseEvent = { ...event, data: text, json: JSON.parse(text) as SseEvent["json"], receivedAt: Date.now() };
       this.events.push(full);
       return full;
     }

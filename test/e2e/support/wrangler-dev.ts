@@ -49,8 +49,8 @@ const STOP_GRACE_MS = 10_000;
 /** Keeps a chatty server from growing the test process without bound; the tail is what matters. */
 const MAX_LOG_CHARS = 1_000_000;
 
-/** Process-group ids still running, killed synchronously if this process exits first. */
-const liveGroups = new Set<number>();
+/** Process-group id → its scratch dir, for servers still running: killed and removed if this process exits first. */
+const liveGroups = new Map<number, string>();
 let exitHookInstalled = false;
 
 export async function startWranglerDev(options: WranglerDevOptions = {}): Promise<WranglerDev> {
@@ -79,7 +79,6 @@ export async function startWranglerDev(options: WranglerDevOptions = {}): Promis
     PATH: `${BIN_DIR}${delimiter}${process.env.PATH ?? ""}`,
     WRANGLER_SEND_METRICS: "false",
     NO_COLOR: "1",
-    FORCE_COLOR: "0",
   };
   delete env.CLOUDFLARE_INCLUDE_PROCESS_ENV;
 
@@ -99,7 +98,7 @@ export async function startWranglerDev(options: WranglerDevOptions = {}): Promis
   const exited = new Promise<void>((done) => child.once("exit", () => done()));
   const spawnFailed = new Promise<Error>((done) => child.once("error", done));
   const pgid = child.pid;
-  if (pgid !== undefined) liveGroups.add(pgid);
+  if (pgid !== undefined) liveGroups.set(pgid, scratch);
 
   let stopped = false;
   const stop = async () => {
@@ -174,19 +173,23 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
 
 /**
  * A test that throws past its afterAll, or a runner that exits early, must not leave workerd behind.
- * "exit" handlers run synchronously, so SIGKILL is all that can be done there. Termination signals are
- * turned into a normal exit (running the same hook) only while a server is live.
+ * "exit" handlers run synchronously, so SIGKILL is all that can be done there. A termination signal does
+ * the same, then ends the process as the signal would have, unless another listener handles that signal.
  */
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.on("exit", () => {
-    for (const pgid of liveGroups) signalGroup(pgid, "SIGKILL");
-  });
+  const killAll = () => {
+    for (const [pgid, scratch] of liveGroups) {
+      signalGroup(pgid, "SIGKILL");
+      rmSync(scratch, { recursive: true, force: true });
+    }
+    liveGroups.clear();
+  };
+  process.on("exit", killAll);
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     process.on(signal, () => {
-      for (const pgid of liveGroups) signalGroup(pgid, "SIGKILL");
-      liveGroups.clear();
+      killAll();
       // Keep the signal's usual meaning when no one else handles it: end the process.
       if (process.listenerCount(signal) === 1) process.exit(128 + (signal === "SIGINT" ? 2 : signal === "SIGTERM" ? 15 : 1));
     });
