@@ -22,6 +22,10 @@ export function openEventStream(request: Request, log: EventLog, hub: EventHub, 
     return Response.json({ error: { code: "bad_request", message: "Last-Event-ID must be a non-negative integer" } }, { status: 400 });
   }
   const after = lastEventId ?? 0;
+  // A shut-down session replays what a client has not seen yet, then says it is gone so clients stop.
+  if (closed && after >= log.lastSeq) {
+    return Response.json({ error: { code: "gone", message: "Session is shut down; no further events" } }, { status: 410 });
+  }
   const chunks: string[] = [`retry: ${CLIENT_RETRY_MS}\n\n`];
   const oldest = log.oldestSeq();
   if (after + 1 < oldest) {

@@ -147,3 +147,18 @@ describe("continue", () => {
   });
 });
 
+
+describe("events after shutdown", () => {
+  it("replays unseen events once, then answers 410 so clients stop reconnecting", async () => {
+    const session = await createSession();
+    await script(session, { text: "last words" });
+    await send(session, "hi");
+    await nextResponse(session);
+    await api(`/v1/sessions/${session.id}`, { method: "DELETE", key: session.key });
+    const replay = await openEvents(session);
+    const events = await replay.until("runEnd");
+    expect(await replay.next()).toBeUndefined();
+    const again = await api(`/v1/sessions/${session.id}/events`, { key: session.key, headers: { "last-event-id": events.at(-1)!.id! } });
+    expect(again.status).toBe(410);
+  });
+});

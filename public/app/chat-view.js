@@ -1,0 +1,192 @@
+/**
+ * The conversation: user and assistant bubbles, streaming assistant text, tool cards and notices, in the
+ * order events happen. Fed by main.js with snapshot messages (history) and then live events; both paths
+ * go through renderMessage, so a reload shows what the live page showed. Invariants: one card per tool
+ * call id; a streamed bubble is replaced by its final message text at messageEnd (nothing shown twice).
+ */
+import { el, textOfContent } from "./dom.js";
+import { ToolCard } from "./tool-card.js";
+
+export class ChatView {
+  constructor(list, { onDecide }) {
+    this.list = list;
+    this.onDecide = onDecide;
+    this.cards = new Map();
+    this.streaming = undefined;
+    this.pendingUsers = [];
+    // Follow the conversation only while the reader is at its end, so scrolling back is not undone.
+    this.following = true;
+    list.parentElement?.addEventListener("scroll", () => {
+      const scroller = list.parentElement;
+      this.following = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
+    });
+  }
+
+  clear() {
+    this.list.replaceChildren();
+    this.cards.clear();
+    this.streaming = undefined;
+    this.pendingUsers = [];
+  }
+
+  renderHistory(messages) {
+    for (const message of messages) this.renderMessage(message);
+  }
+
+  /** After restoring a running session: calls without a result are still in progress, not queued. */
+  markUnfinishedRunning() {
+    for (const card of this.cards.values()) if (!card.finished) card.start(undefined);
+  }
+
+  /** A user message this page just sent: shown at once, confirmed when the session takes it into history. */
+  addPendingUser(text) {
+    this.following = true;
+    const bubble = this.bubble("user", text);
+    bubble.classList.add("is-pending");
+    bubble.append(el("span", { class: "bubble-meta", text: "queued" }));
+    this.pendingUsers.push({ text, bubble });
+    return bubble;
+  }
+
+  removePendingUser(bubble) {
+    this.pendingUsers = this.pendingUsers.filter((p) => p.bubble !== bubble);
+    bubble.remove();
+  }
+
+  /** A message appended to the session's history (messageEnd, or a snapshot entry). */
+  renderMessage(message) {
+    if (message.role === "user") return this.renderUser(message);
+    if (message.role === "assistant") return this.renderAssistant(message);
+    if (message.role === "toolResult") {
+      const card = this.card(message.toolCallId, message.toolName);
+      card.finish({ content: message.content, isError: message.isError, endedAt: undefined });
+    }
+  }
+
+  startAssistant() {
+    this.finishStreaming();
+    const bubble = this.bubble("assistant", "");
+    bubble.classList.add("is-streaming");
+    bubble.setAttribute("aria-busy", "true");
+    this.streaming = bubble;
+  }
+
+  appendDelta(text) {
+    if (!this.streaming) this.startAssistant();
+    this.streaming.querySelector(".bubble-text").append(text);
+    this.scrollToEnd();
+  }
+
+  toolStart(event) {
+    const card = this.card(event.toolCallId, event.toolName, event.arguments);
+    card.start(event.ts);
+  }
+
+  toolUpdate(event) {
+    this.card(event.toolCallId, event.toolName, event.arguments).addPartial(event.partialResult);
+    this.scrollToEnd();
+  }
+
+  toolEnd(event) {
+    this.card(event.toolCallId, event.toolName).finish({ content: event.result?.content, isError: event.isError, endedAt: event.ts });
+    this.scrollToEnd();
+  }
+
+  approvalRequired({ toolCallId, toolName, arguments: args }) {
+    const card = this.card(toolCallId, toolName, args);
+    card.requestApproval((approve) => this.onDecide(toolCallId, approve));
+    this.scrollToEnd();
+  }
+
+  /** A run's final answer that is not part of history (a terminating tool batch). */
+  renderFinal(response) {
+    this.renderAssistant(response);
+  }
+
+  notice(text, kind = "info") {
+    this.lastNotice = text;
+    this.list.append(el("li", { class: `notice notice-${kind}`, role: kind === "error" ? "alert" : undefined, text }));
+    this.scrollToEnd();
+  }
+
+  // ── internals ───────────────────────────────────────────────────────────
+  renderUser(message) {
+    const text = textOfContent(message.content);
+    const pending = this.pendingUsers[0];
+    if (pending && pending.text === text) {
+      this.pendingUsers.shift();
+      pending.bubble.classList.remove("is-pending");
+      pending.bubble.querySelector(".bubble-meta")?.remove();
+      // Moved to where history puts it: after what the run showed before taking it in.
+      this.list.append(pending.bubble);
+      return;
+    }
+    this.bubble("user", text);
+  }
+
+  renderAssistant(message) {
+    const text = textOfContent(message.content);
+    // A live `error` event was already shown as a notice; its message-shaped copy adds nothing.
+    const shownAsNotice = !text && message.errorMessage !== undefined && message.errorMessage === this.lastNotice;
+    const wanted = (text || message.errorMessage) && !shownAsNotice;
+    const bubble = this.streaming ?? (wanted ? this.bubble("assistant", "") : undefined);
+    this.streaming = undefined;
+    if (bubble) {
+      bubble.classList.remove("is-streaming");
+      bubble.removeAttribute("aria-busy");
+      bubble.querySelector(".bubble-text").textContent = text;
+      if (message.errorMessage && !shownAsNotice) {
+        bubble.classList.add("has-error");
+        bubble.append(el("p", { class: "bubble-error", text: describeStop(message) }));
+      }
+      if (!wanted) bubble.remove();
+    }
+    for (const block of message.content ?? []) {
+      if (block?.type === "toolCall") this.card(block.id, block.name, block.arguments);
+    }
+    this.scrollToEnd();
+  }
+
+  finishStreaming() {
+    if (!this.streaming) return;
+    const bubble = this.streaming;
+    this.streaming = undefined;
+    bubble.classList.remove("is-streaming");
+    bubble.removeAttribute("aria-busy");
+    if (!bubble.querySelector(".bubble-text").textContent) bubble.remove();
+  }
+
+  card(toolCallId, toolName, args) {
+    let card = this.cards.get(toolCallId);
+    if (!card) {
+      this.finishStreaming();
+      card = new ToolCard(toolCallId, toolName ?? "tool", args);
+      this.cards.set(toolCallId, card);
+      this.list.append(card.element);
+      this.scrollToEnd();
+    }
+    return card;
+  }
+
+  bubble(role, text) {
+    const bubble = el(
+      "li",
+      { class: `bubble bubble-${role}`, dataset: { role } },
+      el("span", { class: "visually-hidden", text: role === "user" ? "You said:" : "Assistant:" }),
+      el("div", { class: "bubble-text", text }),
+    );
+    this.list.append(bubble);
+    this.scrollToEnd();
+    return bubble;
+  }
+
+  scrollToEnd() {
+    const scroller = this.list.parentElement;
+    if (scroller && this.following) scroller.scrollTop = scroller.scrollHeight;
+  }
+}
+
+function describeStop(message) {
+  if (message.stopReason === "aborted") return "Stopped: the run was aborted.";
+  return message.errorMessage;
+}

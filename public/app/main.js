@@ -1,0 +1,277 @@
+/**
+ * The web page's controller: creates or restores a session (id and key kept in localStorage), renders its
+ * snapshot, then follows its event stream from snapshot.lastEventSeq, and wires the controls (send, abort,
+ * approvals, new session, tools panel). The client SDK (./client.js, built from src/client) reconnects by
+ * itself; this module shows the connection state and applies each event once (dedupe by seq).
+ */
+import { ApiClientError, createClient } from "../client.js";
+import { ChatView } from "./chat-view.js";
+import { el } from "./dom.js";
+import * as saved from "./session-store.js";
+import { renderTools, renderToolsError } from "./tools-panel.js";
+
+/** Events kept in the event-log panel; older lines are dropped so a long session stays light. */
+const EVENT_LOG_LIMIT = 2_000;
+/** Wait before trying again to load a session when the server could not be reached. */
+const RESTORE_RETRY_MS = 2_000;
+
+const byId = (id) => document.getElementById(id);
+const ui = {
+  messages: byId("messages"),
+  form: byId("composer"),
+  prompt: byId("prompt"),
+  send: byId("send"),
+  abort: byId("abort"),
+  newSession: byId("new-session"),
+  requireApproval: byId("require-approval"),
+  connection: byId("connection"),
+  sessionId: byId("session-id"),
+  runState: byId("run-state"),
+  tools: byId("tools"),
+  refreshTools: byId("refresh-tools"),
+  eventLog: byId("event-log"),
+  apiToken: byId("api-token"),
+};
+
+let client = makeClient();
+let session;
+let stream;
+let generation = 0;
+let lastSeq = 0;
+let running = false;
+let sessionTools = [];
+let toolList;
+
+const view = new ChatView(ui.messages, {
+  onDecide: (toolCallId, approve) => (approve ? session.approve(toolCallId) : session.reject(toolCallId)),
+});
+
+function makeClient() {
+  const apiToken = saved.loadApiToken() || undefined;
+  return createClient({ baseUrl: "", apiToken });
+}
+
+// ── Session lifecycle ────────────────────────────────────────────────────
+async function attach(handle) {
+  const current = ++generation;
+  stream?.abort();
+  session = handle;
+  ui.sessionId.textContent = handle.id;
+  setConnection("connecting");
+  const snapshot = await handle.snapshot();
+  if (current !== generation) return;
+  view.clear();
+  ui.eventLog.replaceChildren();
+  view.renderHistory(snapshot.messages);
+  if (snapshot.status === "running") view.markUnfinishedRunning();
+  for (const pending of snapshot.pendingApprovals) view.approvalRequired(pending);
+  sessionTools = snapshot.tools;
+  showTools();
+  setRunning(snapshot.status === "running");
+  lastSeq = snapshot.lastEventSeq;
+  const open = snapshot.status !== "shutdown";
+  setComposerEnabled(open);
+  if (!open) {
+    setConnection("closed");
+    view.notice("This session was shut down. Start a new session to continue.");
+    return;
+  }
+  void follow(handle, current);
+}
+
+async function follow(handle, current) {
+  const controller = new AbortController();
+  stream = controller;
+  const onConnectionChange = (state, detail) => {
+    if (current === generation) setConnection(state, detail);
+  };
+  try {
+    for await (const event of handle.events({ lastEventId: lastSeq, signal: controller.signal, onConnectionChange })) {
+      if (current !== generation) return;
+      if (event.type === "eventsDropped") {
+        view.notice("Some events are no longer available; reloading the conversation.");
+        void attach(handle).catch(reportRestoreFailure);
+        return;
+      }
+      if (event.seq <= lastSeq) continue;
+      lastSeq = event.seq;
+      logEvent(event);
+      apply(event);
+    }
+  } catch (err) {
+    if (current !== generation) return;
+    setConnection("failed");
+    view.notice(`The event stream stopped: ${describe(err)}`, "error");
+  }
+}
+
+function apply(event) {
+  switch (event.type) {
+    case "runStart":
+      return setRunning(true);
+    case "messageStart":
+      return view.startAssistant();
+    case "messageDelta":
+      return view.appendDelta(event.text);
+    case "messageEnd":
+      return view.renderMessage(event.message);
+    case "toolExecStart":
+      return view.toolStart(event);
+    case "toolExecUpdate":
+      return view.toolUpdate(event);
+    case "toolExecEnd":
+      return view.toolEnd(event);
+    case "toolApprovalRequired":
+      return view.approvalRequired(event);
+    case "runEnd":
+      setRunning(false);
+      // A terminating tool batch ends the run with an answer that history does not hold.
+      if (event.stopReason === "tool_use_terminated") view.renderFinal(event.response);
+      return;
+    case "error":
+      return view.notice(event.message, "error");
+    default:
+      return; // an event type newer than this page: logged, not shown
+  }
+}
+
+async function startNewSession() {
+  ui.newSession.disabled = true;
+  try {
+    const options = ui.requireApproval.checked ? { requireApproval: ["*"] } : {};
+    const handle = await client.createSession(options);
+    saved.saveSession(handle.id, handle.key);
+    await attach(handle);
+    ui.prompt.focus();
+  } catch (err) {
+    setConnection("failed");
+    const hint = err instanceof ApiClientError && err.status === 401 ? " Set the API token under Settings." : "";
+    view.notice(`Could not create a session: ${describe(err)}.${hint}`, "error");
+  } finally {
+    ui.newSession.disabled = false;
+  }
+}
+
+async function restore() {
+  const remembered = saved.loadSession();
+  if (!remembered) return startNewSession();
+  try {
+    await attach(client.session(remembered.id, remembered.key));
+  } catch (err) {
+    if (err instanceof ApiClientError && [401, 403, 404].includes(err.status)) {
+      saved.forgetSession();
+      return startNewSession();
+    }
+    reportRestoreFailure(err);
+  }
+}
+
+function reportRestoreFailure(err) {
+  setConnection("reconnecting", { delayMs: RESTORE_RETRY_MS });
+  ui.runState.textContent = `Cannot load the session: ${describe(err)}`;
+  setTimeout(() => void restore(), RESTORE_RETRY_MS);
+}
+
+// ── Controls ─────────────────────────────────────────────────────────────
+ui.form.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const text = ui.prompt.value.trim();
+  if (!text || !session) return;
+  ui.prompt.value = "";
+  const bubble = view.addPendingUser(text);
+  try {
+    await session.send(text);
+  } catch (err) {
+    view.removePendingUser(bubble);
+    ui.prompt.value = text;
+    view.notice(`Not sent: ${describe(err)}`, "error");
+  }
+});
+
+ui.prompt.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    ui.form.requestSubmit();
+  } else if (event.key === "Escape" && running) {
+    event.preventDefault();
+    void abortRun();
+  }
+});
+
+ui.abort.addEventListener("click", () => void abortRun());
+ui.newSession.addEventListener("click", () => void startNewSession());
+ui.requireApproval.addEventListener("change", () => saved.saveRequireApproval(ui.requireApproval.checked));
+ui.refreshTools.addEventListener("click", () => void loadTools());
+byId("settings").addEventListener("submit", (event) => event.preventDefault());
+ui.apiToken.addEventListener("change", () => {
+  saved.saveApiToken(ui.apiToken.value.trim());
+  client = makeClient();
+  void loadTools();
+});
+
+async function abortRun() {
+  if (!session) return;
+  ui.abort.disabled = true;
+  try {
+    await session.abort();
+  } catch (err) {
+    view.notice(`Could not abort: ${describe(err)}`, "error");
+  } finally {
+    ui.abort.disabled = false;
+  }
+}
+
+// ── Status, tools, event log ─────────────────────────────────────────────
+function setRunning(on) {
+  running = on;
+  ui.abort.hidden = !on;
+  document.body.dataset.running = String(on);
+  ui.runState.textContent = on ? "Working…" : "Idle";
+}
+
+function setComposerEnabled(on) {
+  ui.prompt.disabled = !on;
+  ui.send.disabled = !on;
+}
+
+const CONNECTION_LABELS = {
+  connecting: "Connecting…",
+  open: "Live",
+  reconnecting: "Reconnecting…",
+  closed: "Disconnected",
+  failed: "Disconnected",
+};
+
+function setConnection(state, detail) {
+  ui.connection.dataset.state = state;
+  const seconds = detail?.delayMs !== undefined ? Math.max(1, Math.round(detail.delayMs / 1000)) : undefined;
+  ui.connection.textContent = state === "reconnecting" && seconds ? `Reconnecting in ${seconds} s…` : CONNECTION_LABELS[state] ?? state;
+}
+
+async function loadTools() {
+  try {
+    toolList = await client.listTools();
+    showTools();
+  } catch (err) {
+    renderToolsError(ui.tools, `Cannot list tools: ${describe(err)}`);
+  }
+}
+
+function showTools() {
+  if (toolList) renderTools(ui.tools, toolList, sessionTools);
+}
+
+function logEvent(event) {
+  const detail = "toolName" in event ? ` ${event.toolName}` : event.type === "runEnd" ? ` ${event.stopReason}` : "";
+  ui.eventLog.append(el("li", { dataset: { seq: String(event.seq), type: event.type }, text: `#${event.seq} ${event.type}${detail}` }));
+  while (ui.eventLog.childElementCount > EVENT_LOG_LIMIT) ui.eventLog.firstElementChild.remove();
+}
+
+function describe(err) {
+  return err instanceof Error ? err.message : String(err);
+}
+
+ui.requireApproval.checked = saved.loadRequireApproval();
+ui.apiToken.value = saved.loadApiToken();
+void loadTools();
+void restore();

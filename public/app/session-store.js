@@ -1,0 +1,50 @@
+/**
+ * What the page remembers across reloads, in localStorage: the current session's id and key (so a reload
+ * restores it), the "require approval" toggle and an optional API token. Storage failures (private mode,
+ * quota) are ignored: the page then works for this visit only.
+ */
+const SESSION_KEY = "edge-agent.session";
+const APPROVAL_KEY = "edge-agent.requireApproval";
+const TOKEN_KEY = "edge-agent.apiToken";
+
+export function loadSession() {
+  try {
+    const value = JSON.parse(localStorage.getItem(SESSION_KEY) ?? "null");
+    return typeof value?.id === "string" && typeof value?.key === "string" ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function saveSession(id, key) {
+  write(SESSION_KEY, JSON.stringify({ id, key }));
+}
+
+export function forgetSession() {
+  try {
+    localStorage.removeItem(SESSION_KEY);
+  } catch {
+    // nothing remembered, nothing to forget
+  }
+}
+
+export const loadRequireApproval = () => read(APPROVAL_KEY) === "true";
+export const saveRequireApproval = (on) => write(APPROVAL_KEY, String(Boolean(on)));
+export const loadApiToken = () => read(TOKEN_KEY) ?? "";
+export const saveApiToken = (token) => write(TOKEN_KEY, token);
+
+function read(key) {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+function write(key, value) {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    // see the header: storage is best effort
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * One tool call as a live card in the conversation: name, arguments, partial results as they arrive,
+ * the approval question when the session asks for one, then the result or error with its duration.
+ * Created by ChatView (from toolExecStart, or from the assistant message when restoring history).
+ * Invariants: `data-state` always names the card's state; once finished, later updates are ignored.
+ */
+import { el, formatDuration, formatJson, textOfContent } from "./dom.js";
+
+const STATE_LABELS = {
+  pending: "Queued",
+  running: "Running…",
+  approval: "Waiting for approval",
+  done: "Done",
+  error: "Failed",
+};
+
+export class ToolCard {
+  constructor(toolCallId, toolName, args) {
+    this.toolCallId = toolCallId;
+    this.toolName = toolName;
+    this.startedAt = undefined;
+    this.finished = false;
+    this.approvalOpen = false;
+    this.stateLabel = el("span", { class: "tool-state" });
+    this.durationLabel = el("span", { class: "tool-duration" });
+    this.argsView = el("pre", { class: "tool-args-json" });
+    this.partials = el("ol", { class: "tool-partials", "aria-label": "Partial results" });
+    this.approval = el("div", { class: "tool-approval", hidden: true });
+    this.result = el("div", { class: "tool-result", hidden: true });
+    this.element = el(
+      "li",
+      { class: "tool-card", dataset: { toolCallId, toolName }, "aria-label": `Tool call ${toolName}` },
+      el("div", { class: "tool-head" }, el("span", { class: "tool-icon", "aria-hidden": "true", text: "⚙" }), el("span", { class: "tool-name", text: toolName }), this.stateLabel, this.durationLabel),
+      el("details", { class: "tool-args" }, el("summary", { text: "Arguments" }), this.argsView),
+      this.partials,
+      this.approval,
+      this.result,
+    );
+    this.setArguments(args);
+    this.setState("pending");
+  }
+
+  setArguments(args) {
+    if (args === undefined) return;
+    const text = formatJson(args);
+    this.argsView.textContent = text;
+    this.element.querySelector(".tool-args summary").textContent = `Arguments ${summarize(text)}`;
+  }
+
+  start(ts) {
+    if (this.finished) return;
+    // A second start for the same call: the server restarted mid-call and ran it again (idempotent tools).
+    if (this.startedAt !== undefined && ts !== undefined && ts !== this.startedAt) {
+      this.partials.append(el("li", { class: "tool-partial tool-restart", text: "started again after a server restart" }));
+    }
+    this.startedAt ??= ts;
+    if (this.state !== "approval") this.setState("running");
+  }
+
+  addPartial(partialResult) {
+    if (this.finished) return;
+    this.settleApproval();
+    if (this.state !== "running") this.setState("running");
+    this.partials.append(el("li", { class: "tool-partial", text: compactJson(partialResult) }));
+  }
+
+  /** Shows Approve/Reject; `decide(approve)` returns a promise that settles when the server answered. */
+  requestApproval(decide) {
+    if (this.finished) return;
+    this.setState("approval");
+    const status = el("span", { class: "approval-status", role: "status" });
+    const approve = el("button", { type: "button", class: "approve", text: "Approve" });
+    const reject = el("button", { type: "button", class: "reject", text: "Reject" });
+    const answer = async (yes) => {
+      approve.disabled = true;
+      reject.disabled = true;
+      status.textContent = yes ? "Approving…" : "Rejecting…";
+      try {
+        await decide(yes);
+        this.settleApproval(yes ? "Approved" : "Rejected");
+        if (yes && !this.finished) this.setState("running");
+      } catch (err) {
+        approve.disabled = false;
+        reject.disabled = false;
+        status.textContent = `Could not send: ${err?.message ?? err}`;
+      }
+    };
+    approve.addEventListener("click", () => answer(true));
+    reject.addEventListener("click", () => answer(false));
+    this.approval.replaceChildren(
+      el("p", { text: `${this.toolName} wants to run. Allow it?` }),
+      el("div", { class: "approval-buttons", role: "group", "aria-label": `Approve or reject ${this.toolName}` }, approve, reject),
+      status,
+    );
+    this.approval.hidden = false;
+    this.approvalOpen = true;
+  }
+
+  /**
+   * The approval question is over. With `text` (answered on this page) the outcome stays on the card;
+   * without (answered elsewhere, or the call moved on) an open question just disappears.
+   */
+  settleApproval(text) {
+    if (text) {
+      this.approvalOpen = false;
+      this.approval.replaceChildren(el("p", { class: "approval-outcome", text }));
+      this.approval.hidden = false;
+    } else if (this.approvalOpen) {
+      this.approvalOpen = false;
+      this.approval.hidden = true;
+      this.approval.replaceChildren();
+    }
+  }
+
+  finish({ content, isError, endedAt }) {
+    if (this.finished) return;
+    this.finished = true;
+    this.settleApproval();
+    this.setState(isError ? "error" : "done");
+    if (this.startedAt !== undefined && endedAt !== undefined) this.durationLabel.textContent = formatDuration(endedAt - this.startedAt);
+    const text = textOfContent(content) || "(no output)";
+    this.result.replaceChildren(el("span", { class: "visually-hidden", text: isError ? "Error: " : "Result: " }), el("pre", { text }));
+    this.result.classList.toggle("is-error", Boolean(isError));
+    this.result.hidden = false;
+  }
+
+  setState(state) {
+    this.state = state;
+    this.element.dataset.state = state;
+    this.stateLabel.textContent = STATE_LABELS[state] ?? state;
+  }
+}
+
+/** Partial results are progress notes: one line each reads better than indented JSON. */
+function compactJson(value) {
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** A one-line preview for the collapsed arguments. */
+function summarize(json) {
+  const flat = json.replace(/\s+/g, " ").trim();
+  return flat.length > 60 ? `${flat.slice(0, 59)}…` : flat;
+}
