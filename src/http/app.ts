@@ -12,6 +12,7 @@ import type { AppEnv } from "../env.ts";
 import { agentConfig } from "../agent-config.ts";
 import type { AgentSession } from "../session/agent-session.ts";
 import { bundledToolNames } from "../tools/catalog.ts";
+import { describeWrittenTools } from "../tools/written/listing.ts";
 import { newSessionId, newSessionKey, readPresentedKey, secretMatches, sha256Hex } from "./auth.ts";
 import { ApiError, errorResponse, unwrap } from "./errors.ts";
 import {
@@ -166,5 +167,6 @@ app.delete("/v1/sessions/:id", async (c) => c.json(unwrap(await session(c).shutd
 
 app.get("/v1/tools", async (c) => {
   await requireApiToken(c);
-  return c.json({ bundled: bundledToolNames().map((name) => ({ name, status: "bundled" })) });
+  const { draftRuntime, written } = await describeWrittenTools(c.env);
+  return c.json({ bundled: bundledToolNames().map((name) => ({ name, status: "bundled" })), written, draftRuntime });
 });

@@ -24,6 +24,7 @@ import { constantTimeEqual, readPresentedKey, sha256Hex } from "../http/auth.ts"
 import { failure, type ApiFailure } from "../http/errors.ts";
 import { selectLlmCall } from "../llm/select-model.ts";
 import { bundledRegistry } from "../tools/catalog.ts";
+import { registerWrittenDrafts, writtenToolListing } from "../tools/written/session-tools.ts";
 import { ApprovalGate } from "./approval-gate.ts";
 import { EventHub } from "./event-hub.ts";
 import { EventLog } from "./event-log.ts";
@@ -65,7 +66,7 @@ export class AgentSession extends DurableObject<AppEnv> {
     void ctx.blockConcurrencyWhile(async () => {
       applySchema(this.sql);
       const settings = this.meta.read<SessionSettings>("session");
-      if (settings) this.load(settings);
+      if (settings) await this.load(settings);
       // A run interrupted by a restart resumes now, and the alarm guarantees it even if nothing calls in.
       if (this.meta.read<RunMeta>("run")) await ctx.storage.setAlarm(Date.now());
     });
@@ -75,7 +76,7 @@ export class AgentSession extends DurableObject<AppEnv> {
   async init(settings: SessionSettings): Promise<{ id: string } | ApiFailure> {
     if (this.loaded) return failure(409, "conflict", "Session already exists");
     this.meta.write("session", settings);
-    this.load(settings);
+    await this.load(settings);
     return { id: settings.id };
   }
 
@@ -200,16 +201,18 @@ export class AgentSession extends DurableObject<AppEnv> {
   }
 
   // ── Runs ────────────────────────────────────────────────────────────────
-  private load(settings: SessionSettings): void {
+  /** Loads the session; the promise settles once written tools' drafts are registered (it never rejects). */
+  private load(settings: SessionSettings): Promise<string[]> {
     const store = new ToolStore(settings.id);
     const registry = bundledRegistry();
     const allowed = settings.tools ? Object.fromEntries(Object.entries(registry).filter(([name]) => settings.tools!.includes(name))) : registry;
-    loadTools(store, allowed);
+    loadTools(store, allowed, writtenToolListing(this.env, store));
     const messages = this.sql.exec<{ json: string }>(`SELECT json FROM messages ORDER BY seq`).toArray().map((r) => JSON.parse(r.json));
     const state: AgentState = { systemPrompt: settings.systemPrompt, messages, tools: store.tools, activeRun: false };
     const log = new EventLog(this.sql, settings.id);
     const approvals = new ApprovalGate(this.sql, (event) => this.record(this.meta.read<RunMeta>("run")?.runId, event), agentConfig.approvalTimeoutMs);
     this.loaded = { settings, state, log, store, approvals };
+    return registerWrittenDrafts(store, this.env, settings.tools);
   }
 
   private async authorize(key: string | undefined): Promise<ApiFailure | undefined> {

@@ -66,7 +66,17 @@ export type MockOpenAiServer = {
   close(): Promise<void>;
 };
 
-export type MockServerOptions = { port?: number; host?: string };
+/**
+ * Timing taps for the benchmark, in `performance.now()` milliseconds of this process. `received` fires
+ * once the body is parsed, with the time the request's headers arrived; `replied` fires when the last
+ * byte of the reply was handed to the socket.
+ */
+export type MockTimingHooks = {
+  received?: (request: RecordedRequest, receivedAt: number) => void;
+  replied?: (request: RecordedRequest, repliedAt: number) => void;
+};
+
+export type MockServerOptions = { port?: number; host?: string; hooks?: MockTimingHooks };
 
 const CHAT_PATHS = new Set(["/v1/chat/completions", "/chat/completions"]);
 const DEFAULT_ARGUMENT_CHUNK = 8;
@@ -79,13 +89,14 @@ export async function startMockOpenAi(options: MockServerOptions = {}): Promise<
   let served = 0;
 
   const server = createServer((req, res) => {
-    void handleRequest(req, res).catch((err: unknown) => {
+    const receivedAt = performance.now();
+    void handleRequest(req, res, receivedAt).catch((err: unknown) => {
       if (!res.headersSent) sendJson(res, 500, { error: { message: `Mock server failure: ${String(err)}`, type: "server_error" } });
       else res.destroy();
     });
   });
 
-  async function handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handleRequest(req: IncomingMessage, res: ServerResponse, receivedAt: number): Promise<void> {
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     if (req.method === "GET" && (path === "/v1/models" || path === "/models")) {
       sendJson(res, 200, { object: "list", data: [{ id: "mock-model", object: "model", created: 0, owned_by: "mock" }] });
@@ -105,6 +116,9 @@ export async function startMockOpenAi(options: MockServerOptions = {}): Promise<
     const recorded: RecordedRequest = { method: req.method, path, headers: req.headers, body };
     requests.push(recorded);
     served += 1;
+    const hooks = options.hooks;
+    if (hooks?.replied) res.once("finish", () => hooks.replied?.(recorded, performance.now()));
+    hooks?.received?.(recorded, receivedAt);
     const reply = script.shift() ?? (handler ? await handler(recorded) : echoReply(body));
     if (reply.delayMs) await waitUnlessClosed(reply.delayMs, res);
     if (res.destroyed) return;

@@ -21,6 +21,7 @@ export const MAX_EXECUTE_CODE_BYTES = 32 * 1024;
 /** Bytes of validateCode and of prepareCode each. */
 export const MAX_HOOK_CODE_BYTES = 8 * 1024;
 
+const TS_SUPPRESSION = /@ts-(ignore|nocheck|expect-error)\b/;
 // Windows cannot create files with these base names, whatever the extension.
 const DEVICE_NAMES = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
 
@@ -100,6 +101,8 @@ export function checkCode(field: string, code: string | undefined, maxBytes: num
   if (code === undefined || code.trim() === "") return required ? [`${field} must not be empty`] : [];
   const size = byteLength(code);
   if (size > maxBytes) return [`${field} is ${size} bytes; the limit is ${maxBytes}`];
+  // The redeploy's typecheck is one of the checks a deployed tool must pass: it may not switch it off.
+  if (TS_SUPPRESSION.test(code)) return [`${field} must not contain TypeScript suppression comments (@ts-ignore, @ts-nocheck, @ts-expect-error)`];
   const problem = scanCodeBody(code);
   return problem ? [`${field} line ${problem.line}, column ${problem.column}: ${problem.message}`] : [];
 }

@@ -1,0 +1,193 @@
+/**
+ * `npm run redeploy [-- --local --persist-to DIR] [--dry-run] [--config FILE]`: ships the tools the agent
+ * wrote. Reads pending rows from KV and sources from R2, checks each tool alone (scripts/redeploy/
+ * check-tool.mjs), records a failing one as rejected with its error (the deployed Worker is not touched),
+ * writes the passing ones into tools/, regenerates the registry, deploys (`wrangler deploy`; locally
+ * `wrangler dev` reloads from tools/ by itself) and marks them deployed. Safe to run again: nothing
+ * pending means nothing to do, and a row is only changed while it still has the hash that was checked.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { checkWrittenTool, sha256Hex, STAGING_DIR, WRITTEN_TOOL_MARKER } from "./redeploy/check-tool.mjs";
+import { openToolIndex } from "./redeploy/tool-index.mjs";
+
+const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const log = (line) => console.log(`redeploy: ${line}`);
+
+function parseArgs(argv) {
+  const options = { local: false, persistTo: undefined, dryRun: false, configPath: path.join(PROJECT_ROOT, "wrangler.toml"), via: undefined };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${arg} needs a value`);
+      return v;
+    };
+    if (arg === "--local") options.local = true;
+    else if (arg === "--persist-to") options.persistTo = path.resolve(value());
+    else if (arg === "--dry-run") options.dryRun = true;
+    else if (arg === "--config") options.configPath = path.resolve(value());
+    else if (arg === "--index-via") options.via = value();
+    else throw new Error(`unknown option ${arg} (expected --local, --persist-to DIR, --dry-run, --config FILE, --index-via proxy|cli)`);
+  }
+  if (options.local && !options.persistTo) throw new Error("--local needs --persist-to DIR (the directory wrangler dev persists to)");
+  if (options.via && !["proxy", "cli"].includes(options.via)) throw new Error("--index-via is proxy or cli");
+  if (options.via === "proxy" && !options.local) throw new Error("--index-via proxy works only with --local");
+  return options;
+}
+
+/** Runs a project binary with Node 22 first on PATH (wrangler refuses older Node). */
+function runBin(name, args) {
+  const bin = path.join(PROJECT_ROOT, "node_modules", ".bin");
+  return new Promise((resolve) => {
+    execFile(path.join(bin, name), args, { cwd: PROJECT_ROOT, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}` } }, (err, stdout, stderr) => {
+      resolve({ ok: !err, output: `${stdout}${stderr}`.trim() });
+    });
+  });
+}
+
+const regenerateRegistry = () => runBin("node", [path.join(PROJECT_ROOT, "scripts", "generate-registry.mjs")]);
+
+/** Writes tools/<name>.ts atomically; returns how to undo it (the previous content, or none). */
+async function installTool(name, source) {
+  const file = path.join(PROJECT_ROOT, "tools", `${name}.ts`);
+  const previous = existsSync(file) ? await readFile(file, "utf8") : undefined;
+  // The temporary file lives outside tools/, so a watching `wrangler dev` never sees a partial file.
+  const temp = path.join(PROJECT_ROOT, `${STAGING_DIR}-${name}.tmp`);
+  await writeFile(temp, source);
+  await rename(temp, file);
+  return async () => {
+    if (previous === undefined) await rm(file, { force: true });
+    else await writeFile(file, previous);
+  };
+}
+
+/** Updates a row only while it still describes the version that was checked (a newer write wins). */
+async function updateIfUnchanged(index, entry, changes) {
+  const current = await index.readEntry(entry.name);
+  if (!current || current.hash !== entry.hash || current.version !== entry.version) {
+    log(`${entry.name}: a newer version was written meanwhile; its row is left as it is`);
+    return false;
+  }
+  const { error: _error, rejectedAt: _rejectedAt, ...rest } = current;
+  await index.putEntry({ ...rest, ...changes });
+  return true;
+}
+
+/** Deployed written tools whose file is missing (a fresh checkout): put back so this deploy keeps them. */
+async function restoreDeployed(index, entries) {
+  const restored = [];
+  for (const entry of entries.filter((e) => e.status === "deployed")) {
+    if (existsSync(path.join(PROJECT_ROOT, "tools", `${entry.name}.ts`))) continue;
+    const source = await index.getSource(entry.sourceKey);
+    if (!source || sha256Hex(source) !== entry.hash || !source.startsWith(WRITTEN_TOOL_MARKER)) {
+      log(`${entry.name}: deployed, but its source cannot be restored from R2; it will be missing from this deploy`);
+      continue;
+    }
+    restored.push({ entry, undo: await installTool(entry.name, source) });
+  }
+  if (restored.length) log(`restored ${restored.length} deployed written tool(s) missing from tools/: ${restored.map((r) => r.entry.name).join(", ")}`);
+  return restored;
+}
+
+async function deploy(options) {
+  if (options.local) {
+    log("local mode: wrangler dev rebuilds from tools/ (watch_dir), no wrangler deploy");
+    return { ok: true };
+  }
+  const args = ["deploy", "--config", options.configPath];
+  let outdir;
+  if (options.dryRun) {
+    outdir = await mkdtemp(path.join(tmpdir(), "redeploy-dry-run-"));
+    args.push("--dry-run", "--outdir", outdir);
+  }
+  log(`wrangler ${args.join(" ")}`);
+  const result = await runBin("wrangler", args);
+  if (outdir) await rm(outdir, { recursive: true, force: true });
+  if (!result.ok) console.error(result.output);
+  return result;
+}
+
+async function redeploy(options) {
+  const index = await openToolIndex({ root: PROJECT_ROOT, configPath: options.configPath, local: options.local, persistTo: options.persistTo, via: options.via });
+  try {
+    const entries = await index.listEntries();
+    const pending = entries.filter((e) => e.status === "pending");
+    if (pending.length === 0) {
+      log(`nothing to redeploy (${entries.length} written tool(s), none pending)`);
+      return 0;
+    }
+    log(`${pending.length} pending: ${pending.map((e) => `${e.name} v${e.version}`).join(", ")}`);
+
+    const passed = [];
+    let rejected = 0;
+    for (const entry of pending) {
+      const source = await index.getSource(entry.sourceKey);
+      const checked = await checkWrittenTool({ root: PROJECT_ROOT, entry, source });
+      if (checked.ok) {
+        log(`${entry.name} v${entry.version}: checks passed`);
+        passed.push({ entry, source });
+        continue;
+      }
+      rejected += 1;
+      log(`${entry.name} v${entry.version}: rejected\n${checked.error.replace(/^/gm, "    ")}`);
+      if (!options.dryRun) await updateIfUnchanged(index, entry, { status: "rejected", error: checked.error, rejectedAt: new Date().toISOString() });
+    }
+    if (passed.length === 0) {
+      log(`nothing to deploy: ${rejected} tool(s) rejected, the deployed Worker is unchanged`);
+      return 0;
+    }
+
+    const installed = [...(await restoreDeployed(index, entries))];
+    for (const { entry, source } of passed) installed.push({ entry, undo: await installTool(entry.name, source) });
+    const undoAll = async () => {
+      for (const { undo } of installed.reverse()) await undo();
+      await regenerateRegistry();
+    };
+
+    const generated = await regenerateRegistry();
+    if (!generated.ok) {
+      console.error(generated.output);
+      await undoAll();
+      log("registry generation failed; tools/ is restored and no row was changed");
+      return 1;
+    }
+    const deployed = await deploy(options);
+    if (!deployed.ok || options.dryRun) {
+      // A dry run only proves the build; a failed deploy must not leave files that the next deploy would ship.
+      await undoAll();
+      log(deployed.ok ? `dry run OK: ${passed.length} tool(s) would be deployed; tools/ is restored and no row was changed` : "wrangler deploy failed; tools/ is restored and no row was changed");
+      return deployed.ok ? 0 : 1;
+    }
+    const deployedAt = new Date().toISOString();
+    for (const { entry } of passed) await updateIfUnchanged(index, entry, { status: "deployed", deployedAt });
+    log(`deployed ${passed.map(({ entry }) => `${entry.name} v${entry.version}`).join(", ")}${rejected ? `; ${rejected} rejected` : ""}. Commit tools/ to keep them.`);
+    return 0;
+  } finally {
+    await index.close();
+  }
+}
+
+async function main(argv) {
+  let options;
+  try {
+    options = parseArgs(argv);
+  } catch (err) {
+    console.error(`redeploy: ${err instanceof Error ? err.message : String(err)}`);
+    return 2;
+  }
+  try {
+    return await redeploy(options);
+  } catch (err) {
+    console.error(`redeploy: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    return 1;
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,90 @@
+/**
+ * How written tools are shown: the rows of GET /v1/tools (status pending/rejected/deployed and whether
+ * a pending one runs as a draft) and the lines listTools appends, so the model knows each tool's state.
+ * Reads the KV index only; never throws on a missing binding (written tools are then simply absent).
+ */
+import type { ToolStore } from "../../core/tool-store.ts";
+import { bundledToolNames } from "../catalog.ts";
+import { isDraftTool } from "./draft-tool.ts";
+import type { WrittenToolEntry, WrittenToolStatus } from "./spec.ts";
+import { listEntries } from "./tool-index.ts";
+
+export type WrittenToolsEnv = { TOOL_INDEX?: KVNamespace; TOOL_SOURCE?: R2Bucket; LOADER?: WorkerLoader };
+
+export type WrittenToolView = {
+  name: string;
+  version: number;
+  status: WrittenToolStatus;
+  /** Pending, and runnable as a sandboxed draft here (a Worker Loader exists and no bundled tool has the name). */
+  draft: boolean;
+  label: string;
+  description: string;
+  hash: string;
+  author: WrittenToolEntry["author"];
+  writtenAt: string;
+  error?: string;
+  rejectedAt?: string;
+  deployedAt?: string;
+};
+
+/** Long redeploy errors (compiler output) are cut in listings; the KV row keeps the whole text. */
+const MAX_LISTED_ERROR_CHARS = 600;
+
+export async function readWrittenEntries(env: WrittenToolsEnv): Promise<WrittenToolEntry[]> {
+  return env.TOOL_INDEX ? listEntries(env.TOOL_INDEX) : [];
+}
+
+export async function describeWrittenTools(env: WrittenToolsEnv): Promise<{ draftRuntime: boolean; written: WrittenToolView[] }> {
+  const bundled = new Set(bundledToolNames());
+  const draftRuntime = env.LOADER !== undefined;
+  const written = (await readWrittenEntries(env)).map((e): WrittenToolView => {
+    const view: WrittenToolView = {
+      name: e.name,
+      version: e.version,
+      status: e.status,
+      draft: e.status === "pending" && draftRuntime && !bundled.has(e.name),
+      label: e.label,
+      description: e.description,
+      hash: e.hash,
+      author: e.author,
+      writtenAt: e.writtenAt,
+    };
+    if (e.error !== undefined) view.error = e.error;
+    if (e.rejectedAt !== undefined) view.rejectedAt = e.rejectedAt;
+    if (e.deployedAt !== undefined) view.deployedAt = e.deployedAt;
+    return view;
+  });
+  return { draftRuntime, written };
+}
+
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/** listTools' extra lines for one store: empty when no tool was ever written. */
+export function formatWrittenToolLines(entries: readonly WrittenToolEntry[], store: ToolStore, draftRuntime: boolean): string[] {
+  if (entries.length === 0) return [];
+  const lines = entries.map((e) => {
+    const head = `- ${e.name} (v${e.version}): ${e.label} — ${e.description}`;
+    switch (e.status) {
+      case "deployed":
+        return `${head}\n  status: deployed (a bundled tool once the Worker runs the new deploy)`;
+      case "rejected":
+        return `${head}\n  status: rejected by the redeploy check; write it again to fix it. Error: ${cut(e.error ?? "unknown", MAX_LISTED_ERROR_CHARS)}`;
+      case "pending": {
+        const inStore = store.get(e.name);
+        const where = isDraftTool(inStore)
+          ? "callable now in this session as a sandboxed draft (no network, no bindings)"
+          : inStore
+            ? "a bundled tool of the same name takes precedence"
+            : draftRuntime
+            ? "not callable in this session (written after it started); new sessions get it as a draft"
+            : "not callable until the redeploy ships it (this Worker has no draft runtime)";
+        return `${head}\n  status: pending redeploy; ${where}`;
+      }
+      default: {
+        const unknown: never = e.status;
+        return `${head}\n  status: ${String(unknown)}`;
+      }
+    }
+  });
+  return ["", "Written tools (writeTool) and their state:", ...lines];
+}

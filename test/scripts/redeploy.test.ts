@@ -1,0 +1,168 @@
+/**
+ * scripts/redeploy.mjs in local mode against a throwaway project copy and a fresh wrangler state dir:
+ * tools are seeded through the real writer (commitWrittenTool) via getPlatformProxy, then the script runs
+ * as a child process: a dry run first, then the real run, then a second run. Each test checks one outcome.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { getPlatformProxy } from "wrangler";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { commitWrittenTool, indexKey, sha256Hex, sourceKey, specKey, type ToolIndexEnv } from "../../src/tools/written/tool-index.ts";
+import { WRITTEN_TOOL_MARKER } from "../../src/tools/written/render.ts";
+import type { WrittenToolEntry, WrittenToolSpec } from "../../src/tools/written/spec.ts";
+import { copyProject, type TempProject } from "../support/temp-project.ts";
+
+type Run = { code: number; output: string };
+
+const spec = (name: string, executeCode: string): WrittenToolSpec => ({
+  name,
+  label: name,
+  description: `The ${name} tool.`,
+  inputSchema: { type: "object", properties: { a: { type: "number" } } },
+  executeCode,
+  parallel: false,
+});
+
+let project: TempProject;
+let state: string;
+const runs: Record<"dryRun" | "first" | "second", Run> = {} as never;
+const afterDryRun: { tools: string[]; rows: Record<string, WrittenToolEntry | null> } = { tools: [], rows: {} };
+let rows: Record<string, WrittenToolEntry | null> = {};
+
+async function withIndex<T>(fn: (env: ToolIndexEnv) => Promise<T>): Promise<T> {
+  const proxy = await getPlatformProxy<ToolIndexEnv>({ configPath: path.join(project.root, "wrangler.toml"), persist: { path: path.join(state, "v3") } });
+  try {
+    return await fn(proxy.env);
+  } finally {
+    await proxy.dispose();
+  }
+}
+
+function redeploy(...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    const node = path.join(project.root, "node_modules", ".bin", "node");
+    execFile(node, [path.join(project.root, "scripts", "redeploy.mjs"), "--local", "--persist-to", state, ...args], { cwd: project.root }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, output: `${stdout}${stderr}` });
+    });
+  });
+}
+
+const NAMES = ["goodAdder", "typeBroken", "throwsOnLoad", "getTime"] as const;
+const readRows = () =>
+  withIndex(async (env) =>
+    Object.fromEntries(await Promise.all(NAMES.map(async (n) => [n, JSON.parse((await env.TOOL_INDEX.get(indexKey(n))) ?? "null")] as const))),
+  );
+const toolFiles = async () => (await import("node:fs/promises")).readdir(path.join(project.root, "tools"));
+
+beforeAll(async () => {
+  project = await copyProject();
+  state = await mkdtemp(path.join(tmpdir(), "redeploy-state-"));
+  await withIndex(async (env) => {
+    const author = { sessionId: "test" };
+    await commitWrittenTool(env, spec("goodAdder", "return String(args.a + 1);"), author, new Date());
+    // Plain JavaScript that parses and loads, but does not typecheck: a number has no toUpperCase.
+    await commitWrittenTool(env, spec("typeBroken", "const n = 1;\nreturn n.toUpperCase();"), author, new Date());
+    // A source writeTool would never render, as if R2 had been written around it: getTool() throws.
+    const source = `${WRITTEN_TOOL_MARKER}: throwsOnLoad v1.\nexport function getTool() {\n  throw new Error("kaboom at load");\n}\n`;
+    const entry: WrittenToolEntry = {
+      name: "throwsOnLoad", version: 1, hash: await sha256Hex(source), status: "pending", label: "x", description: "x",
+      author, writtenAt: new Date().toISOString(), sourceKey: sourceKey("throwsOnLoad", 1), specKey: specKey("throwsOnLoad", 1),
+    };
+    await env.TOOL_SOURCE.put(entry.sourceKey, source);
+    await env.TOOL_INDEX.put(indexKey("throwsOnLoad"), JSON.stringify(entry));
+    // A pending row for a hand-written tool's name (writeTool refuses it; the script must too).
+    await commitWrittenTool(env, spec("getTime", "return 'not the real getTime';"), author, new Date());
+  });
+  runs.dryRun = await redeploy("--dry-run");
+  afterDryRun.tools = await toolFiles();
+  afterDryRun.rows = await readRows();
+  runs.first = await redeploy();
+  rows = await readRows();
+  runs.second = await redeploy();
+}, 120_000);
+
+afterAll(async () => {
+  await project?.remove();
+  if (state) await rm(state, { recursive: true, force: true });
+});
+
+describe("npm run redeploy --local", () => {
+  it("in a dry run checks everything but changes neither tools/ nor the index", () => {
+    expect(runs.dryRun.code).toBe(0);
+    expect(runs.dryRun.output).toContain("dry run OK: 1 tool(s) would be deployed; tools/ is restored and no row was changed");
+    expect(afterDryRun.tools.sort()).toEqual(["getTime.ts", "getWeather.ts", "writeTool.ts"]);
+    expect(Object.values(afterDryRun.rows).map((r) => r?.status)).toEqual(["pending", "pending", "pending", "pending"]);
+  });
+
+  it("writes a passing tool into tools/ and the regenerated registry, and marks it deployed", async () => {
+    expect(runs.first.code).toBe(0);
+    const file = await readFile(path.join(project.root, "tools", "goodAdder.ts"), "utf8");
+    expect(file.startsWith(`${WRITTEN_TOOL_MARKER}: goodAdder v1.`)).toBe(true);
+    expect(await sha256Hex(file)).toBe(rows.goodAdder?.hash);
+    const registry = await readFile(path.join(project.root, "src", "tools", "registry.generated.ts"), "utf8");
+    expect(registry).toContain('import * as goodAdder from "../../tools/goodAdder.ts";');
+    expect(rows.goodAdder).toMatchObject({ status: "deployed", version: 1 });
+    expect(Date.parse(rows.goodAdder!.deployedAt!)).not.toBeNaN();
+  });
+
+  it("rejects a tool that does not typecheck, storing the compiler's message, and keeps it out of tools/", () => {
+    expect(rows.typeBroken).toMatchObject({ status: "rejected" });
+    expect(rows.typeBroken!.error).toMatch(/^tools\/typeBroken\.ts\(\d+,\d+\): error TS2339: Property 'toUpperCase' does not exist on type '1'/);
+    expect(existsSync(path.join(project.root, "tools", "typeBroken.ts"))).toBe(false);
+  });
+
+  it("rejects a tool whose getTool() throws on load", () => {
+    expect(rows.throwsOnLoad).toMatchObject({ status: "rejected", error: "tools/throwsOnLoad.ts: getTool() threw: kaboom at load" });
+    expect(existsSync(path.join(project.root, "tools", "throwsOnLoad.ts"))).toBe(false);
+  });
+
+  it("never replaces a hand-written tool", async () => {
+    expect(rows.getTime).toMatchObject({ status: "rejected", error: "tools/getTime.ts is a hand-written tool; a written tool may not replace it" });
+    expect(await readFile(path.join(project.root, "tools", "getTime.ts"), "utf8")).not.toContain(WRITTEN_TOOL_MARKER);
+  });
+
+  it("does nothing when run again", () => {
+    expect(runs.second.code).toBe(0);
+    expect(runs.second.output).toContain("nothing to redeploy (4 written tool(s), none pending)");
+  });
+});
+
+describe("npm run redeploy through the wrangler CLI (the remote path, here with --local)", () => {
+  let cliState: string;
+  let run: Run;
+  let row: WrittenToolEntry | null;
+
+  beforeAll(async () => {
+    cliState = await mkdtemp(path.join(tmpdir(), "redeploy-cli-state-"));
+    const proxy = await getPlatformProxy<ToolIndexEnv>({ configPath: path.join(project.root, "wrangler.toml"), persist: { path: path.join(cliState, "v3") } });
+    try {
+      await commitWrittenTool(proxy.env, spec("cliAdder", "return String(args.a + 2);"), { sessionId: "test" }, new Date());
+    } finally {
+      await proxy.dispose();
+    }
+    run = await new Promise<Run>((resolve) => {
+      const node = path.join(project.root, "node_modules", ".bin", "node");
+      const args = [path.join(project.root, "scripts", "redeploy.mjs"), "--local", "--persist-to", cliState, "--index-via", "cli"];
+      execFile(node, args, { cwd: project.root }, (err, stdout, stderr) => resolve({ code: err ? 1 : 0, output: `${stdout}${stderr}` }));
+    });
+    const after = await getPlatformProxy<ToolIndexEnv>({ configPath: path.join(project.root, "wrangler.toml"), persist: { path: path.join(cliState, "v3") } });
+    try {
+      row = JSON.parse((await after.env.TOOL_INDEX.get(indexKey("cliAdder"))) ?? "null") as WrittenToolEntry | null;
+    } finally {
+      await after.dispose();
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    if (cliState) await rm(cliState, { recursive: true, force: true });
+  });
+
+  it("reads the index and source and marks the tool deployed with the CLI's kv and r2 commands", async () => {
+    expect(run.code, run.output).toBe(0);
+    expect(row).toMatchObject({ name: "cliAdder", status: "deployed" });
+    expect(await readFile(path.join(project.root, "tools", "cliAdder.ts"), "utf8")).toContain("return String(args.a + 2);");
+  });
+});

@@ -1,0 +1,52 @@
+/**
+ * Helpers for the writeTool tests in workerd: unique tool names (tests share one KV and R2), a writeTool
+ * call for the scripted model, direct calls of the writeTool tool with a chosen env, and reading a
+ * session's tool results from its snapshot.
+ */
+import { env } from "cloudflare:test";
+import type { AgentToolResult, ToolArguments, ToolResultMessage } from "../../src/core/types.ts";
+import { ToolStore } from "../../src/core/tool-store.ts";
+import type { WriteToolInput } from "../../src/tools/written/spec.ts";
+import { getTool } from "../../tools/writeTool.ts";
+import type { MockReply } from "../support/mock-openai-server.ts";
+import { api, type TestSession } from "./support.ts";
+
+export type WorkerEnv = { TOOL_INDEX: KVNamespace; TOOL_SOURCE: R2Bucket; LOADER: WorkerLoader; WRITE_TOOL_ENABLED: string; OPENAI_API_KEY: string };
+export const workerEnv = env as unknown as WorkerEnv;
+
+/** A fresh identifier, so tests never see each other's tools in the shared index. */
+export const uniqueName = (prefix = "tool") => `${prefix}_${crypto.randomUUID().replace(/-/g, "").slice(0, 10)}`;
+
+export const adderInput = (name: string, overrides: Partial<WriteToolInput> = {}): WriteToolInput => ({
+  name,
+  label: "Add Numbers",
+  description: "Adds a and b.",
+  inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+  executeCode: "return `sum: ${args.a + args.b}`;",
+  ...overrides,
+});
+
+export const writeToolReply = (id: string, input: WriteToolInput): MockReply => ({ toolCalls: [{ id, name: "writeTool", arguments: input }] });
+export const callReply = (id: string, name: string, args: ToolArguments): MockReply => ({ toolCalls: [{ id, name, arguments: args }] });
+
+export type DirectOutcome = { ok: true; result: AgentToolResult } | { ok: false; error: string };
+
+/** Calls writeTool's execute as the pipeline would, with `envOverrides` on top of the test Worker's env. */
+export async function runWriteToolDirectly(input: WriteToolInput, envOverrides: Record<string, unknown> = {}, store = new ToolStore("direct")): Promise<DirectOutcome> {
+  const tool = getTool();
+  const context = { sessionId: "direct-session", env: { ...workerEnv, ...envOverrides }, toolStore: store };
+  try {
+    return { ok: true, result: await tool.execute("direct-call", input, undefined, () => {}, context) };
+  } catch (err) {
+    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+export async function toolResults(session: TestSession): Promise<ToolResultMessage[]> {
+  const res = await api(`/v1/sessions/${session.id}`, { key: session.key });
+  const snapshot = (await res.json()) as { messages: { role: string }[] };
+  return snapshot.messages.filter((m): m is ToolResultMessage => m.role === "toolResult");
+}
+
+export const textOf = (message: { content: { type: string; text?: string }[] } | undefined): string =>
+  (message?.content ?? []).map((b) => b.text ?? "").join("");
