@@ -54,6 +54,18 @@ const liveGroups = new Map<number, string>();
 let exitHookInstalled = false;
 
 export async function startWranglerDev(options: WranglerDevOptions = {}): Promise<WranglerDev> {
+  // Ports are picked before wrangler binds them, so a parallel test file can take one first: try again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startWranglerDevOnce(options);
+    } catch (err) {
+      const portClash = err instanceof Error && err.message.includes("Address already in use");
+      if (!portClash || options.port !== undefined || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function startWranglerDevOnce(options: WranglerDevOptions): Promise<WranglerDev> {
   installExitHook();
   const scratch = mkdtempSync(join(tmpdir(), "edge-agent-e2e-"));
   const persistTo = options.persistTo ?? join(scratch, "state");
@@ -65,6 +77,7 @@ export async function startWranglerDev(options: WranglerDevOptions = {}): Promis
   const args = [
     "dev",
     "--port", String(port),
+    "--inspector-port", String(await findFreePort()),
     "--ip", "127.0.0.1",
     "--persist-to", persistTo,
     // Given an env file, wrangler skips .dev.vars and .env: the test's vars are the only ones.
