@@ -54,6 +54,18 @@ function isPlainObject(v) {
 }
 
 /**
+ * A tool may import the registry this script writes (writeTool asks which names are bundled). While the
+ * tools are being checked that file may be missing or stale, so it stands in as an empty registry.
+ */
+const emptyRegistryWhileChecking = {
+  name: "empty-registry-while-checking",
+  setup(build) {
+    build.onResolve({ filter: /registry\.generated(\.ts)?$/ }, (args) => ({ path: args.path, namespace: "empty-registry" }));
+    build.onLoad({ filter: /.*/, namespace: "empty-registry" }, () => ({ contents: "export const toolRegistry = {};", loader: "js" }));
+  },
+};
+
+/**
  * Bundles all files in one esbuild call (shared code lands in shared chunks) into `outDir`.
  * Returns a map from source file to its bundled entry, and from file to its build errors when the build fails:
  * a failing joint build is retried file by file so each error names the tool it belongs to.
@@ -69,6 +81,7 @@ async function bundleTools(files, outDir) {
     // Packages resolve from the project even for a tools folder elsewhere (tests use temporary ones).
     nodePaths: [path.join(PROJECT_ROOT, "node_modules")],
     logLevel: "silent",
+    plugins: [emptyRegistryWhileChecking],
   };
   // Entries get index names, so each output path is known without the metafile (which matches entry
   // paths ignoring case) and output names never collide, whatever the file system.

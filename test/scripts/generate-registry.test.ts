@@ -55,6 +55,15 @@ function plainTool(name: string, inputSchema: unknown = { type: "object", proper
 const readOut = (root: string) => readFile(path.join(root, OUT), "utf8");
 
 describe("scripts/generate-registry.mjs", () => {
+  it("checks a tool that imports the registry before the registry exists (a fresh checkout)", async () => {
+    const root = await project({
+      "lister.ts": `import { toolRegistry } from "../src/tools/registry.generated.ts";\n${plainTool("lister").replace("Does lister.", "Lists \" + Object.keys(toolRegistry).length + \"")}`,
+    });
+    const run = await runGenerator(root);
+    expect(run.code, run.stderr).toBe(0);
+    expect(await readOut(root)).toContain('import * as lister from "../../tools/lister.ts";');
+  });
+
   it("writes a registry of sorted static imports for a valid tools folder", async () => {
     const root = await project({ "zeta.ts": plainTool("zeta"), "alpha.ts": plainTool("alpha"), "Mid_1.ts": plainTool("Mid_1") });
     const run = await runGenerator(root);
