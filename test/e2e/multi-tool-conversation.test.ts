@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startMockOpenAi, type MockOpenAiServer, type MockReply, type RecordedRequest } from "../support/mock-openai-server.ts";
 import { createApi, textOf, type AssistantResponse, type E2eApi, type E2eSession } from "./support/http-api.ts";
-import type { SseEvent, SseReader } from "./support/sse-reader.ts";
+import type { SseEvent, SseReader } from "../support/sse-reader.ts";
 import { startWranglerDev, type WranglerDev } from "./support/wrangler-dev.ts";
 
 const QUESTION = "What time is it in Tokyo and in Paris?";

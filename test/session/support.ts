@@ -5,8 +5,9 @@
 import { SELF } from "cloudflare:test";
 import { inject } from "vitest";
 import type { MockReply } from "../support/mock-openai-server.ts";
+import { SseReader } from "../support/sse-reader.ts";
 
-export type SseEvent = { id?: string; event?: string; data: string; json: Record<string, unknown> & { type: string; seq: number } };
+export { SseReader, type SseEvent } from "../support/sse-reader.ts";
 
 export type TestSession = { id: string; key: string; scriptId: string; auth: Record<string, string> };
 
@@ -49,72 +50,6 @@ export async function nextResponse(session: TestSession, waitMs = 10_000): Promi
   const res = await api(`/v1/sessions/${session.id}/responses/next?waitMs=${waitMs}`, { key: session.key });
   if (res.status !== 200) throw new Error(`no response: ${res.status}`);
   return res.json();
-}
-
-/** Reads an SSE body incrementally; `next()` resolves with each event as soon as its bytes arrive. */
-export class SseReader {
-  private buffer = "";
-  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
-  private readonly decoder = new TextDecoder();
-  readonly events: SseEvent[] = [];
-  comments = 0;
-
-  constructor(response: Response) {
-    this.reader = response.body!.getReader();
-  }
-
-  async next(timeoutMs = 5_000): Promise<SseEvent | undefined> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const parsed = this.parseOne();
-      if (parsed) return parsed;
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no SSE event within ${timeoutMs} ms; got ${this.events.map((e) => e.event).join(",")}`);
-      const chunk = await Promise.race([
-        this.reader.read(),
-        new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), left)),
-      ]);
-      if (chunk === "timeout") continue;
-      if (chunk.done) return undefined;
-      this.buffer += this.decoder.decode(chunk.value, { stream: true });
-    }
-  }
-
-  /** Reads until an event of `type` arrives; returns every event read on the way, that one included. */
-  async until(type: string, timeoutMs = 10_000): Promise<SseEvent[]> {
-    const seen: SseEvent[] = [];
-    for (;;) {
-      const event = await this.next(timeoutMs);
-      if (!event) throw new Error(`stream ended before ${type}; got ${seen.map((e) => e.event).join(",")}`);
-      seen.push(event);
-      if (event.event === type) return seen;
-    }
-  }
-
-  async cancel(): Promise<void> {
-    await this.reader.cancel().catch(() => undefined);
-  }
-
-  private parseOne(): SseEvent | undefined {
-    for (;;) {
-      const end = this.buffer.indexOf("\n\n");
-      if (end < 0) return undefined;
-      const block = this.buffer.slice(0, end);
-      this.buffer = this.buffer.slice(end + 2);
-      const event: Partial<SseEvent> = {};
-      const data: string[] = [];
-      for (const line of block.split("\n")) {
-        if (line.startsWith(":")) this.comments++;
-        else if (line.startsWith("id: ")) event.id = line.slice(4);
-        else if (line.startsWith("event: ")) event.event = line.slice(7);
-        else if (line.startsWith("data: ")) data.push(line.slice(6));
-      }
-      if (data.length === 0) continue;
-      const full = { ...event, data: data.join("\n"), json: JSON.parse(data.join("\n")) } as SseEvent;
-      this.events.push(full);
-      return full;
-    }
-  }
 }
 
 export async function openEvents(session: TestSession, lastEventId?: number | string): Promise<SseReader> {

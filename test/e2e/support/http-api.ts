@@ -3,7 +3,7 @@
  * session, post messages, open the event stream, take responses, read the snapshot). Used by
  * test/e2e/*.test.ts; every call checks its status and throws with the body when it is not the expected one.
  */
-import { SseReader } from "./sse-reader.ts";
+import { SseReader } from "../../support/sse-reader.ts";
 
 export type E2eSession = { id: string; key: string };
 

@@ -1,8 +1,9 @@
 /**
- * An incremental SSE reader for Node's fetch: parses `id:`/`event:`/`data:` blocks as bytes arrive, so an
- * e2e test sees each event when the server sends it. Used by test/e2e/support/http-api.ts.
- * Invariant: events come out in wire order; comments (`: ping`) are counted, never returned.
+ * The tests' incremental SSE reader, for workerd integration tests and Node end-to-end tests alike:
+ * it feeds response bytes to the client SDK's parser as they arrive, so a test sees each event when the
+ * server sends it. Events come out in wire order; comments (`: ping`) are counted, never returned.
  */
+import { SseParser } from "../../src/client/sse-parser.ts";
 
 export type SseEvent = {
   id?: string;
@@ -14,9 +15,9 @@ export type SseEvent = {
 };
 
 export class SseReader {
-  private buffer = "";
+  private readonly parser = new SseParser();
   private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
-  private readonly decoder = new TextDecoder();
+  private readonly ready: SseEvent[] = [];
   readonly events: SseEvent[] = [];
   comments = 0;
 
@@ -28,9 +29,7 @@ export class SseReader {
   /** The next event, or undefined when the stream ended; throws when none arrives in time. */
   async next(timeoutMs = 10_000): Promise<SseEvent | undefined> {
     const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const parsed = this.parseOne();
-      if (parsed) return parsed;
+    while (this.ready.length === 0) {
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`no SSE event within ${timeoutMs} ms; got ${this.events.map((e) => e.event).join(",")}`);
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -41,8 +40,9 @@ export class SseReader {
       clearTimeout(timer);
       if (chunk === "timeout") continue;
       if (chunk.done) return undefined;
-      this.buffer += this.decoder.decode(chunk.value, { stream: true });
+      this.take(chunk.value);
     }
+    return this.ready.shift();
   }
 
   /** Reads until an event of `type` arrives; returns every event read on the way, that one included. */
@@ -61,31 +61,19 @@ export class SseReader {
     await this.reader.cancel().catch(() => undefined);
   }
 
-  private parseOne(): SseEvent | undefined {
-    for (;;) {
-      const end = this.buffer.indexOf("\n\n");
-      if (end < 0) return undefined;
-      const block = this.buffer.slice(0, end);
-      this.buffer = this.buffer.slice(end + 2);
-      const event: { id?: string; event?: string } = {};
-      const data: string[] = [];
-      for (const line of block.split("\n")) {
-        if (line.startsWith(":")) this.comments++;
-        else if (line.startsWith("id:")) event.id = fieldValue(line, 3);
-        else if (line.startsWith("event:")) event.event = fieldValue(line, 6);
-        else if (line.startsWith("data:")) data.push(fieldValue(line, 5));
-      }
-      if (data.length === 0) continue;
-      const text = data.join("\n");
-      const full: SseEvent = { ...event, data: text, json: JSON.parse(text) as SseEvent["json"], receivedAt: Date.now() };
-      this.events.push(full);
-      return full;
+  private take(bytes: Uint8Array): void {
+    for (const item of this.parser.feed(bytes)) {
+      if (item.kind === "comment") this.comments++;
+      if (item.kind !== "message") continue;
+      const event: SseEvent = {
+        ...(item.id !== undefined ? { id: item.id } : {}),
+        event: item.event,
+        data: item.data,
+        json: JSON.parse(item.data) as SseEvent["json"],
+        receivedAt: Date.now(),
+      };
+      this.events.push(event);
+      this.ready.push(event);
     }
   }
-}
-
-/** The SSE spec strips one space after the colon, no more. */
-function fieldValue(line: string, colonEnd: number): string {
-  const rest = line.slice(colonEnd);
-  return rest.startsWith(" ") ? rest.slice(1) : rest;
 }
