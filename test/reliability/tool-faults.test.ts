@@ -110,3 +110,21 @@ describe("load", () => {
     });
   });
 });
+
+describe("event retention", () => {
+  it("tells a client asking for trimmed events that they were dropped, then replays what is kept", async () => {
+    const s = await createSession();
+    await script(s, { toolCalls: [{ id: "c1", name: "chatty", arguments: { count: 6_000 } }] }, { text: "long run" });
+    await send(s, "flood");
+    await nextResponse(s, 15_000);
+    const replay = await openEvents(s, 1);
+    const first = (await replay.next())!;
+    expect(first.event).toBe("error");
+    expect(first.id).toBeUndefined();
+    expect(first.json).toMatchObject({ code: "events_dropped" });
+    const oldest = Number((first.json as { oldestSeq: number }).oldestSeq);
+    expect(oldest).toBeGreaterThan(2);
+    expect(Number((await replay.next())!.id)).toBe(oldest);
+    await replay.cancel();
+  });
+});
