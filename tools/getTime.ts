@@ -4,7 +4,7 @@
  * Failures (neither argument, an unknown zone, an unknown city) throw an Error whose message tells the
  * model how to repair the call; the core pipeline turns the throw into an error result.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool } from "../src/tools/define-tool.ts";
 import type { AgentTool } from "../src/core/types.ts";
 

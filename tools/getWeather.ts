@@ -5,7 +5,7 @@
  * Reports {stage:"geocoding"} then {stage:"forecast"} as partial results. Every failure throws an Error
  * with a readable message (the core pipeline turns it into an error result); the signal reaches fetch.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool } from "../src/tools/define-tool.ts";
 import type { AgentTool, ToolExecutionContext } from "../src/core/types.ts";
 

@@ -2,6 +2,8 @@
  * formatMsgForLLM's default (spec §14): an AgentContext → OpenAI Chat Completions request body parts.
  * Wire types are declared here by hand so the core stays free of the `openai` package.
  * Tool calls go out with JSON-text arguments; results go out as `tool` messages with `tool_call_id`.
+ * History is append-only and a stored message is never changed, so each message (and tool) is formatted
+ * once and the same wire object is returned at every later step: a step's cost does not grow with history.
  */
 import type { AgentContext, AgentMessage, AgentTool, ToolResultContent, UserContent } from "./types.ts";
 
@@ -25,14 +27,31 @@ export type ChatTool = {
 /** What llmCall receives: the spec's formatted `Dict("messages" => ...)`, plus the tool list. */
 export type LlmRequest = { messages: ChatMessage[]; tools: ChatTool[] };
 
+// Keyed by the history's own objects; `null` remembers "not sent". Entries go when the messages do.
+const formattedMessages = new WeakMap<AgentMessage, ChatMessage | null>();
+const formattedTools = new WeakMap<AgentTool, ChatTool>();
+
 export function formatMsgForLLM(context: AgentContext): LlmRequest {
   const messages: ChatMessage[] = [];
   if (context.systemPrompt) messages.push({ role: "system", content: context.systemPrompt });
   for (const message of context.messages) {
-    const formatted = formatMessage(message);
+    let formatted = formattedMessages.get(message);
+    if (formatted === undefined) {
+      formatted = formatMessage(message) ?? null;
+      formattedMessages.set(message, formatted);
+    }
     if (formatted) messages.push(formatted);
   }
-  return { messages, tools: [...context.tools.values()].map(formatTool) };
+  const tools: ChatTool[] = [];
+  for (const tool of context.tools.values()) {
+    let formatted = formattedTools.get(tool);
+    if (!formatted) {
+      formatted = formatTool(tool);
+      formattedTools.set(tool, formatted);
+    }
+    tools.push(formatted);
+  }
+  return { messages, tools };
 }
 
 export function formatTool(tool: AgentTool): ChatTool {

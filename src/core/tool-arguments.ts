@@ -4,7 +4,7 @@
  * additionalProperties, bounds) in jitless mode, because Workers forbid eval/new Function.
  * Messages name each failing field by path so the model can repair its call.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { AgentTool, JsonSchema, ToolArguments } from "./types.ts";
 
 z.config({ jitless: true });

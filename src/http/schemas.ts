@@ -2,7 +2,7 @@
  * zod schemas for every request body, path parameter and query the API accepts. Strict objects: an
  * unknown field is a 400 naming it, so client typos do not pass silently.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { TOOL_NAME_PATTERN } from "../core/index.ts";
 import { SESSION_ID_PATTERN } from "./auth.ts";
 

@@ -12,6 +12,7 @@ import type { LlmRequest } from "../core/format-messages.ts";
 import { abortedError, LlmError } from "./llm-error.ts";
 import { toLlmError, type AttemptState } from "./openai-errors.ts";
 import { createChunkAccumulator, readCompletion, type CompletionParts } from "./openai-response.ts";
+import { serializeChatRequest, serializeList } from "./request-json.ts";
 import { DEFAULT_INITIAL_RETRY_DELAY_MS, DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_DELAY_MS, withRetries, type RetryPolicy } from "./retry.ts";
 import { estimateUsage } from "./usage.ts";
 
@@ -142,8 +143,19 @@ async function attemptOnce(
   try {
     armTimer();
     const requestOptions = { signal: controller.signal, maxRetries: 0, timeout: timeoutMs };
-    if (!stream) return readCompletion(await client.chat.completions.create({ ...body, stream: false }, requestOptions));
-    const chunks = await client.chat.completions.create({ ...body, stream: true, ...(includeUsage ? { stream_options: { include_usage: true } } : {}) }, requestOptions);
+    // The body goes out as ready JSON text: the SDK would otherwise walk every value of the whole history
+    // through a JSON.stringify replacer at each step, and most of the text is already cached (request-json.ts).
+    const asText = (params: RequestBody & { stream: boolean }) => ({
+      ...requestOptions,
+      body: serializeChatRequest(params),
+      headers: { "content-type": "application/json" },
+    });
+    if (!stream) {
+      const params = { ...body, stream: false as const };
+      return readCompletion(await client.chat.completions.create(params, asText(params)));
+    }
+    const params = { ...body, stream: true as const, ...(includeUsage ? { stream_options: { include_usage: true } } : {}) };
+    const chunks = await client.chat.completions.create(params, asText(params));
     const accumulator = createChunkAccumulator();
     for await (const chunk of chunks) {
       armTimer();
@@ -179,7 +191,7 @@ function toResponse(parts: CompletionParts, request: LlmRequest, model: string, 
     api: OPENAI_API,
     provider,
     model: parts.model ?? model,
-    usage: parts.usage ?? estimateUsage(JSON.stringify(request.messages), output),
+    usage: parts.usage ?? estimateUsage(serializeList(request.messages), output),
     stopReason: parts.stopReason,
     timestamp: Date.now(),
   };

@@ -2,7 +2,9 @@
  * Fans stamped events out to the session's open SSE streams. Writes are never awaited by the agent:
  * each subscriber has its own stream, and one whose unread backlog grows past a bound is closed (its
  * client reconnects with Last-Event-ID and replays from the log), so a slow or dead reader never stalls
- * the run. A heartbeat comment keeps idle streams open and reveals vanished clients.
+ * the run. A heartbeat comment keeps idle streams open and reveals vanished clients. Events published in
+ * one synchronous burst (e.g. a tool's partial results) go out as one write per subscriber, flushed in a
+ * microtask: the cost of a write is paid per burst, not per event, and no latency is added.
  */
 import { formatSse, formatSseComment } from "../http/sse.ts";
 
@@ -18,6 +20,9 @@ const encoder = new TextEncoder();
 export class EventHub {
   private readonly subscribers = new Set<Subscriber>();
   private heartbeat: ReturnType<typeof setInterval> | undefined;
+  /** Formatted events published since the last flush, in publish order. */
+  private pending: string[] = [];
+  private flushQueued = false;
 
   get size(): number {
     return this.subscribers.size;
@@ -28,6 +33,8 @@ export class EventHub {
    * event. Call it in the same synchronous block as reading the replay, so nothing falls in between.
    */
   subscribe(initial: string[], signal?: AbortSignal): ReadableStream<Uint8Array> {
+    // Unflushed events are already in the log the caller replayed from: they belong to the old subscribers only.
+    this.flush();
     // The backlog bound is on the writable side: desiredSize there is what `write` checks.
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>(undefined, {
       highWaterMark: MAX_SUBSCRIBER_BACKLOG_BYTES,
@@ -35,7 +42,7 @@ export class EventHub {
     });
     const subscriber: Subscriber = { writer: writable.getWriter(), closed: false };
     this.subscribers.add(subscriber);
-    for (const chunk of initial) this.write(subscriber, chunk);
+    if (initial.length > 0) this.write(subscriber, initial.join(""));
     signal?.addEventListener("abort", () => this.drop(subscriber), { once: true });
     this.ensureHeartbeat();
     return readable;
@@ -43,12 +50,25 @@ export class EventHub {
 
   publish(id: number, event: string, json: string): void {
     if (this.subscribers.size === 0) return;
-    const chunk = formatSse({ id, event, data: json });
+    this.pending.push(formatSse({ id, event, data: json }));
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      queueMicrotask(() => this.flush());
+    }
+  }
+
+  /** Writes every pending event to every subscriber, as one chunk each. */
+  flush(): void {
+    this.flushQueued = false;
+    if (this.pending.length === 0) return;
+    const chunk = this.pending.join("");
+    this.pending = [];
     for (const subscriber of this.subscribers) this.write(subscriber, chunk);
   }
 
   /** Sends a final message (if any) and ends every stream, e.g. on shutdown. */
   closeAll(finalChunk?: string): void {
+    this.flush();
     for (const subscriber of [...this.subscribers]) {
       if (finalChunk) this.write(subscriber, finalChunk);
       this.drop(subscriber);
@@ -79,6 +99,7 @@ export class EventHub {
   private ensureHeartbeat(): void {
     if (this.heartbeat) return;
     this.heartbeat = setInterval(() => {
+      this.flush();
       const ping = formatSseComment("ping");
       for (const subscriber of [...this.subscribers]) this.write(subscriber, ping);
     }, HEARTBEAT_INTERVAL_MS);

@@ -5,7 +5,7 @@
  * Invariant: `execute` receives arguments already checked by the core, then parsed by the zod schema
  * (which applies defaults and transforms the JSON Schema cannot express).
  */
-import { z } from "zod";
+import * as z from "zod";
 import type {
   AgentTool,
   AgentToolResult,

@@ -122,7 +122,7 @@ describe("event retention", () => {
     expect(first.event).toBe("error");
     expect(first.id).toBeUndefined();
     expect(first.json).toMatchObject({ code: "events_dropped" });
-    const oldest = Number((first.json as { oldestSeq: number }).oldestSeq);
+    const oldest = Number(first.json.oldestSeq);
     expect(oldest).toBeGreaterThan(2);
     expect(Number((await replay.next())!.id)).toBe(oldest);
     await replay.cancel();

@@ -3,7 +3,7 @@
  * The spec is the model's input, kept verbatim in R2 beside the rendered source; the entry is the KV
  * index row that the session, the HTTP API and scripts/redeploy.mjs read. Shared vocabulary only.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { JsonSchema } from "../../core/types.ts";
 
 export const writeToolInput = z.object({

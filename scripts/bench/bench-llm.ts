@@ -1,0 +1,142 @@
+/**
+ * The benchmark's LLM: the project's zero-latency mock OpenAI server with a handler that scripts tool calls
+ * from the session's last user message, statelessly: `seed H` grows history to H messages with benchEcho
+ * batches, `steps K` makes K single benchEcho calls in a row, `parallel N MS` one batch of N benchSleep calls,
+ * `stream COUNT SPACING` one benchStream call, `turn` one benchEcho call; each ends with a short text. Its
+ * timing taps record each gap between a tool-call reply leaving and the same session's next request arriving.
+ */
+import { startMockOpenAi, type MockReply, type MockToolCall, type RecordedRequest } from "../../test/support/mock-openai-server.ts";
+
+/** Tool calls per seeding reply: big batches seed 1,000 messages in ~20 steps, within the loop's maxSteps. */
+const SEED_BATCH = 50;
+export const FINAL_TEXT = "done";
+
+export type StepGap = {
+  /** The session tag (from its system prompt). */
+  tag: string;
+  command: string;
+  /** Messages in history (system prompt excluded) in the request that ended the gap. */
+  history: number;
+  /** How many tool calls the reply before the gap carried. */
+  calls: number;
+  /** From the last byte of the tool-call reply to the arrival of the next request, in ms. */
+  gapMs: number;
+};
+
+export type BenchLlm = {
+  url: string;
+  gaps: StepGap[];
+  /** Requests answered so far. */
+  requestCount(): number;
+  /** Drops recorded gaps and requests (between phases, to keep memory flat). */
+  clear(): void;
+  close(): Promise<void>;
+};
+
+export type WireMessage = { role?: string; content?: unknown; tool_calls?: unknown[] };
+type ReplyInfo = { tag: string; command: string; calls: number };
+
+export const systemPromptFor = (tag: string): string => `bench:${tag}`;
+
+export async function startBenchLlm(): Promise<BenchLlm> {
+  const gaps: StepGap[] = [];
+  const replies = new WeakMap<RecordedRequest, ReplyInfo>();
+  const lastToolReplyAt = new Map<string, number>();
+  let count = 0;
+
+  const mock = await startMockOpenAi({
+    hooks: {
+      received(request, receivedAt) {
+        const { tag, command, messages } = readRequest(request);
+        const repliedAt = lastToolReplyAt.get(tag);
+        lastToolReplyAt.delete(tag);
+        const last = messages.at(-1);
+        if (repliedAt !== undefined && last?.role === "tool") {
+          gaps.push({ tag, command, history: messages.length, calls: countCallsAfterLastUser(messages, true), gapMs: receivedAt - repliedAt });
+        }
+      },
+      replied(request, repliedAt) {
+        const info = replies.get(request);
+        if (info && info.calls > 0) lastToolReplyAt.set(info.tag, repliedAt);
+      },
+    },
+  });
+  mock.setHandler((request) => {
+    count += 1;
+    const { tag, command, messages } = readRequest(request);
+    const reply = planReply(command, messages);
+    replies.set(request, { tag, command, calls: reply.toolCalls?.length ?? 0 });
+    return reply;
+  });
+
+  return {
+    url: mock.url,
+    gaps,
+    requestCount: () => count,
+    clear: () => {
+      gaps.length = 0;
+      mock.requests.length = 0;
+    },
+    close: () => mock.close(),
+  };
+}
+
+function readRequest(request: RecordedRequest): { tag: string; command: string; messages: WireMessage[] } {
+  const all = (request.body.messages ?? []) as WireMessage[];
+  const system = all[0]?.role === "system" && typeof all[0].content === "string" ? all[0].content : "";
+  const tag = system.startsWith("bench:") ? system.slice("bench:".length) : "";
+  const messages = all[0]?.role === "system" ? all.slice(1) : all;
+  let command = "";
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]!.role === "user") {
+      command = typeof messages[i]!.content === "string" ? (messages[i]!.content as string) : "";
+      break;
+    }
+  }
+  return { tag, command, messages };
+}
+
+/** Assistant tool-call messages (or, with `lastOnly`, the calls of the latest one) since the last user message. */
+function countCallsAfterLastUser(messages: readonly WireMessage[], lastOnly = false): number {
+  let rounds = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === "user") break;
+    if (m.role === "assistant" && Array.isArray(m.tool_calls)) {
+      if (lastOnly) return m.tool_calls.length;
+      rounds += 1;
+    }
+  }
+  return rounds;
+}
+
+function calls(n: number, name: string, args: Record<string, unknown>): MockToolCall[] {
+  return Array.from({ length: n }, () => ({ name, arguments: args }));
+}
+
+/** The reply to a request whose history (system prompt excluded) is `messages`, for the command in force. */
+export function planReply(command: string, messages: readonly WireMessage[]): MockReply {
+  const [verb = "", ...rest] = command.trim().split(/\s+/);
+  const nums = rest.map(Number);
+  const done: MockReply = { text: FINAL_TEXT };
+  const rounds = countCallsAfterLastUser(messages);
+  switch (verb) {
+    case "seed": {
+      // One more reply adds 1 message (text) or c+1 (c calls and their results); stop so the run ends at H.
+      const target = nums[0] ?? 0;
+      const room = target - messages.length - 1;
+      if (room < 2) return done;
+      return { toolCalls: calls(Math.min(SEED_BATCH, room - 1), "benchEcho", { text: "seed" }) };
+    }
+    case "steps":
+      return rounds < (nums[0] ?? 1) ? { toolCalls: calls(1, "benchEcho", { text: "step" }) } : done;
+    case "parallel":
+      return rounds < 1 ? { toolCalls: calls(nums[0] ?? 8, "benchSleep", { ms: nums[1] ?? 100 }) } : done;
+    case "stream":
+      return rounds < 1 ? { toolCalls: calls(1, "benchStream", { count: nums[0] ?? 100, spacingMs: nums[1] ?? 0 }) } : done;
+    case "turn":
+      return rounds < 1 ? { toolCalls: calls(1, "benchEcho", { text: "turn" }) } : done;
+    default:
+      return done;
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * How the benchmark drives the Worker: through the project's own client SDK only (HTTP + SSE). Creates
+ * tagged sessions (the tag rides in the system prompt, so the bench LLM can tell sessions apart) and runs
+ * one command turn: send, then long-poll takeResponse until the final message arrives.
+ * Invariant: a turn that ends in an error stop reason or never answers throws, so errors are never silent.
+ */
+import { randomUUID } from "node:crypto";
+import { createClient, type AgentClient, type AssistantMessage, type SessionHandle } from "../../src/client/index.ts";
+import { systemPromptFor } from "./bench-llm.ts";
+
+/** The server caps one takeResponse wait at 60 s; turns here take milliseconds, so a minute means stuck. */
+const TURN_TIMEOUT_MS = 60_000;
+
+export type BenchSession = { handle: SessionHandle; tag: string };
+
+export function createBenchClient(baseUrl: string): AgentClient {
+  return createClient({ baseUrl });
+}
+
+export async function createBenchSession(client: AgentClient, tools: string[], label = "s"): Promise<BenchSession> {
+  const tag = `${label}-${randomUUID().slice(0, 8)}`;
+  const handle = await client.createSession({ systemPrompt: systemPromptFor(tag), tools, toolExecution: "parallel" });
+  return { handle, tag };
+}
+
+/** Sends `command` and waits for the run's final message. */
+export async function runTurn(session: BenchSession, command: string, timeoutMs = TURN_TIMEOUT_MS): Promise<AssistantMessage> {
+  await session.handle.send(command);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const left = deadline - Date.now();
+    if (left <= 0) throw new Error(`No response to "${command}" within ${timeoutMs} ms`);
+    const message = await session.handle.takeResponse(Math.min(left, TURN_TIMEOUT_MS));
+    if (!message) continue;
+    if (message.stopReason === "error" || message.stopReason === "aborted" || message.stopReason === "max_steps") {
+      throw new Error(`Turn "${command}" ended with ${message.stopReason}: ${message.errorMessage ?? ""}`);
+    }
+    return message;
+  }
+}
+
+/** Milliseconds since an arbitrary origin, sub-millisecond (for durations measured in this process). */
+export const nowMs = (): number => performance.now();
+
+/** This process's wall clock with sub-millisecond precision, comparable to the Worker's `Date.now()`. */
+export const epochMs = (): number => performance.timeOrigin + performance.now();

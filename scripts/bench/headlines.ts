@@ -1,0 +1,85 @@
+/**
+ * The headline figures of a bench run, in table order, with the issue's targets attached where it sets one
+ * (report only). Built by run.ts from the measurement results; the same list goes to stdout and to JSON.
+ */
+import type { BundleSize } from "./measure-bundle.ts";
+import type { ColdStartResult } from "./measure-cold-start.ts";
+import type { LoadResult } from "./measure-load.ts";
+import type { ParallelResult } from "./measure-parallel.ts";
+import type { SseLatencyResult, SseThroughputResult } from "./measure-sse.ts";
+import type { StepOverheadResult } from "./measure-step-overhead.ts";
+import type { StorageResult } from "./measure-storage.ts";
+import type { Headline } from "./report.ts";
+
+export type BenchResults = {
+  stepOverhead: StepOverheadResult;
+  stepOverheadNonStreaming?: StepOverheadResult;
+  parallel: ParallelResult;
+  sseLatency: SseLatencyResult;
+  sseThroughput: SseThroughputResult;
+  load: LoadResult;
+  bundle: BundleSize[];
+  storage: StorageResult;
+  coldStart: ColdStartResult;
+};
+
+const STEP_P50_TARGET_MS = 2;
+const STEP_RATIO_TARGET = 1.3;
+const PARALLEL_RATIO_TARGET = 1.2;
+const SSE_P50_TARGET_MS = 5;
+const BUNDLE_GZIP_TARGET_KIB = 200;
+
+function stepHeadlines(result: StepOverheadResult, label: string, withTargets: boolean): Headline[] {
+  const small = result.bySize[0]!;
+  const large = result.bySize.at(-1)!;
+  return [
+    ...result.bySize.map((s): Headline => ({
+      name: `step overhead${label} p50, ${s.history} msgs`,
+      value: s.gapMs.p50,
+      unit: "ms",
+      ...(withTargets && s === small ? { target: { op: "<=" as const, value: STEP_P50_TARGET_MS } } : {}),
+    })),
+    ...result.bySize.map((s): Headline => ({ name: `step overhead${label} p95, ${s.history} msgs`, value: s.gapMs.p95, unit: "ms" })),
+    {
+      name: `step ratio${label} p50, ${large.history} ÷ ${small.history}`,
+      value: result.ratioP50,
+      unit: "×",
+      ...(withTargets ? { target: { op: "<=" as const, value: STEP_RATIO_TARGET } } : {}),
+    },
+    { name: `step ratio${label} p95, ${large.history} ÷ ${small.history}`, value: result.ratioP95, unit: "×" },
+  ];
+}
+
+export function buildHeadlines(r: BenchResults): Headline[] {
+  const { load, parallel } = r;
+  const loadName = `load ${load.sessions}×${load.turnsPerSession}`;
+  const parallelName = `parallel ${parallel.tools}×${parallel.sleepMs} ms: wall ÷ ${parallel.sleepMs} ms`;
+  const bundleName = (b: BundleSize, what: string) => `bundle ${what} (${b.minify ? "--minify" : "as configured"})`;
+  return [
+    ...stepHeadlines(r.stepOverhead, "", true),
+    ...(r.stepOverheadNonStreaming ? stepHeadlines(r.stepOverheadNonStreaming, " (non-streaming)", false) : []),
+    { name: `${parallelName}, p50`, value: parallel.ratioP50, unit: "×", target: { op: "<=", value: PARALLEL_RATIO_TARGET } },
+    { name: `${parallelName}, p95`, value: parallel.ratioP95, unit: "×" },
+    { name: "SSE latency p50", value: r.sseLatency.latencyMs.p50, unit: "ms", target: { op: "<=", value: SSE_P50_TARGET_MS } },
+    { name: "SSE latency p95", value: r.sseLatency.latencyMs.p95, unit: "ms" },
+    { name: `SSE ${r.sseThroughput.events} partials → ${r.sseThroughput.subscribers} subs, slowest sub`, value: r.sseThroughput.minEventsPerSecond, unit: "events/s" },
+    { name: `SSE ${r.sseThroughput.events} partials → ${r.sseThroughput.subscribers} subs, all delivered`, value: r.sseThroughput.totalEventsPerSecond, unit: "events/s" },
+    { name: `${loadName}: turns/s`, value: load.turnsPerSecond, unit: "turns/s" },
+    { name: `${loadName}: errors`, value: load.errors, unit: "", target: { op: "==", value: 0 } },
+    { name: `${loadName}: turn p50`, value: load.turnMs.p50, unit: "ms" },
+    { name: `${loadName}: turn p95`, value: load.turnMs.p95, unit: "ms" },
+    ...r.bundle.map((b): Headline => ({
+      name: bundleName(b, "gzip"),
+      value: b.wranglerGzipKiB ?? b.gzipKiB,
+      unit: "KiB",
+      ...(b.minify ? {} : { target: { op: "<=" as const, value: BUNDLE_GZIP_TARGET_KIB } }),
+    })),
+    ...r.bundle.map((b): Headline => ({ name: bundleName(b, "raw"), value: b.wranglerTotalKiB ?? b.rawKiB, unit: "KiB" })),
+    { name: "storage per step: rows kept", value: r.storage.perStep.rows, unit: "rows" },
+    { name: "storage per step: bytes kept", value: r.storage.perStep.bytes, unit: "B" },
+    { name: "cold start: create session p50", value: r.coldStart.createMs.p50, unit: "ms" },
+    { name: "cold start: first snapshot p50", value: r.coldStart.firstSnapshotMs.p50, unit: "ms" },
+    { name: "warm snapshot p50", value: r.coldStart.warmSnapshotMs.p50, unit: "ms" },
+    { name: "GET /v1/tools p50 (no Durable Object)", value: r.coldStart.listToolsMs.p50, unit: "ms" },
+  ];
+}

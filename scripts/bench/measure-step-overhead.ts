@@ -1,0 +1,50 @@
+/**
+ * Step overhead: from the mock LLM's last byte of a tool-call reply to the arrival of the session's next
+ * LLM request, with one cheap tool (benchEcho) in between, for sessions holding 10, 100 and 1,000
+ * messages. Sessions are seeded through the API first; runs of the sizes are interleaved so machine noise
+ * falls on all sizes alike, and the headline is the ratio of the largest size to the smallest.
+ */
+import type { AgentClient } from "../../src/client/index.ts";
+import type { BenchLlm } from "./bench-llm.ts";
+import { createBenchSession, runTurn, type BenchSession } from "./driver.ts";
+import { summarize, type Summary } from "./stats.ts";
+
+export type StepOverheadOptions = { sizes: number[]; sessionsPerSize: number; stepsPerRun: number };
+
+export type StepOverheadResult = {
+  bySize: { history: number; meanHistoryAtSample: number; gapMs: Summary }[];
+  /** p50 and p95 of the largest size ÷ the smallest. */
+  ratioP50: number;
+  ratioP95: number;
+};
+
+export async function measureStepOverhead(client: AgentClient, llm: BenchLlm, options: StepOverheadOptions): Promise<StepOverheadResult> {
+  const { sizes, sessionsPerSize, stepsPerRun } = options;
+  const sessions = new Map<number, BenchSession[]>();
+  for (const size of sizes) {
+    const list: BenchSession[] = [];
+    for (let i = 0; i < sessionsPerSize; i++) {
+      const session = await createBenchSession(client, ["benchEcho"], `step${size}`);
+      await runTurn(session, `seed ${size}`);
+      list.push(session);
+    }
+    sessions.set(size, list);
+  }
+  llm.clear();
+  for (let round = 0; round < sessionsPerSize; round++) {
+    // The order rotates each round, so no size always runs first (or right after seeding).
+    for (let i = 0; i < sizes.length; i++) {
+      const size = sizes[(round + i) % sizes.length]!;
+      await runTurn(sessions.get(size)![round]!, `steps ${stepsPerRun}`);
+    }
+  }
+  const bySize = sizes.map((size) => {
+    const tags = new Set(sessions.get(size)!.map((s) => s.tag));
+    const gaps = llm.gaps.filter((g) => tags.has(g.tag) && g.command.startsWith("steps"));
+    const meanHistory = gaps.reduce((sum, g) => sum + g.history, 0) / Math.max(1, gaps.length);
+    return { history: size, meanHistoryAtSample: meanHistory, gapMs: summarize(gaps.map((g) => g.gapMs)) };
+  });
+  const first = bySize[0]!.gapMs;
+  const last = bySize.at(-1)!.gapMs;
+  return { bySize, ratioP50: last.p50 / first.p50, ratioP95: last.p95 / first.p95 };
+}

@@ -1,0 +1,117 @@
+/**
+ * `npm run bench`: measures the runtime end to end and reports ratios taken in the same run. Copies the
+ * project to a temp dir (bench tools added there only), measures the bundle, starts the bench LLM and
+ * `wrangler dev` on 127.0.0.1, runs each measurement through the client SDK, repeats the step measurement
+ * on a second `wrangler dev` with streaming off, stops everything it started, prints a table and writes
+ * JSON (default bench-results/latest.json). `--quick` runs fewer repetitions; `--out FILE` moves the JSON.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { startWranglerDev, type WranglerDev } from "../../test/e2e/support/wrangler-dev.ts";
+import { startBenchLlm, type BenchLlm } from "./bench-llm.ts";
+import { createBenchClient, createBenchSession, nowMs, runTurn } from "./driver.ts";
+import { buildHeadlines, type BenchResults } from "./headlines.ts";
+import { measureBundle } from "./measure-bundle.ts";
+import { measureColdStart } from "./measure-cold-start.ts";
+import { measureLoad } from "./measure-load.ts";
+import { measureParallel } from "./measure-parallel.ts";
+import { measureSseLatency, measureSseThroughput } from "./measure-sse.ts";
+import { measureStepOverhead } from "./measure-step-overhead.ts";
+import { measureStorage } from "./measure-storage.ts";
+import { createProjectCopy, REPO_ROOT } from "./project-copy.ts";
+import { describeMachine, formatTable, meetsTarget } from "./report.ts";
+
+const quick = process.argv.includes("--quick");
+const outArg = process.argv.indexOf("--out");
+const outFile = resolve(outArg >= 0 ? process.argv[outArg + 1]! : join(REPO_ROOT, "bench-results", "latest.json"));
+
+const SIZES = [10, 100, 1000];
+const PLAN = quick
+  ? { coldStarts: 5, warmupSteps: 5, step: { sizes: SIZES, sessionsPerSize: 2, stepsPerRun: 5 }, stepNonStreaming: { sizes: SIZES, sessionsPerSize: 2, stepsPerRun: 5 }, parallelRuns: 3, sseLatencyEvents: 50, load: { sessions: 10, turnsPerSession: 3 } }
+  : { coldStarts: 20, warmupSteps: 20, step: { sizes: SIZES, sessionsPerSize: 8, stepsPerRun: 10 }, stepNonStreaming: { sizes: SIZES, sessionsPerSize: 4, stepsPerRun: 10 }, parallelRuns: 20, sseLatencyEvents: 300, load: { sessions: 50, turnsPerSession: 5 } };
+
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+async function timed<T>(name: string, run: () => Promise<T>): Promise<T> {
+  const t0 = nowMs();
+  log(`${name}…`);
+  const result = await run();
+  log(`${name}: ${((nowMs() - t0) / 1000).toFixed(1)} s`);
+  return result;
+}
+
+function startDev(dir: string, llm: BenchLlm, persistTo: string, extraVars: Record<string, string> = {}): Promise<WranglerDev> {
+  return startWranglerDev({
+    cwd: dir,
+    persistTo,
+    vars: { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "bench-model", MAX_RETRY_DELAY_MS: "20", ...extraVars },
+  });
+}
+
+/** A session that exercises every path once, so the measured runs meet warm code. */
+async function warmUp(baseUrl: string, steps: number): Promise<void> {
+  const session = await createBenchSession(createBenchClient(baseUrl), ["benchEcho"], "warmup");
+  await runTurn(session, "seed 10");
+  await runTurn(session, `steps ${steps}`);
+}
+
+async function main(): Promise<void> {
+  const started = nowMs();
+  const copy = createProjectCopy();
+  // Ctrl-C ends the process through wrangler-dev's signal hook; the copy must not outlive it either.
+  process.once("exit", () => copy.remove());
+  let llm: BenchLlm | undefined;
+  let dev: WranglerDev | undefined;
+  try {
+    const bundle = await timed("bundle size", async () => [await measureBundle(copy.dir, false), await measureBundle(copy.dir, true)]);
+    copy.addBenchTools();
+    llm = await startBenchLlm();
+    const devStarted = nowMs();
+    const persistTo = join(copy.dir, ".bench-state");
+    dev = await timed("wrangler dev", () => startDev(copy.dir, llm!, persistTo));
+    const devReadyMs = nowMs() - devStarted;
+    const client = createBenchClient(dev.url);
+
+    const coldStart = await timed("cold start", () => measureColdStart(client, PLAN.coldStarts));
+    await timed("warm-up", () => warmUp(dev!.url, PLAN.warmupSteps));
+    const stepOverhead = await timed("step overhead", () => measureStepOverhead(client, llm!, PLAN.step));
+    const storage = await timed("storage per step", () => measureStorage(client, persistTo));
+    const parallel = await timed("parallel batch", () => measureParallel(client, llm!, { tools: 8, sleepMs: 100, runs: PLAN.parallelRuns }));
+    const sseLatency = await timed("SSE latency", () => measureSseLatency(client, { events: PLAN.sseLatencyEvents, spacingMs: 5 }));
+    const sseThroughput = await timed("SSE throughput", () => measureSseThroughput(client, { events: 2000, subscribers: 5 }));
+    llm.clear();
+    const load = await timed("load", () => measureLoad(client, PLAN.load));
+    await dev.stop();
+
+    dev = await timed("wrangler dev (OPENAI_STREAM=false)", () => startDev(copy.dir, llm!, join(copy.dir, ".bench-state-nostream"), { OPENAI_STREAM: "false" }));
+    await warmUp(dev.url, PLAN.warmupSteps);
+    const stepOverheadNonStreaming = await timed("step overhead, non-streaming", () => measureStepOverhead(createBenchClient(dev!.url), llm!, PLAN.stepNonStreaming));
+
+    const results: BenchResults = { stepOverhead, stepOverheadNonStreaming, parallel, sseLatency, sseThroughput, load, bundle, storage, coldStart };
+    const headlines = buildHeadlines(results);
+    const machine = describeMachine();
+    const durationS = (nowMs() - started) / 1000;
+    const output = {
+      generatedAt: new Date().toISOString(),
+      quick,
+      machine,
+      durationS,
+      devReadyMs,
+      headlines: headlines.map((h) => ({ ...h, met: meetsTarget(h) })),
+      details: results,
+    };
+    mkdirSync(dirname(outFile), { recursive: true });
+    writeFileSync(outFile, `${JSON.stringify(output, null, 2)}\n`);
+    process.stdout.write(`\nedge-agent bench${quick ? " (quick)" : ""}: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}\n\n`);
+    process.stdout.write(`${formatTable(headlines)}\n\nJSON: ${outFile} (${durationS.toFixed(0)} s)\n`);
+  } finally {
+    await dev?.stop();
+    await llm?.close();
+    copy.remove();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
+});
