@@ -7,6 +7,7 @@ export * from "./events.ts";
 export * from "./tool-store.ts";
 export * from "./tool-results.ts";
 export * from "./tool-arguments.ts";
+export * from "./tool-contract.ts";
 export * from "./tool-pipeline.ts";
 export * from "./tool-batch.ts";
 export * from "./tool-call-extraction.ts";

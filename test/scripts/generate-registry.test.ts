@@ -145,7 +145,7 @@ export function getTool() {
     const root = await project({ "odd.ts": plainTool("odd", schema) });
     const run = await runGenerator(root);
     expect(run.code).not.toBe(0);
-    expect(run.stderr).toMatch(/tools\/odd\.ts: inputSchema is not a JSON Schema zod can validate with: .*moment/);
+    expect(run.stderr).toMatch(/tools\/odd\.ts: inputSchema is not a JSON Schema the runtime can validate with: .*moment/);
   });
 
   it("fails naming the file when the module throws while loading", async () => {

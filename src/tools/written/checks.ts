@@ -4,9 +4,8 @@
  * lexical scan of each code body. Pure: the caller passes the names in use. Every problem is reported,
  * one line each, so the model can fix them all in one retry.
  */
-import { compileInputSchema } from "../../core/tool-arguments.ts";
+import { checkInputSchema } from "../../core/tool-contract.ts";
 import { TOOL_NAME_PATTERN } from "../../core/tool-store.ts";
-import type { JsonSchema } from "../../core/types.ts";
 import type { WriteToolInput, WrittenToolSpec } from "./spec.ts";
 import { scanCodeBody } from "./syntax-scan.ts";
 
@@ -65,31 +64,16 @@ function hasProtoKey(value: unknown): boolean {
   return Object.keys(value).some((key) => key === "__proto__" || hasProtoKey(value[key]));
 }
 
-export function checkInputSchema(schema: unknown): string[] {
-  if (!isPlainObject(schema)) return ["inputSchema must be a JSON Schema object"];
+/** The tool contract's schema checks (shared with the registry generator), plus writeTool's own limits. */
+export function checkWrittenInputSchema(schema: unknown): string[] {
+  if (!isPlainObject(schema)) return checkInputSchema(schema);
   const problems: string[] = [];
   const size = byteLength(JSON.stringify(schema));
   if (size > MAX_SCHEMA_BYTES) problems.push(`inputSchema is ${size} bytes; the limit is ${MAX_SCHEMA_BYTES}`);
-  if (schema.type !== "object") problems.push(`inputSchema.type must be "object", got ${JSON.stringify(schema.type)}`);
-  if (!isPlainObject(schema.properties)) problems.push("inputSchema.properties must be an object");
-  if (schema.required !== undefined) {
-    if (!Array.isArray(schema.required) || !schema.required.every((r) => typeof r === "string")) {
-      problems.push("inputSchema.required must be an array of property names");
-    } else if (isPlainObject(schema.properties)) {
-      for (const name of schema.required) {
-        if (!Object.hasOwn(schema.properties, name)) problems.push(`inputSchema.required names "${name}", which is not in properties`);
-      }
-    }
-  }
   // `__proto__` in an object literal sets the prototype instead of a key: the rendered file would differ.
   if (hasProtoKey(schema)) problems.push('inputSchema must not contain a "__proto__" key');
-  if (problems.length) return problems;
-  try {
-    compileInputSchema(structuredClone(schema) as JsonSchema);
-  } catch (err) {
-    problems.push(`inputSchema is not a JSON Schema the runtime can validate with: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  return problems;
+  if (problems.length > 0) return problems;
+  return checkInputSchema(schema);
 }
 
 function checkText(field: string, value: string, max: number): string[] {
@@ -113,7 +97,7 @@ export function checkWriteToolInput(input: WriteToolInput, inUse: NamesInUse): C
     ...checkToolName(input.name, inUse),
     ...checkText("label", input.label, MAX_LABEL_LENGTH),
     ...checkText("description", input.description, MAX_DESCRIPTION_LENGTH),
-    ...checkInputSchema(input.inputSchema),
+    ...checkWrittenInputSchema(input.inputSchema),
     ...checkCode("executeCode", input.executeCode, MAX_EXECUTE_CODE_BYTES, true),
     ...checkCode("validateCode", input.validateCode, MAX_HOOK_CODE_BYTES, false),
     ...checkCode("prepareCode", input.prepareCode, MAX_HOOK_CODE_BYTES, false),
