@@ -1,0 +1,38 @@
+/**
+ * The first thing a newcomer sees: `npm start` with no API key serves the page, and the built-in offline
+ * model uses a tool and answers. A real wrangler dev with no OPENAI_API_KEY, a real Chromium.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { Browser } from "playwright-core";
+import { launchChromium, openWatchedPage, screenshot } from "./support/browser.ts";
+import { ChatPage, UI_TIMEOUT_MS } from "./support/chat-page.ts";
+import { buildClientBundle } from "./support/stack.ts";
+import { startWranglerDev, type WranglerDev } from "../e2e/support/wrangler-dev.ts";
+
+let dev: WranglerDev;
+let browser: Browser;
+
+beforeAll(async () => {
+  await buildClientBundle();
+  dev = await startWranglerDev();
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await dev?.stop();
+});
+
+it("answers a time question with the offline model, showing the getTime card and the answer", async () => {
+  const watched = await openWatchedPage(browser);
+  const chat = new ChatPage(watched.page);
+  await chat.open(dev.url);
+  await chat.send("What time is it in Tokyo?");
+  await chat.cardInState("getTime", "done").waitFor({ timeout: UI_TIMEOUT_MS });
+  await chat.waitForRunEnds(1);
+  const answer = (await chat.assistantBubbles.last().textContent()) ?? "";
+  expect(answer).toContain("Current time in Tokyo (Asia/Tokyo)");
+  await screenshot(watched.page, "offline-model-answer");
+  await watched.context.close();
+  expect(watched.errors).toEqual([]);
+});
