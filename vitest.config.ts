@@ -13,6 +13,8 @@ function workersProject(name: string, include: string[], exclude: string[] = [])
             OPENAI_BASE_URL: inject("llmUrl"),
             OPENAI_MODEL: "mock-model",
             MAX_RETRY_DELAY_MS: "20",
+            // Long enough for every test that answers an approval, short enough to test the timeout.
+            APPROVAL_TIMEOUT_MS: "3000",
           },
         },
       })),

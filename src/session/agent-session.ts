@@ -40,6 +40,9 @@ export const RUN_HEARTBEAT_MS = 10_000;
 /** Longest takeResponse wait the API accepts. */
 export const MAX_RESPONSE_WAIT_MS = 60_000;
 
+/** A var holding a positive whole number of milliseconds, else undefined (the config default applies). */
+const positiveMs = (raw: string | undefined): number | undefined => (raw && /^\d+$/.test(raw.trim()) && Number(raw) > 0 ? Number(raw) : undefined);
+
 type ActiveRun = { runId: string; controller: AbortController; done: Promise<void> };
 type Loaded = {
   settings: SessionSettings;
@@ -210,7 +213,11 @@ export class AgentSession extends DurableObject<AppEnv> {
     const messages = this.sql.exec<{ json: string }>(`SELECT json FROM messages ORDER BY seq`).toArray().map((r) => JSON.parse(r.json));
     const state: AgentState = { systemPrompt: settings.systemPrompt, messages, tools: store.tools, activeRun: false };
     const log = new EventLog(this.sql, settings.id);
-    const approvals = new ApprovalGate(this.sql, (event) => this.record(this.meta.read<RunMeta>("run")?.runId, event), agentConfig.approvalTimeoutMs);
+    const approvals = new ApprovalGate(
+      this.sql,
+      (event) => this.record(this.meta.read<RunMeta>("run")?.runId, event),
+      positiveMs(this.env.APPROVAL_TIMEOUT_MS) ?? agentConfig.approvalTimeoutMs,
+    );
     this.loaded = { settings, state, log, store, approvals };
     return registerWrittenDrafts(store, this.env, settings.tools);
   }

@@ -162,3 +162,20 @@ describe("events after shutdown", () => {
     expect(again.status).toBe(410);
   });
 });
+
+describe("approval timeout", () => {
+  it("blocks a call nobody answers once APPROVAL_TIMEOUT_MS has passed", async () => {
+    const session = await createSession({ requireApproval: ["slowEcho"] });
+    await script(session, { toolCalls: [{ id: "t1", name: "slowEcho", arguments: { text: "x" } }] }, { text: "nobody answered" });
+    const events = await openEvents(session);
+    await send(session, "go");
+    await events.until("toolApprovalRequired");
+    const end = (await events.until("toolExecEnd", 10_000)).at(-1)!;
+    expect(end.json.isError).toBe(true);
+    expect(JSON.stringify(end.json.result)).toContain("Approval timed out");
+    const late = await api(`/v1/sessions/${session.id}/tool-calls/t1/approval`, { method: "POST", key: session.key, json: { approve: true } });
+    expect(late.status).toBe(409);
+    await events.until("runEnd");
+    await events.cancel();
+  });
+});
