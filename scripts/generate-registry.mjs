@@ -11,6 +11,7 @@ import { mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from "node:f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { isPlainObject } from "../src/core/tool-arguments.ts";
 import { checkInputSchema } from "../src/core/tool-contract.ts";
 import { TOOL_NAME_PATTERN } from "../src/core/tool-store.ts";
 
@@ -47,10 +48,6 @@ function displayPath(file) {
 
 function describe(err) {
   return err instanceof Error ? err.message : String(err);
-}
-
-function isPlainObject(v) {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 /**

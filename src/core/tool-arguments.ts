@@ -31,7 +31,8 @@ export function parseToolArguments(raw: unknown, toolName: string): ParsedArgume
   return { ok: true, args: raw };
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
+/** A JSON object (not null, not an array): the shape tool arguments and schemas must have. */
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 

@@ -5,6 +5,7 @@
  * `tool_calls` block and single `tool_call` blocks, flat or nested) and our own `toolCall` blocks.
  * Never throws: an unreadable entry becomes a call marked `invalid`, which the pipeline answers with an error.
  */
+import { isPlainObject } from "./tool-arguments.ts";
 import type { AgentToolCall, AssistantContent, AssistantMessage, LlmResponse, ToolArguments } from "./types.ts";
 
 export type ExtractedToolCalls = {
@@ -12,8 +13,6 @@ export type ExtractedToolCalls = {
   toolCalls: AgentToolCall[];
 };
 
-type Loose = Record<string, unknown>;
-const isObject = (v: unknown): v is Loose => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export function newToolCallId(): string {
   return `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
@@ -21,17 +20,17 @@ export function newToolCallId(): string {
 
 /** Reads one tool-call entry in any accepted shape. */
 export function readToolCall(entry: unknown): AgentToolCall {
-  if (!isObject(entry)) {
+  if (!isPlainObject(entry)) {
     return { type: "function", id: newToolCallId(), name: "unreadable_tool_call", arguments: {}, invalid: `Malformed tool call: expected an object, got ${JSON.stringify(entry) ?? String(entry)}` };
   }
-  const fn = isObject(entry.function) ? entry.function : entry;
+  const fn = isPlainObject(entry.function) ? entry.function : entry;
   const id = typeof entry.id === "string" && entry.id !== "" ? entry.id : newToolCallId();
   const name = fn.name;
   const args = fn.arguments ?? fn.args ?? fn.input;
   if (typeof name !== "string" || name === "") {
     return { type: "function", id, name: "unnamed_tool_call", arguments: {}, invalid: "Malformed tool call: the tool name is missing" };
   }
-  if (args !== undefined && typeof args !== "string" && !isObject(args)) {
+  if (args !== undefined && typeof args !== "string" && !isPlainObject(args)) {
     return { type: "function", id, name, arguments: {}, invalid: `Arguments for tool "${name}" must be a JSON object` };
   }
   return { type: "function", id, name, arguments: (args as ToolArguments | string | undefined) ?? {} };
@@ -55,7 +54,7 @@ export function extractToolCalls(response: LlmResponse | AssistantMessage, now: 
       if (block) content.push({ type: "text", text: block });
       continue;
     }
-    if (!isObject(block)) continue;
+    if (!isPlainObject(block)) continue;
     switch (block.type) {
       case "text":
         if (typeof block.text === "string") content.push({ type: "text", text: block.text });

@@ -3,10 +3,8 @@
  * registry generator (scripts/generate-registry.mjs, run by Node with type stripping) and writeTool.
  * Pure and dependency-light so Node scripts can import it directly.
  */
-import { compileInputSchema } from "./tool-arguments.ts";
+import { compileInputSchema, isPlainObject } from "./tool-arguments.ts";
 import type { JsonSchema } from "./types.ts";
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Problems with a tool's inputSchema, one line each; empty when it is a usable JSON Schema object. */
 export function checkInputSchema(schema: unknown): string[] {

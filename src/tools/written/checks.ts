@@ -4,6 +4,7 @@
  * lexical scan of each code body. Pure: the caller passes the names in use. Every problem is reported,
  * one line each, so the model can fix them all in one retry.
  */
+import { isPlainObject } from "../../core/tool-arguments.ts";
 import { checkInputSchema } from "../../core/tool-contract.ts";
 import { TOOL_NAME_PATTERN } from "../../core/tool-store.ts";
 import type { WriteToolInput, WrittenToolSpec } from "./spec.ts";
@@ -34,7 +35,6 @@ export type NamesInUse = {
 export type CheckResult = { ok: true; spec: WrittenToolSpec } | { ok: false; problems: string[] };
 
 const byteLength = (text: string) => new TextEncoder().encode(text).length;
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export function checkToolName(name: string, inUse: NamesInUse): string[] {
   if (!TOOL_NAME_PATTERN.test(name)) {
