@@ -50,6 +50,15 @@ export function scanCodeBody(code: string): ScanProblem | undefined {
     }
     return problem(start, "unterminated template literal");
   };
+  /** Continues a template literal whose text starts after `openedAt` (a backtick, or the `}` closing a `${`). */
+  const continueTemplate = (openedAt: number): ScanProblem | undefined => {
+    const scanned = scanTemplateText(openedAt + 1);
+    if ("message" in scanned) return scanned;
+    if (scanned.opensExpression) stack.push({ open: "${", ...at(openedAt) });
+    i = scanned.end;
+    previous = scanned.opensExpression ? "{" : "string";
+    return undefined;
+  };
 
   while (i < code.length) {
     const c = code[i]!;
@@ -85,11 +94,8 @@ export function scanCodeBody(code: string): ScanProblem | undefined {
       continue;
     }
     if (c === "`") {
-      const scanned = scanTemplateText(i + 1);
-      if ("message" in scanned) return scanned;
-      if (scanned.opensExpression) stack.push({ open: "${", ...at(i) });
-      i = scanned.end;
-      previous = scanned.opensExpression ? "{" : "string";
+      const failed = continueTemplate(i);
+      if (failed) return failed;
       continue;
     }
     if (c === "/") {
@@ -138,11 +144,8 @@ export function scanCodeBody(code: string): ScanProblem | undefined {
       const top = stack.pop();
       if (!top) return problem(i, `unmatched "${c}": it would close the function the code is placed in`);
       if (top.open === "${" && c === "}") {
-        const scanned = scanTemplateText(i + 1);
-        if ("message" in scanned) return scanned;
-        if (scanned.opensExpression) stack.push({ open: "${", ...at(i) });
-        i = scanned.end;
-        previous = scanned.opensExpression ? "{" : "string";
+        const failed = continueTemplate(i);
+        if (failed) return failed;
         continue;
       }
       if (top.open !== CLOSERS[c]) {
