@@ -70,8 +70,9 @@ export class AgentSession extends DurableObject<AppEnv> {
       applySchema(this.sql);
       const settings = this.meta.read<SessionSettings>("session");
       if (settings) await this.load(settings);
-      // A run interrupted by a restart resumes now, and the alarm guarantees it even if nothing calls in.
-      if (this.meta.read<RunMeta>("run")) await ctx.storage.setAlarm(Date.now());
+      // The object starts only when something calls in (a request, or the heartbeat alarm a run keeps
+      // set): a run a restart interrupted resumes here, before any method sees the session.
+      this.resumeInterruptedRun();
     });
   }
 
@@ -86,7 +87,6 @@ export class AgentSession extends DurableObject<AppEnv> {
   async snapshot(key: string | undefined) {
     const denied = await this.authorize(key);
     if (denied) return denied;
-    this.resumeInterruptedRun();
     const { settings, state, store, approvals, log } = this.loaded!;
     return {
       id: settings.id,
@@ -113,7 +113,6 @@ export class AgentSession extends DurableObject<AppEnv> {
       const name = kind === "input" ? "Input" : "Follow-up";
       return failure(429, "queue_full", `${name} queue is full (${QUEUE_CAPACITY[kind]} pending); retry later`, 1);
     }
-    this.resumeInterruptedRun();
     this.startRunIfReady();
     return { messageId };
   }
@@ -145,7 +144,6 @@ export class AgentSession extends DurableObject<AppEnv> {
   async continueRun(key: string | undefined): Promise<{ runId: string } | ApiFailure> {
     const denied = (await this.authorize(key)) ?? this.refuseIfShutdown();
     if (denied) return denied;
-    this.resumeInterruptedRun();
     if (this.active) return failure(409, "conflict", "A run is active; continue is allowed only when the session is idle");
     if (this.loaded!.state.messages.length === 0) return failure(409, "conflict", "Nothing to continue: the session has no history");
     if (this.queues.isFull("output")) return failure(429, "queue_full", "Output queue is full; take responses first", 1);
@@ -155,7 +153,6 @@ export class AgentSession extends DurableObject<AppEnv> {
   async abort(key: string | undefined): Promise<{ aborted: boolean } | ApiFailure> {
     const denied = await this.authorize(key);
     if (denied) return denied;
-    this.resumeInterruptedRun();
     if (!this.active) return { aborted: false };
     this.active.controller.abort(new Error("Aborted by request"));
     return { aborted: true };
@@ -164,7 +161,6 @@ export class AgentSession extends DurableObject<AppEnv> {
   async decideApproval(key: string | undefined, toolCallId: string, approve: boolean, reason?: string) {
     const denied = (await this.authorize(key)) ?? this.refuseIfShutdown();
     if (denied) return denied;
-    this.resumeInterruptedRun();
     const outcome = this.loaded!.approvals.decide(toolCallId, approve, reason);
     if (outcome === "unknown") return failure(404, "not_found", `No approval request for tool call ${toolCallId}`);
     if (outcome === "already_decided") return failure(409, "conflict", `Tool call ${toolCallId} was already decided`);
@@ -178,7 +174,6 @@ export class AgentSession extends DurableObject<AppEnv> {
     if (!loaded.settings.shutdown) {
       loaded.settings.shutdown = true;
       this.meta.write("session", loaded.settings);
-      this.resumeInterruptedRun();
       this.active?.controller.abort(new Error("Session shut down"));
       await this.active?.done;
       this.hub.closeAll();
@@ -191,13 +186,12 @@ export class AgentSession extends DurableObject<AppEnv> {
   override async fetch(request: Request): Promise<Response> {
     const denied = await this.authorize(readPresentedKey(request));
     if (denied) return Response.json({ error: { code: denied.error.code, message: denied.error.message } }, { status: denied.error.status });
-    this.resumeInterruptedRun();
     return openEventStream(request, this.loaded!.log, this.hub, this.loaded!.settings.shutdown === true);
   }
 
   override async alarm(): Promise<void> {
+    // Waking the object is the point: its constructor resumes an interrupted run.
     if (!this.loaded) return;
-    this.resumeInterruptedRun();
     if (this.active || this.loaded.approvals.pending().length > 0) {
       await this.ctx.storage.setAlarm(Date.now() + RUN_HEARTBEAT_MS);
     }
