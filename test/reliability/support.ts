@@ -3,24 +3,9 @@
  * answered exactly once, results right after their call) and a session snapshot reader.
  */
 import { expect } from "vitest";
-import { api, type TestSession } from "../session/support.ts";
+import type { SnapshotMessage } from "../session/support.ts";
 
-export type SnapshotMessage = {
-  role: string;
-  content: { type: string; text?: string; id?: string }[];
-  toolCallId?: string;
-  isError?: boolean;
-  stopReason?: string;
-  errorMessage?: string;
-};
-
-export type Snapshot = { status: string; messages: SnapshotMessage[]; queues: Record<string, number> };
-
-export async function snapshotOf(session: TestSession): Promise<Snapshot> {
-  const res = await api(`/v1/sessions/${session.id}`, { key: session.key });
-  expect(res.status).toBe(200);
-  return res.json();
-}
+export { snapshotOf } from "../session/support.ts";
 
 /** Every toolCall block is followed by exactly one toolResult with its id, before the next assistant turn. */
 export function expectEveryToolCallAnswered(messages: SnapshotMessage[]): void {

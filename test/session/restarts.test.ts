@@ -4,7 +4,7 @@
  */
 import { abortAllDurableObjects, env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { api, createSession, llmRequests, openEvents, script, send, type TestSession } from "./support.ts";
+import { api, createSession, llmRequests, openEvents, script, send, snapshotOf, type TestSession } from "./support.ts";
 
 async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -14,10 +14,6 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_000): Pr
   }
 }
 
-const snapshotOf = async (session: TestSession) =>
-  (await (await api(`/v1/sessions/${session.id}`, { key: session.key })).json()) as {
-    messages: { role: string; toolCallId?: string }[];
-  };
 
 /** Kills the object as a crash would (in-memory state and open streams gone, storage kept), then fires its alarm. */
 async function restartSessionObject(session: TestSession): Promise<void> {

@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { api, createSession, llmRequests, nextResponse, openEvents, script, send, type TestSession } from "./support.ts";
+import { api, createSession, llmRequests, nextResponse, openEvents, script, send, snapshotOf, type TestSession } from "./support.ts";
 
-const snapshotOf = async (session: TestSession) =>
-  (await (await api(`/v1/sessions/${session.id}`, { key: session.key })).json()) as {
-    status: string;
-    messages: { role: string; content: { type: string; text?: string }[]; toolCallId?: string; isError?: boolean }[];
-    queues: Record<string, number>;
-  };
 
 describe("queues", () => {
   it("shows a follow-up sent during a run to that run's next LLM call", async () => {

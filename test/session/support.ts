@@ -33,6 +33,23 @@ export async function createSession(options: Record<string, unknown> = {}): Prom
   return { id, key, scriptId, auth: { authorization: `Bearer ${key}` } };
 }
 
+export type SnapshotMessage = {
+  role: string;
+  content: { type: string; text?: string; id?: string }[];
+  toolCallId?: string;
+  isError?: boolean;
+  stopReason?: string;
+  errorMessage?: string;
+};
+
+export type Snapshot = { status: string; messages: SnapshotMessage[]; queues: Record<string, number> };
+
+export async function snapshotOf(session: TestSession): Promise<Snapshot> {
+  const res = await api(`/v1/sessions/${session.id}`, { key: session.key });
+  if (res.status !== 200) throw new Error(`snapshot failed: ${res.status}`);
+  return res.json();
+}
+
 export async function script(session: TestSession, ...replies: MockReply[]): Promise<void> {
   const res = await fetch(`${inject("controlUrl")}/scripts/${session.scriptId}`, { method: "POST", body: JSON.stringify(replies) });
   if (!res.ok) throw new Error(`scripting failed: ${res.status}`);
