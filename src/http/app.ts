@@ -13,7 +13,8 @@ import { agentConfig } from "../agent-config.ts";
 import type { AgentSession } from "../session/agent-session.ts";
 import { bundledToolNames } from "../tools/catalog.ts";
 import { describeWrittenTools } from "../tools/written/listing.ts";
-import { newSessionId, newSessionKey, readPresentedKey, secretMatches, sha256Hex } from "./auth.ts";
+import { secretMatches, sha256Hex } from "../credentials.ts";
+import { newSessionId, newSessionKey, readPresentedKey } from "./auth.ts";
 import { ApiError, errorResponse, unwrap } from "./errors.ts";
 import {
   approvalBody,

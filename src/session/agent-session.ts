@@ -20,7 +20,8 @@ import {
   type UserContent,
 } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
-import { constantTimeEqual, readPresentedKey, sha256Hex } from "../http/auth.ts";
+import { readPresentedKey } from "../http/auth.ts";
+import { keyMatchesHash } from "../credentials.ts";
 import { failure, type ApiFailure } from "../http/errors.ts";
 import { selectLlmCall } from "../llm/select-model.ts";
 import { bundledRegistry } from "../tools/catalog.ts";
@@ -219,7 +220,7 @@ export class AgentSession extends DurableObject<AppEnv> {
   private async authorize(key: string | undefined): Promise<ApiFailure | undefined> {
     if (!this.loaded) return failure(404, "not_found", "Session not found");
     if (!key) return failure(401, "unauthorized", "Missing session key (Authorization: Bearer <key> or ?key=)");
-    if (!constantTimeEqual(await sha256Hex(key), this.loaded.settings.keyHash)) return failure(403, "forbidden", "Invalid session key");
+    if (!(await keyMatchesHash(key, this.loaded.settings.keyHash))) return failure(403, "forbidden", "Invalid session key");
     return undefined;
   }
 

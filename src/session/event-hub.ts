@@ -6,7 +6,7 @@
  * one synchronous burst (e.g. a tool's partial results) go out as one write per subscriber, flushed in a
  * microtask: the cost of a write is paid per burst, not per event, and no latency is added.
  */
-import { formatSse, formatSseComment } from "../http/sse.ts";
+import { formatSse, formatSseComment } from "../wire/sse.ts";
 
 /** Proxies and browsers drop silent connections; wrangler dev notices a gone client only on write. */
 export const HEARTBEAT_INTERVAL_MS = 15_000;

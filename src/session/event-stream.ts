@@ -3,7 +3,7 @@
  * `?lastEventId=`), then continues live. Replay and subscription happen in one synchronous block, so the
  * client sees no gap and no duplicate. A client asking for events already trimmed is told so first.
  */
-import { formatSse, SSE_HEADERS } from "../http/sse.ts";
+import { formatSse, SSE_HEADERS } from "../wire/sse.ts";
 import type { EventHub } from "./event-hub.ts";
 import type { EventLog } from "./event-log.ts";
 

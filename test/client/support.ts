@@ -72,7 +72,7 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The bytes the Worker writes for one stamped event (src/http/sse.ts formatSse). */
+/** The bytes the Worker writes for one stamped event (src/wire/sse.ts formatSse). */
 export function wireEvent(seq: number, type = "messageDelta"): string {
   const data = JSON.stringify({ type, text: `t${seq}`, seq, sessionId: "s_test", ts: 1_000 + seq });
   return `id: ${seq}\nevent: ${type}\ndata: ${data}\n\n`;

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { constantTimeEqual, secretMatches } from "../../src/http/auth.ts";
+import { constantTimeEqual, secretMatches } from "../../src/credentials.ts";
 import { app } from "../../src/http/app.ts";
 import { api, createSession } from "../session/support.ts";
 

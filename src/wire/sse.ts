@@ -1,6 +1,7 @@
 /**
- * Server-Sent Events wire format, as pure functions (tested on exact strings).
- * Multi-line data is split into several `data:` lines, as the SSE spec requires.
+ * The Server-Sent Events wire format as pure functions (tested on exact strings), shared by the session,
+ * which writes events, and the router, which sets the headers. Multi-line data is split into several
+ * `data:` lines, as the SSE format requires.
  */
 export type SseMessage = { id?: string | number; event?: string; data: string; retry?: number };
 
