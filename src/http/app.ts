@@ -15,7 +15,8 @@ import { bundledToolNames } from "../tools/catalog.ts";
 import { describeWrittenTools } from "../tools/written/listing.ts";
 import { secretMatches, sha256Hex } from "../credentials.ts";
 import { newSessionId, newSessionKey, readPresentedKey } from "./auth.ts";
-import { ApiError, errorResponse, unwrap } from "./errors.ts";
+import { ApiError, errorResponse } from "./errors.ts";
+import { settle } from "./failure-status.ts";
 import {
   approvalBody,
   createSessionBody,
@@ -112,7 +113,7 @@ app.post("/v1/sessions", async (c) => {
   const id = newSessionId();
   const sessionKey = newSessionKey();
   const ns = c.env.AGENT_SESSION;
-  unwrap(
+  settle(
     await ns.get(ns.idFromName(id)).init({
       id,
       keyHash: await sha256Hex(sessionKey),
@@ -126,7 +127,7 @@ app.post("/v1/sessions", async (c) => {
   return c.json({ id, key: sessionKey }, 201);
 });
 
-app.get("/v1/sessions/:id", async (c) => c.json(unwrap(await session(c).snapshot(key(c)))));
+app.get("/v1/sessions/:id", async (c) => c.json(settle(await session(c).snapshot(key(c)))));
 
 const toBlocks = (content: z.infer<typeof messageBody>["content"]): UserContent[] =>
   typeof content === "string" ? [{ type: "text", text: content }] : content;
@@ -134,37 +135,37 @@ const toBlocks = (content: z.infer<typeof messageBody>["content"]): UserContent[
 app.post("/v1/sessions/:id/messages", async (c) => {
   const stub = session(c);
   const body = await readJson(c, messageBody);
-  return c.json(unwrap(await stub.enqueue(key(c), "input", toBlocks(body.content))), 202);
+  return c.json(settle(await stub.enqueue(key(c), "input", toBlocks(body.content))), 202);
 });
 
 app.post("/v1/sessions/:id/follow-ups", async (c) => {
   const stub = session(c);
   const body = await readJson(c, messageBody);
-  return c.json(unwrap(await stub.enqueue(key(c), "followUp", toBlocks(body.content))), 202);
+  return c.json(settle(await stub.enqueue(key(c), "followUp", toBlocks(body.content))), 202);
 });
 
 app.get("/v1/sessions/:id/responses/next", async (c) => {
   const stub = session(c);
   const query = waitQuery.safeParse(c.req.query());
   if (!query.success) throw new ApiError(400, "bad_request", `Invalid query: ${describeZodError(query.error)}`);
-  const { message } = unwrap(await stub.takeResponse(key(c), query.data.waitMs ?? 0));
+  const { message } = settle(await stub.takeResponse(key(c), query.data.waitMs ?? 0));
   return message ? c.json(message) : c.body(null, 204);
 });
 
 app.get("/v1/sessions/:id/events", async (c) => session(c).fetch(c.req.raw));
 
-app.post("/v1/sessions/:id/continue", async (c) => c.json(unwrap(await session(c).continueRun(key(c))), 202));
+app.post("/v1/sessions/:id/continue", async (c) => c.json(settle(await session(c).continueRun(key(c))), 202));
 
-app.post("/v1/sessions/:id/abort", async (c) => c.json(unwrap(await session(c).abort(key(c))), 202));
+app.post("/v1/sessions/:id/abort", async (c) => c.json(settle(await session(c).abort(key(c))), 202));
 
 app.post("/v1/sessions/:id/tool-calls/:toolCallId/approval", async (c) => {
   const stub = session(c);
   const toolCallId = param(toolCallIdParam, c.req.param("toolCallId"), "tool call id");
   const body = await readJson(c, approvalBody);
-  return c.json(unwrap(await stub.decideApproval(key(c), toolCallId, body.approve, body.reason)));
+  return c.json(settle(await stub.decideApproval(key(c), toolCallId, body.approve, body.reason)));
 });
 
-app.delete("/v1/sessions/:id", async (c) => c.json(unwrap(await session(c).shutdown(key(c)))));
+app.delete("/v1/sessions/:id", async (c) => c.json(settle(await session(c).shutdown(key(c)))));
 
 app.get("/v1/tools", async (c) => {
   await requireApiToken(c);

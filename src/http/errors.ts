@@ -1,6 +1,6 @@
 /**
- * Errors across HTTP: one ApiError type, mapped to `{error:{code,message}}` in one place (`errorResponse`).
- * Session methods return `ApiFailure` values instead of throwing across RPC; the router rethrows them.
+ * Errors across HTTP: one ApiError type, mapped to `{error:{code,message}}` in one place (`errorResponse`,
+ * called by the app's onError). Session failures become ApiErrors through src/http/failure-status.ts.
  */
 export type ApiErrorCode =
   | "bad_request"
@@ -14,8 +14,6 @@ export type ApiErrorCode =
   | "queue_full"
   | "internal";
 
-export type ApiFailure = { error: { status: number; code: ApiErrorCode; message: string; retryAfterSeconds?: number } };
-
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -25,23 +23,6 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
-}
-
-export const failure = (status: number, code: ApiErrorCode, message: string, retryAfterSeconds?: number): ApiFailure => ({
-  error: retryAfterSeconds === undefined ? { status, code, message } : { status, code, message, retryAfterSeconds },
-});
-
-export function isFailure(value: unknown): value is ApiFailure {
-  return typeof value === "object" && value !== null && "error" in value && typeof (value as ApiFailure).error?.status === "number";
-}
-
-/** Unwraps a session result, throwing its failure as an ApiError for the router's error handler. */
-export function unwrap<T>(value: T): Exclude<T, ApiFailure> {
-  if (isFailure(value)) {
-    const { status, code, message, retryAfterSeconds } = value.error;
-    throw new ApiError(status, code, message, retryAfterSeconds);
-  }
-  return value as Exclude<T, ApiFailure>;
 }
 
 export function errorResponse(err: ApiError): Response {

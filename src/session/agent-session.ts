@@ -1,7 +1,7 @@
 /**
  * AgentSession: one Durable Object per session. It wires the core loop to SQLite storage (messages,
  * event log, queues, tool journal, approvals), to the SSE hub and to the LLM adapter. Public methods are
- * called over RPC by the Worker's router and return values or ApiFailure, never throw across RPC.
+ * called over RPC by the Worker's router and return SessionResult values, never throw across RPC.
  * Invariants: a run is recorded in meta until its runEnd is stored (with its response on the output
  * queue, atomically); a run interrupted by a restart resumes from storage, on the next request or alarm.
  */
@@ -22,7 +22,7 @@ import {
 import type { AppEnv } from "../env.ts";
 import { readPresentedKey } from "../http/auth.ts";
 import { keyMatchesHash } from "../credentials.ts";
-import { failure, type ApiFailure } from "../http/errors.ts";
+import { ok, refuse, type SessionFailure, type SessionResult } from "./session-result.ts";
 import { selectLlmCall } from "../llm/select-model.ts";
 import { bundledRegistry } from "../tools/catalog.ts";
 import { registerWrittenDrafts, writtenToolListing } from "../tools/written/session-tools.ts";
@@ -78,18 +78,18 @@ export class AgentSession extends DurableObject<AppEnv> {
   }
 
   // ── RPC API (called by the router) ─────────────────────────────────────
-  async init(settings: SessionSettings): Promise<{ id: string } | ApiFailure> {
-    if (this.loaded) return failure(409, "conflict", "Session already exists");
+  async init(settings: SessionSettings): Promise<SessionResult<{ id: string }>> {
+    if (this.loaded) return refuse("already_exists", "Session already exists");
     this.meta.write("session", settings);
     await this.load(settings);
-    return { id: settings.id };
+    return ok({ id: settings.id });
   }
 
   async snapshot(key: string | undefined) {
     const denied = await this.authorize(key);
     if (denied) return denied;
     const { settings, state, store, approvals, log } = this.loaded!;
-    return {
+    return ok({
       id: settings.id,
       status: this.status(),
       createdAt: settings.createdAt,
@@ -102,23 +102,23 @@ export class AgentSession extends DurableObject<AppEnv> {
       pendingApprovals: approvals.pending(),
       lastEventSeq: log.lastSeq,
       activeRunId: this.meta.read<RunMeta>("run")?.runId ?? null,
-    };
+    });
   }
 
-  async enqueue(key: string | undefined, kind: Exclude<QueueKind, "output">, content: UserContent[]): Promise<{ messageId: string } | ApiFailure> {
+  async enqueue(key: string | undefined, kind: Exclude<QueueKind, "output">, content: UserContent[]): Promise<SessionResult<{ messageId: string }>> {
     const denied = (await this.authorize(key)) ?? this.refuseIfShutdown();
     if (denied) return denied;
     const messageId = crypto.randomUUID();
     const accepted = this.queues.offer(kind, messageId, { role: "user", content, timestamp: Date.now() });
     if (!accepted) {
       const name = kind === "input" ? "Input" : "Follow-up";
-      return failure(429, "queue_full", `${name} queue is full (${QUEUE_CAPACITY[kind]} pending); retry later`, 1);
+      return refuse("queue_full", `${name} queue is full (${QUEUE_CAPACITY[kind]} pending); retry later`);
     }
     this.startRunIfReady();
-    return { messageId };
+    return ok({ messageId });
   }
 
-  async takeResponse(key: string | undefined, waitMs: number): Promise<{ message: AssistantMessage | null } | ApiFailure> {
+  async takeResponse(key: string | undefined, waitMs: number): Promise<SessionResult<{ message: AssistantMessage | null }>> {
     const denied = await this.authorize(key);
     if (denied) return denied;
     const deadline = Date.now() + Math.min(Math.max(0, waitMs), MAX_RESPONSE_WAIT_MS);
@@ -126,10 +126,10 @@ export class AgentSession extends DurableObject<AppEnv> {
       const message = this.queues.takeOutput();
       if (message) {
         this.startRunIfReady(); // the output queue has room again
-        return { message };
+        return ok({ message });
       }
       const left = deadline - Date.now();
-      if (left <= 0 || this.loaded!.settings.shutdown) return { message: null };
+      if (left <= 0 || this.loaded!.settings.shutdown) return ok({ message: null });
       await new Promise<void>((resolve) => {
         const wake = () => {
           clearTimeout(timer);
@@ -142,33 +142,33 @@ export class AgentSession extends DurableObject<AppEnv> {
     }
   }
 
-  async continueRun(key: string | undefined): Promise<{ runId: string } | ApiFailure> {
+  async continueRun(key: string | undefined): Promise<SessionResult<{ runId: string }>> {
     const denied = (await this.authorize(key)) ?? this.refuseIfShutdown();
     if (denied) return denied;
-    if (this.active) return failure(409, "conflict", "A run is active; continue is allowed only when the session is idle");
-    if (this.loaded!.state.messages.length === 0) return failure(409, "conflict", "Nothing to continue: the session has no history");
-    if (this.queues.isFull("output")) return failure(429, "queue_full", "Output queue is full; take responses first", 1);
-    return { runId: this.startRun() };
+    if (this.active) return refuse("run_active", "A run is active; continue is allowed only when the session is idle");
+    if (this.loaded!.state.messages.length === 0) return refuse("nothing_to_continue", "Nothing to continue: the session has no history");
+    if (this.queues.isFull("output")) return refuse("queue_full", "Output queue is full; take responses first");
+    return ok({ runId: this.startRun() });
   }
 
-  async abort(key: string | undefined): Promise<{ aborted: boolean } | ApiFailure> {
+  async abort(key: string | undefined): Promise<SessionResult<{ aborted: boolean }>> {
     const denied = await this.authorize(key);
     if (denied) return denied;
-    if (!this.active) return { aborted: false };
+    if (!this.active) return ok({ aborted: false });
     this.active.controller.abort(new Error("Aborted by request"));
-    return { aborted: true };
+    return ok({ aborted: true });
   }
 
   async decideApproval(key: string | undefined, toolCallId: string, approve: boolean, reason?: string) {
     const denied = (await this.authorize(key)) ?? this.refuseIfShutdown();
     if (denied) return denied;
     const outcome = this.loaded!.approvals.decide(toolCallId, approve, reason);
-    if (outcome === "unknown") return failure(404, "not_found", `No approval request for tool call ${toolCallId}`);
-    if (outcome === "already_decided") return failure(409, "conflict", `Tool call ${toolCallId} was already decided`);
-    return { toolCallId, approved: approve };
+    if (outcome === "unknown") return refuse("unknown_approval", `No approval request for tool call ${toolCallId}`);
+    if (outcome === "already_decided") return refuse("already_decided", `Tool call ${toolCallId} was already decided`);
+    return ok({ toolCallId, approved: approve });
   }
 
-  async shutdown(key: string | undefined): Promise<{ status: "shutdown" } | ApiFailure> {
+  async shutdown(key: string | undefined): Promise<SessionResult<{ status: "shutdown" }>> {
     const denied = await this.authorize(key);
     if (denied) return denied;
     const loaded = this.loaded!;
@@ -180,13 +180,16 @@ export class AgentSession extends DurableObject<AppEnv> {
       this.hub.closeAll();
       for (const wake of this.outputWaiters) wake();
     }
-    return { status: "shutdown" };
+    return ok({ status: "shutdown" as const });
   }
 
   /** The SSE event stream (the only route served through fetch, because it returns a live body). */
   override async fetch(request: Request): Promise<Response> {
     const denied = await this.authorize(readPresentedKey(request));
-    if (denied) return Response.json({ error: { code: denied.error.code, message: denied.error.message } }, { status: denied.error.status });
+    if (denied) {
+      const [status, code] = denied.reason === "not_found" ? [404, "not_found"] : denied.reason === "missing_key" ? [401, "unauthorized"] : [403, "forbidden"];
+      return Response.json({ error: { code, message: denied.message } }, { status });
+    }
     return openEventStream(request, this.loaded!.log, this.hub, this.loaded!.settings.shutdown === true);
   }
 
@@ -217,15 +220,15 @@ export class AgentSession extends DurableObject<AppEnv> {
     return registerWrittenDrafts(store, this.env, settings.tools);
   }
 
-  private async authorize(key: string | undefined): Promise<ApiFailure | undefined> {
-    if (!this.loaded) return failure(404, "not_found", "Session not found");
-    if (!key) return failure(401, "unauthorized", "Missing session key (Authorization: Bearer <key> or ?key=)");
-    if (!(await keyMatchesHash(key, this.loaded.settings.keyHash))) return failure(403, "forbidden", "Invalid session key");
+  private async authorize(key: string | undefined): Promise<SessionFailure | undefined> {
+    if (!this.loaded) return refuse("not_found", "Session not found");
+    if (!key) return refuse("missing_key", "Missing session key (Authorization: Bearer <key> or ?key=)");
+    if (!(await keyMatchesHash(key, this.loaded.settings.keyHash))) return refuse("wrong_key", "Invalid session key");
     return undefined;
   }
 
-  private refuseIfShutdown(): ApiFailure | undefined {
-    return this.loaded?.settings.shutdown ? failure(410, "gone", "Session is shut down") : undefined;
+  private refuseIfShutdown(): SessionFailure | undefined {
+    return this.loaded?.settings.shutdown ? refuse("shut_down", "Session is shut down") : undefined;
   }
 
   private status(): "idle" | "running" | "shutdown" {

@@ -1,0 +1,31 @@
+/**
+ * The one table from a session's domain failure to its HTTP answer, and `settle`, which the routes call
+ * on every session result: the value on success, else an ApiError for the app's single onError.
+ * The table is exhaustive over SessionFailureReason, so a new reason cannot go unmapped.
+ */
+import type { SessionFailure, SessionFailureReason, SessionResult } from "../session/session-result.ts";
+import { ApiError, type ApiErrorCode } from "./errors.ts";
+
+type HttpAnswer = { status: number; code: ApiErrorCode; retryAfterSeconds?: number };
+
+export const FAILURE_STATUS = {
+  already_exists: { status: 409, code: "conflict" },
+  not_found: { status: 404, code: "not_found" },
+  missing_key: { status: 401, code: "unauthorized" },
+  wrong_key: { status: 403, code: "forbidden" },
+  shut_down: { status: 410, code: "gone" },
+  // A queue drains as runs finish or responses are taken: asking again in a second is reasonable.
+  queue_full: { status: 429, code: "queue_full", retryAfterSeconds: 1 },
+  run_active: { status: 409, code: "conflict" },
+  nothing_to_continue: { status: 409, code: "conflict" },
+  unknown_approval: { status: 404, code: "not_found" },
+  already_decided: { status: 409, code: "conflict" },
+} as const satisfies Record<SessionFailureReason, HttpAnswer>;
+
+/** The success value, or throws the failure as an ApiError with the status the table gives its reason. */
+export function settle<R extends SessionResult<unknown>>(result: R): Extract<R, { ok: true }>["value"] {
+  if (result.ok) return result.value as Extract<R, { ok: true }>["value"];
+  const failure = result as SessionFailure;
+  const answer: HttpAnswer = FAILURE_STATUS[failure.reason];
+  throw new ApiError(answer.status, answer.code, failure.message, answer.retryAfterSeconds);
+}

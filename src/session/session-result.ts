@@ -1,0 +1,23 @@
+/**
+ * What a session operation answers over RPC: a value, or a domain failure naming why it was refused.
+ * The session knows nothing of HTTP; the router maps each reason to a status in one table
+ * (src/http/failure-status.ts). Failures are values, never exceptions thrown across RPC.
+ */
+export type SessionFailureReason =
+  | "already_exists"
+  | "not_found"
+  | "missing_key"
+  | "wrong_key"
+  | "shut_down"
+  | "queue_full"
+  | "run_active"
+  | "nothing_to_continue"
+  | "unknown_approval"
+  | "already_decided";
+
+export type SessionFailure = { ok: false; reason: SessionFailureReason; message: string };
+export type SessionResult<T> = { ok: true; value: T } | SessionFailure;
+
+export const ok = <T>(value: T): { ok: true; value: T } => ({ ok: true, value });
+
+export const refuse = (reason: SessionFailureReason, message: string): SessionFailure => ({ ok: false, reason, message });
