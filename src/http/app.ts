@@ -1,5 +1,5 @@
 /**
- * The Worker's HTTP API (DESIGN.md, v1): Hono routes that validate everything with zod, check API_TOKEN
+ * The Worker's HTTP API (README "HTTP API", v1): Hono routes that validate everything with zod, check API_TOKEN
  * where required, and call the session's Durable Object over RPC. One error handler turns every failure
  * into `{error:{code,message}}` with its status; unexpected faults are 500s with no internals leaked.
  */
@@ -16,6 +16,7 @@ import { describeWrittenTools } from "../tools/written/listing.ts";
 import { secretMatches, sha256Hex } from "../credentials.ts";
 import { newSessionId, newSessionKey, readPresentedKey } from "./auth.ts";
 import { ApiError, errorResponse } from "./errors.ts";
+import { eventStreamResponse, parseLastEventId } from "./events-route.ts";
 import { settle } from "./failure-status.ts";
 import {
   approvalBody,
@@ -152,7 +153,11 @@ app.get("/v1/sessions/:id/responses/next", async (c) => {
   return message ? c.json(message) : c.body(null, 204);
 });
 
-app.get("/v1/sessions/:id/events", async (c) => session(c).fetch(c.req.raw));
+app.get("/v1/sessions/:id/events", async (c) => {
+  const stub = session(c);
+  const afterSeq = parseLastEventId(c.req.raw);
+  return eventStreamResponse(settle(await stub.openEvents(key(c), afterSeq)));
+});
 
 app.post("/v1/sessions/:id/continue", async (c) => c.json(settle(await session(c).continueRun(key(c))), 202));
 

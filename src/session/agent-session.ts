@@ -20,7 +20,6 @@ import {
   type UserContent,
 } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
-import { readPresentedKey } from "../http/auth.ts";
 import { keyMatchesHash } from "../credentials.ts";
 import { ok, refuse, type SessionFailure, type SessionResult } from "./session-result.ts";
 import { selectLlmCall } from "../llm/select-model.ts";
@@ -183,14 +182,12 @@ export class AgentSession extends DurableObject<AppEnv> {
     return ok({ status: "shutdown" as const });
   }
 
-  /** The SSE event stream (the only route served through fetch, because it returns a live body). */
-  override async fetch(request: Request): Promise<Response> {
-    const denied = await this.authorize(readPresentedKey(request));
-    if (denied) {
-      const [status, code] = denied.reason === "not_found" ? [404, "not_found"] : denied.reason === "missing_key" ? [401, "unauthorized"] : [403, "forbidden"];
-      return Response.json({ error: { code, message: denied.message } }, { status });
-    }
-    return openEventStream(request, this.loaded!.log, this.hub, this.loaded!.settings.shutdown === true);
+  /** The live event stream after `afterSeq`, as bytes; the router builds the SSE response around it. */
+  async openEvents(key: string | undefined, afterSeq: number): Promise<SessionResult<ReadableStream<Uint8Array>>> {
+    const denied = await this.authorize(key);
+    if (denied) return denied;
+    const { log, settings } = this.loaded!;
+    return openEventStream({ log, hub: this.hub, runs: { isShutdown: settings.shutdown === true } }, afterSeq);
   }
 
   override async alarm(): Promise<void> {

@@ -1,0 +1,20 @@
+/**
+ * GET /v1/sessions/:id/events: the router validates Last-Event-ID (header, or `?lastEventId=` where an
+ * EventSource cannot send headers), asks the session's Durable Object for the event bytes over RPC and
+ * builds the SSE response here, so refusals go through the app's one onError like every other route.
+ * The seam is deliberate: the byte source may later be served from the Worker while the object sleeps.
+ */
+import { SSE_HEADERS } from "../wire/sse.ts";
+import { ApiError } from "./errors.ts";
+
+/** The seq after which to stream: 0 when the client names none; a 400 when what it names is not a seq. */
+export function parseLastEventId(request: Request): number {
+  const raw = request.headers.get("last-event-id") ?? new URL(request.url).searchParams.get("lastEventId");
+  if (raw === null || raw === "") return 0;
+  if (!/^\d{1,15}$/.test(raw)) throw new ApiError(400, "bad_request", "Last-Event-ID must be a non-negative integer");
+  return Number(raw);
+}
+
+export function eventStreamResponse(body: ReadableStream<Uint8Array>): Response {
+  return new Response(body, { headers: SSE_HEADERS });
+}
