@@ -4,6 +4,7 @@
  */
 import * as z from "zod";
 import { TOOL_NAME_PATTERN } from "../core/index.ts";
+import { MAX_RESPONSE_WAIT_MS } from "../session/output-waiters.ts";
 import { SESSION_ID_PATTERN } from "./auth.ts";
 
 export const MAX_BODY_BYTES = 1_000_000;
@@ -41,7 +42,7 @@ export const sessionIdParam = z.string().regex(SESSION_ID_PATTERN, "is not a val
 export const toolCallIdParam = z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/, "is not a valid tool call id");
 
 export const waitQuery = z.object({
-  waitMs: z.coerce.number().int().min(0).max(60_000).optional(),
+  waitMs: z.coerce.number().int().min(0).max(MAX_RESPONSE_WAIT_MS).optional(),
 });
 
 /** One line per problem, each naming its field, e.g. `content: must not be empty`. */

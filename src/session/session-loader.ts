@@ -1,0 +1,77 @@
+/**
+ * Builds a live session from its stored settings: the tool store (bundled tools the session may use,
+ * written tools, then drafts), the history from the message store, the event log, sink, approval gate and
+ * run driver, wired together. Called by AgentSession on creation and whenever the object starts.
+ * The returned `ready` promise settles once written tools' drafts are registered; it never rejects.
+ */
+import { agentConfig } from "../agent-config.ts";
+import { ToolStore, loadTools, type AgentState } from "../core/index.ts";
+import type { AppEnv } from "../env.ts";
+import { bundledRegistry } from "../tools/catalog.ts";
+import { registerWrittenDrafts, writtenToolListing } from "../tools/written/session-tools.ts";
+import { ApprovalGate } from "./approval-gate.ts";
+import { EventHub } from "./event-hub.ts";
+import { EventLog } from "./event-log.ts";
+import { EventSink } from "./event-sink.ts";
+import { MessageStore } from "./message-store.ts";
+import { OutputWaiters } from "./output-waiters.ts";
+import { RunDriver } from "./run-driver.ts";
+import { SessionMeta, type RunMeta, type SessionSettings } from "./session-meta.ts";
+import { SessionQueues } from "./session-queues.ts";
+
+export type Session = {
+  settings: SessionSettings;
+  state: AgentState;
+  store: ToolStore;
+  meta: SessionMeta;
+  queues: SessionQueues;
+  messages: MessageStore;
+  log: EventLog;
+  hub: EventHub;
+  waiters: OutputWaiters;
+  sink: EventSink;
+  approvals: ApprovalGate;
+  runs: RunDriver;
+};
+
+/** A var holding a positive whole number of milliseconds, else undefined (the config default applies). */
+const positiveMs = (raw: string | undefined): number | undefined => (raw && /^\d+$/.test(raw.trim()) && Number(raw) > 0 ? Number(raw) : undefined);
+
+/** The stored settings, or undefined when this object holds no session (never created). */
+export function readSettings(sql: SqlStorage): SessionSettings | undefined {
+  return new SessionMeta(sql).read<SessionSettings>("session");
+}
+
+/** Stores the settings of a new session (AgentSession.init), before loading it. */
+export function writeSettings(sql: SqlStorage, settings: SessionSettings): void {
+  new SessionMeta(sql).write("session", settings);
+}
+
+export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: SessionSettings): { session: Session; ready: Promise<unknown> } {
+  const sql = ctx.storage.sql;
+  const store = new ToolStore(settings.id);
+  const registry = bundledRegistry();
+  const allowed = settings.tools ? Object.fromEntries(Object.entries(registry).filter(([name]) => settings.tools!.includes(name))) : registry;
+  loadTools(store, allowed, writtenToolListing(env, store));
+
+  const meta = new SessionMeta(sql);
+  const queues = new SessionQueues(sql);
+  const messages = new MessageStore(sql);
+  const log = new EventLog(sql, settings.id);
+  const hub = new EventHub();
+  const waiters = new OutputWaiters();
+  const sink = new EventSink({ log, queues, meta, hub, waiters });
+  const state: AgentState = { systemPrompt: settings.systemPrompt, messages: messages.all(), tools: store.tools, activeRun: false };
+  const approvals = new ApprovalGate(
+    sql,
+    (event) => sink.record(meta.read<RunMeta>("run")?.runId, event),
+    positiveMs(env.APPROVAL_TIMEOUT_MS) ?? agentConfig.approvalTimeoutMs,
+  );
+  const onShutdown = () => {
+    hub.closeAll();
+    waiters.wakeAll();
+  };
+  const runs = new RunDriver({ ctx, env, settings, state, store, meta, queues, messages, approvals, sink, onShutdown });
+  const session: Session = { settings, state, store, meta, queues, messages, log, hub, waiters, sink, approvals, runs };
+  return { session, ready: registerWrittenDrafts(store, env, settings.tools) };
+}
