@@ -1,5 +1,5 @@
 /**
- * The client SDK's public surface, for Node and (bundled by scripts/build-client.mjs) for the web page.
+ * The client SDK's public surface, for Node and (bundled by scripts/build-client.ts) for the web page.
  * Everything a caller needs: createClient, the handle and error classes, the parser and the types.
  */
 export { AgentClient, SessionHandle, createClient } from "./client.ts";

@@ -28,7 +28,7 @@ export type Stack = {
 };
 
 export async function buildClientBundle(): Promise<void> {
-  await promisify(execFile)(join(REPO_ROOT, "node_modules", ".bin", "node"), [join(REPO_ROOT, "scripts", "build-client.mjs")], { cwd: REPO_ROOT });
+  await promisify(execFile)(join(REPO_ROOT, "node_modules", ".bin", "node"), ["--experimental-transform-types", "--disable-warning=ExperimentalWarning", join(REPO_ROOT, "scripts", "build-client.ts")], { cwd: REPO_ROOT });
 }
 
 export async function startStack(): Promise<Stack> {
