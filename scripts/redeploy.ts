@@ -1,10 +1,12 @@
 /**
- * `npm run redeploy [-- --local --persist-to DIR] [--dry-run] [--config FILE]`: ships the tools the agent
- * wrote. Reads pending rows from KV and sources from R2, checks each tool alone (scripts/redeploy/
- * check-tool.mjs), records a failing one as rejected with its error (the deployed Worker is not touched),
- * writes the passing ones into tools/, regenerates the registry, deploys (`wrangler deploy`; locally
- * `wrangler dev` reloads from tools/ by itself) and marks them deployed. Safe to run again: nothing
- * pending means nothing to do, and a row is only changed while it still has the hash that was checked.
+ * `npm run redeploy [-- --local --persist-to DIR] [--yes] [--dry-run | --no-deploy] [--config FILE]`: ships
+ * the tools the agent wrote. Reads pending rows from KV, sources and specs from R2, checks each tool alone
+ * (scripts/redeploy/check-tool.ts), records a failing one as rejected, prints the review (source, checks,
+ * diff against the deployed version) and asks before shipping (`--yes` for CI). Then writes the passing
+ * tools into tools/, regenerates the registry, deploys (`wrangler deploy`; locally `wrangler dev` reloads
+ * from tools/ by itself) and marks them deployed. `--no-deploy` stops after writing tools/ (the CI
+ * workflow opens a pull request from that). Safe to run again: nothing pending means nothing to do, and a
+ * row is only changed while it still has the hash that was checked.
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -12,14 +14,24 @@ import { mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { checkWrittenTool, sha256Hex, STAGING_DIR, WRITTEN_TOOL_MARKER } from "./redeploy/check-tool.mjs";
-import { openToolIndex } from "./redeploy/tool-index.mjs";
+import { describeError } from "../src/core/tool-results.ts";
+import { WRITTEN_TOOL_MARKER } from "../src/tools/written/render.ts";
+import type { WrittenToolEntry } from "../src/tools/written/spec.ts";
+import { sha256Hex } from "../src/tools/written/tool-index.ts";
+import { checkWrittenTool, STAGING_DIR } from "./redeploy/check-tool.ts";
+import { confirm, renderReview, type Reviewed } from "./redeploy/review.ts";
+import { openToolIndex, type IndexVia, type ToolIndex } from "./redeploy/tool-index.ts";
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const log = (line) => console.log(`redeploy: ${line}`);
+const log = (line: string) => console.log(`redeploy: ${line}`);
 
-function parseArgs(argv) {
-  const options = { local: false, persistTo: undefined, dryRun: false, configPath: path.join(PROJECT_ROOT, "wrangler.toml"), via: undefined };
+type Options = { local: boolean; persistTo?: string; dryRun: boolean; noDeploy: boolean; yes: boolean; configPath: string; via?: IndexVia };
+type Installed = { entry: WrittenToolEntry; undo: () => Promise<void> };
+
+const USAGE = "expected --local, --persist-to DIR, --yes, --dry-run, --no-deploy, --config FILE, --index-via proxy|cli";
+
+function parseArgs(argv: readonly string[]): Options {
+  const options: Options = { local: false, dryRun: false, noDeploy: false, yes: false, configPath: path.join(PROJECT_ROOT, "wrangler.toml") };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -30,30 +42,37 @@ function parseArgs(argv) {
     if (arg === "--local") options.local = true;
     else if (arg === "--persist-to") options.persistTo = path.resolve(value());
     else if (arg === "--dry-run") options.dryRun = true;
+    else if (arg === "--no-deploy") options.noDeploy = true;
+    else if (arg === "--yes" || arg === "-y") options.yes = true;
     else if (arg === "--config") options.configPath = path.resolve(value());
-    else if (arg === "--index-via") options.via = value();
-    else throw new Error(`unknown option ${arg} (expected --local, --persist-to DIR, --dry-run, --config FILE, --index-via proxy|cli)`);
+    else if (arg === "--index-via") {
+      const via = value();
+      if (via !== "proxy" && via !== "cli") throw new Error("--index-via is proxy or cli");
+      options.via = via;
+    } else throw new Error(`unknown option ${arg} (${USAGE})`);
   }
   if (options.local && !options.persistTo) throw new Error("--local needs --persist-to DIR (the directory wrangler dev persists to)");
-  if (options.via && !["proxy", "cli"].includes(options.via)) throw new Error("--index-via is proxy or cli");
   if (options.via === "proxy" && !options.local) throw new Error("--index-via proxy works only with --local");
+  if (options.dryRun && options.noDeploy) throw new Error("--dry-run and --no-deploy exclude each other");
   return options;
 }
 
 /** Runs a project binary with Node 22 first on PATH (wrangler refuses older Node). */
-function runBin(name, args) {
+function runBin(name: string, args: string[]): Promise<{ ok: boolean; output: string }> {
   const bin = path.join(PROJECT_ROOT, "node_modules", ".bin");
   return new Promise((resolve) => {
-    execFile(path.join(bin, name), args, { cwd: PROJECT_ROOT, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}` } }, (err, stdout, stderr) => {
+    const env = { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}` };
+    execFile(path.join(bin, name), args, { cwd: PROJECT_ROOT, maxBuffer: 64 * 1024 * 1024, env }, (err, stdout, stderr) => {
       resolve({ ok: !err, output: `${stdout}${stderr}`.trim() });
     });
   });
 }
 
-const regenerateRegistry = () => runBin("node", [path.join(PROJECT_ROOT, "scripts", "generate-registry.mjs")]);
+const regenerateRegistry = () =>
+  runBin("node", ["--experimental-transform-types", "--disable-warning=ExperimentalWarning", path.join(PROJECT_ROOT, "scripts", "generate-registry.ts")]);
 
 /** Writes tools/<name>.ts atomically; returns how to undo it (the previous content, or none). */
-async function installTool(name, source) {
+async function installTool(name: string, source: string): Promise<() => Promise<void>> {
   const file = path.join(PROJECT_ROOT, "tools", `${name}.ts`);
   const previous = existsSync(file) ? await readFile(file, "utf8") : undefined;
   // The temporary file lives outside tools/, so a watching `wrangler dev` never sees a partial file.
@@ -67,7 +86,7 @@ async function installTool(name, source) {
 }
 
 /** Updates a row only while it still describes the version that was checked (a newer write wins). */
-async function updateIfUnchanged(index, entry, changes) {
+async function updateIfUnchanged(index: ToolIndex, entry: WrittenToolEntry, changes: Partial<WrittenToolEntry>): Promise<boolean> {
   const current = await index.readEntry(entry.name);
   if (!current || current.hash !== entry.hash || current.version !== entry.version) {
     log(`${entry.name}: a newer version was written meanwhile; its row is left as it is`);
@@ -79,12 +98,12 @@ async function updateIfUnchanged(index, entry, changes) {
 }
 
 /** Deployed written tools whose file is missing (a fresh checkout): put back so this deploy keeps them. */
-async function restoreDeployed(index, entries) {
-  const restored = [];
+async function restoreDeployed(index: ToolIndex, entries: readonly WrittenToolEntry[]): Promise<Installed[]> {
+  const restored: Installed[] = [];
   for (const entry of entries.filter((e) => e.status === "deployed")) {
     if (existsSync(path.join(PROJECT_ROOT, "tools", `${entry.name}.ts`))) continue;
     const source = await index.getSource(entry.sourceKey);
-    if (!source || sha256Hex(source) !== entry.hash || !source.startsWith(WRITTEN_TOOL_MARKER)) {
+    if (!source || (await sha256Hex(source)) !== entry.hash || !source.startsWith(WRITTEN_TOOL_MARKER)) {
       log(`${entry.name}: deployed, but its source cannot be restored from R2; it will be missing from this deploy`);
       continue;
     }
@@ -94,13 +113,13 @@ async function restoreDeployed(index, entries) {
   return restored;
 }
 
-async function deploy(options) {
+async function deploy(options: Options): Promise<{ ok: boolean; output: string }> {
   if (options.local) {
     log("local mode: wrangler dev rebuilds from tools/ (watch_dir), no wrangler deploy");
-    return { ok: true };
+    return { ok: true, output: "" };
   }
   const args = ["deploy", "--config", options.configPath];
-  let outdir;
+  let outdir: string | undefined;
   if (options.dryRun) {
     outdir = await mkdtemp(path.join(tmpdir(), "redeploy-dry-run-"));
     args.push("--dry-run", "--outdir", outdir);
@@ -112,7 +131,20 @@ async function deploy(options) {
   return result;
 }
 
-async function redeploy(options) {
+/** Checks every pending tool and prints its review; failing ones are recorded as rejected (not in a dry run). */
+async function review(index: ToolIndex, pending: readonly WrittenToolEntry[], options: Options): Promise<Reviewed[]> {
+  const reviewed: Reviewed[] = [];
+  for (const entry of pending) {
+    const [source, spec] = await Promise.all([index.getSource(entry.sourceKey), index.getSpec(entry.specKey)]);
+    const report = await checkWrittenTool({ root: PROJECT_ROOT, entry, source, spec });
+    reviewed.push({ entry, source, report });
+    console.log(`\n${await renderReview(PROJECT_ROOT, { entry, source, report })}\n`);
+    if (!report.ok && !options.dryRun) await updateIfUnchanged(index, entry, { status: "rejected", error: report.error, rejectedAt: new Date().toISOString() });
+  }
+  return reviewed;
+}
+
+async function redeploy(options: Options): Promise<number> {
   const index = await openToolIndex({ root: PROJECT_ROOT, configPath: options.configPath, local: options.local, persistTo: options.persistTo, via: options.via });
   try {
     const entries = await index.listEntries();
@@ -122,24 +154,19 @@ async function redeploy(options) {
       return 0;
     }
     log(`${pending.length} pending: ${pending.map((e) => `${e.name} v${e.version}`).join(", ")}`);
-
-    const passed = [];
-    let rejected = 0;
-    for (const entry of pending) {
-      const source = await index.getSource(entry.sourceKey);
-      const checked = await checkWrittenTool({ root: PROJECT_ROOT, entry, source });
-      if (checked.ok) {
-        log(`${entry.name} v${entry.version}: checks passed`);
-        passed.push({ entry, source });
-        continue;
-      }
-      rejected += 1;
-      log(`${entry.name} v${entry.version}: rejected\n${checked.error.replace(/^/gm, "    ")}`);
-      if (!options.dryRun) await updateIfUnchanged(index, entry, { status: "rejected", error: checked.error, rejectedAt: new Date().toISOString() });
-    }
+    const reviewed = await review(index, pending, options);
+    const passed = reviewed.filter((r): r is Reviewed & { source: string } => r.report.ok && r.source !== null);
+    const rejected = reviewed.length - passed.length;
+    for (const r of reviewed) log(`${r.entry.name} v${r.entry.version}: ${r.report.ok ? "checks passed" : "rejected"}`);
     if (passed.length === 0) {
       log(`nothing to deploy: ${rejected} tool(s) rejected, the deployed Worker is unchanged`);
       return 0;
+    }
+    const what = options.noDeploy ? "Write" : options.dryRun ? "Build (dry run)" : "Ship";
+    const question = `${what} ${passed.length} tool(s): ${passed.map((r) => `${r.entry.name} v${r.entry.version}`).join(", ")}?`;
+    if (!options.yes && !(await confirm(question))) {
+      log("not confirmed: nothing was shipped; the passing tools stay pending (run again, or pass --yes)");
+      return 1;
     }
 
     const installed = [...(await restoreDeployed(index, entries))];
@@ -155,6 +182,10 @@ async function redeploy(options) {
       await undoAll();
       log("registry generation failed; tools/ is restored and no row was changed");
       return 1;
+    }
+    if (options.noDeploy) {
+      log(`wrote ${passed.map(({ entry }) => `tools/${entry.name}.ts`).join(", ")} and the registry; nothing deployed, no row changed. Review and merge them; then \`npm run redeploy -- --yes\` ships them.`);
+      return 0;
     }
     const deployed = await deploy(options);
     if (!deployed.ok || options.dryRun) {
@@ -172,18 +203,18 @@ async function redeploy(options) {
   }
 }
 
-async function main(argv) {
-  let options;
+async function main(argv: readonly string[]): Promise<number> {
+  let options: Options;
   try {
     options = parseArgs(argv);
   } catch (err) {
-    console.error(`redeploy: ${err instanceof Error ? err.message : String(err)}`);
+    console.error(`redeploy: ${describeError(err)}`);
     return 2;
   }
   try {
     return await redeploy(options);
   } catch (err) {
-    console.error(`redeploy: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    console.error(`redeploy: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return 1;
   }
 }

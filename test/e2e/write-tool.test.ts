@@ -60,7 +60,7 @@ const textOf = (r: ToolResult | undefined) => (r?.content ?? []).map((c) => c.te
 function runRedeploy(): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     const bin = path.join(project.root, "node_modules", ".bin");
-    execFile("npm", ["run", "redeploy", "--", "--local", "--persist-to", dev.persistTo], {
+    execFile("npm", ["run", "redeploy", "--", "--local", "--persist-to", dev.persistTo, "--yes"], {
       cwd: project.root,
       env: { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}` },
     }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, output: `${stdout}${stderr}` }));
@@ -160,7 +160,8 @@ describe("a tool the agent writes, from draft to deployed, through wrangler dev"
     const row = (name: string) => body.written.find((t) => t.name === name);
     expect(row("e2eTypeBroken")).toMatchObject({ status: "rejected", draft: false });
     expect(row("e2eTypeBroken")?.error).toMatch(/tools\/e2eTypeBroken\.ts\(\d+,\d+\): error TS2339/);
-    expect(row("e2eThrows")).toMatchObject({ status: "rejected", error: "tools/e2eThrows.ts: getTool() threw: kaboom at load" });
+    // Not the rendering of a spec: refused before anything could load it.
+    expect(row("e2eThrows")).toMatchObject({ status: "rejected", error: `spec ${specKey("e2eThrows", 1)} is missing from R2 or names another tool` });
     expect(body.bundled.map((t) => t.name)).not.toContain("e2eTypeBroken");
     expect(body.bundled.map((t) => t.name)).not.toContain("e2eThrows");
     // The writer's session still answers.

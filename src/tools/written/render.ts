@@ -7,7 +7,7 @@
  */
 import type { WrittenToolAuthor, WrittenToolSpec } from "./spec.ts";
 
-/** First line of every rendered tool file; scripts/redeploy.mjs only overwrites files that start with it. */
+/** First line of every rendered tool file; scripts/redeploy.ts only overwrites files that start with it. */
 export const WRITTEN_TOOL_MARKER = "// Written by writeTool";
 export const DRAFT_MAIN_MODULE = "draft.js";
 /** Partial results a draft call keeps to replay after it ends; more are dropped (a draft has no live channel). */

@@ -1,7 +1,7 @@
 /**
  * What writeTool takes (spec §15, for TypeScript) and what the tool index stores about a written tool.
  * The spec is the model's input, kept verbatim in R2 beside the rendered source; the entry is the KV
- * index row that the session, the HTTP API and scripts/redeploy.mjs read. Shared vocabulary only.
+ * index row that the session, the HTTP API and scripts/redeploy.ts read. Shared vocabulary only.
  */
 import * as z from "zod";
 import type { JsonSchema } from "../../core/types.ts";

@@ -1,7 +1,7 @@
 /**
  * Where written tools live: R2 holds every version's rendered source and spec (never overwritten), KV
  * holds one index row per tool name (`tool:<name>`, the latest version and its status). writeTool commits
- * here; sessions, GET /v1/tools and scripts/redeploy.mjs read here (the script mirrors these key shapes).
+ * here; sessions, GET /v1/tools and scripts/redeploy.ts read here (the script imports these key shapes).
  * Invariant: the KV row is written last, so a row always points at objects that exist.
  */
 import { TOOL_NAME_PATTERN } from "../../core/tool-store.ts";
