@@ -36,11 +36,11 @@ export default defineConfig({
       {
         test: {
           name: "node",
-          include: ["test/core/**/*.test.ts", "test/llm/**/*.test.ts", "test/tools/**/*.test.ts", "test/scripts/**/*.test.ts", "test/client/**/*.test.ts"],
+          include: ["test/core/**/*.test.ts", "test/llm/**/*.test.ts", "test/tools/**/*.test.ts", "test/scripts/**/*.test.ts", "test/client/**/*.test.ts", "test/**/*.node.test.ts"],
           environment: "node",
         },
       },
-      workersProject("workers", ["test/session/**/*.test.ts", "test/http/**/*.test.ts", "test/reliability/**/*.test.ts"], ["test/session/restarts.test.ts"]),
+      workersProject("workers", ["test/session/**/*.test.ts", "test/http/**/*.test.ts", "test/reliability/**/*.test.ts"], ["test/session/restarts.test.ts", "test/**/*.node.test.ts"]),
       // Restart tests reset every Durable Object of their Worker, so they get a Worker of their own.
       workersProject("workers-restarts", ["test/session/restarts.test.ts"]),
       {

@@ -3,12 +3,15 @@
  * URLs to the Worker's bindings (see vitest.config.ts) and to tests (`inject("controlUrl")`).
  */
 import type { TestProject } from "vitest/node";
+import { startMarkerServer } from "./marker-server.ts";
 import { startScriptedLlm } from "./scripted-llm.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
     llmUrl: string;
     controlUrl: string;
+    /** The attack corpus's request catcher (test/support/marker-server.ts). */
+    markerUrl: string;
   }
 }
 
@@ -16,5 +19,10 @@ export default async function setup(project: TestProject) {
   const llm = await startScriptedLlm();
   project.provide("llmUrl", llm.llmUrl);
   project.provide("controlUrl", llm.controlUrl);
-  return () => llm.close();
+  const marker = await startMarkerServer();
+  project.provide("markerUrl", marker.url);
+  return async () => {
+    await marker.close();
+    await llm.close();
+  };
 }

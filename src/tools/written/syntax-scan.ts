@@ -3,7 +3,8 @@
  * forbid eval/new Function). It tracks strings, template literals (with nested `${}`), comments, regex
  * literals and brackets, so a body that passes cannot close the function it is placed in or leave a
  * string open. It also refuses `import`/`export`, which would reach modules around the sandbox.
- * Not a parser: full syntax is checked later by the Worker Loader (drafts) and by esbuild + tsc (redeploy).
+ * Not a parser and not a wall: fast feedback for the model. The walls are the draft sandbox (a Worker
+ * Loader isolate) and, at redeploy, the TypeScript parser (scripts/redeploy/structure-check.ts).
  */
 
 export type ScanProblem = { line: number; column: number; message: string };
@@ -17,6 +18,11 @@ const FORBIDDEN_KEYWORDS: Readonly<Record<string, string>> = {
   import: "import is not allowed in written tools: they get no modules, only their arguments and context",
   export: "export is not allowed inside a tool body",
 };
+
+/** What ends a line comment (and a line, for string literals): LF, CR, LS and PS. */
+const LINE_TERMINATORS = new Set(["\n", "\r", "\u2028", "\u2029"]);
+/** `<!--` and `-->` are comments in classic scripts but not in modules: refuse them rather than guess. */
+const HTML_COMMENTS = ["<!--", "-->"];
 
 type Frame = { open: string; line: number; column: number };
 
@@ -72,7 +78,8 @@ export function scanCodeBody(code: string): ScanProblem | undefined {
       continue;
     }
     if (c === "/" && code[i + 1] === "/") {
-      while (i < code.length && code[i] !== "\n") i += 1;
+      // JavaScript ends a line comment at any line terminator, not only at "\n".
+      while (i < code.length && !LINE_TERMINATORS.has(code[i]!)) i += 1;
       continue;
     }
     if (c === "/" && code[i + 1] === "*") {
@@ -82,10 +89,11 @@ export function scanCodeBody(code: string): ScanProblem | undefined {
       i = end + 2;
       continue;
     }
+    if (HTML_COMMENTS.some((marker) => code.startsWith(marker, i))) return problem(i, "HTML-like comments (<!-- and -->) are not allowed");
     if (c === "'" || c === '"') {
       let j = i + 1;
       while (j < code.length && code[j] !== c) {
-        if (code[j] === "\n") return problem(i, "unterminated string literal");
+        if (code[j] === "\n" || code[j] === "\r") return problem(i, "unterminated string literal");
         j += code[j] === "\\" ? 2 : 1;
       }
       if (j >= code.length) return problem(i, "unterminated string literal");
@@ -127,7 +135,8 @@ export function scanCodeBody(code: string): ScanProblem | undefined {
       const isProperty = previous === ".";
       const forbidden = FORBIDDEN_KEYWORDS[word];
       if (forbidden && !isProperty) return problem(i, forbidden);
-      previous = word;
+      // `o.return /1` divides: a keyword after a dot is a property name, and a slash after a name divides.
+      previous = isProperty ? "name" : word;
       i = j;
       continue;
     }

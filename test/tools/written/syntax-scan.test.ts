@@ -53,3 +53,18 @@ describe("the code-body scan", () => {
     expect(scanCodeBody("export const a = 1;")?.message).toBe("export is not allowed inside a tool body");
   });
 });
+
+describe("scanCodeBody on the bypasses of its earlier versions", () => {
+  it("reads a slash after a keyword used as a property name as a division (o.return /1; } …)", () => {
+    expect(scanCodeBody("const o = {}; o.return /1; } globalThis.x = 1; { /x/")).toMatchObject({ message: expect.stringContaining('unmatched "}"') });
+  });
+
+  it("ends a line comment at a carriage return or U+2028, as JavaScript does", () => {
+    expect(scanCodeBody("// note\r} x(); {")).toMatchObject({ message: expect.stringContaining('unmatched "}"') });
+    expect(scanCodeBody("// note\u2028} x(); {")).toMatchObject({ message: expect.stringContaining('unmatched "}"') });
+  });
+
+  it("refuses HTML-like comments, which scripts and modules read differently", () => {
+    expect(scanCodeBody("<!-- } x(); {")).toMatchObject({ message: "HTML-like comments (<!-- and -->) are not allowed" });
+  });
+});
