@@ -44,7 +44,7 @@ export default defineConfig({
       // Restart tests reset every Durable Object of their Worker, so they get a Worker of their own.
       workersProject("workers-restarts", ["test/session/restarts.test.ts"]),
       {
-        // Against a real `wrangler dev` (test/e2e/support/wrangler-dev.ts); one server at a time.
+        // Against a real `wrangler dev` (support/wrangler-dev.ts); one server at a time.
         test: {
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],

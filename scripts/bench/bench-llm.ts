@@ -5,7 +5,7 @@
  * `stream COUNT SPACING` one benchStream call, `turn` one benchEcho call; each ends with a short text. Its
  * timing taps record each gap between a tool-call reply leaving and the same session's next request arriving.
  */
-import { startMockOpenAi, type MockReply, type MockToolCall, type RecordedRequest } from "../../test/support/mock-openai-server.ts";
+import { startMockOpenAi, type MockReply, type MockToolCall, type RecordedRequest } from "../../support/mock-openai-server.ts";
 
 /** Tool calls per seeding reply: big batches seed 1,000 messages in ~20 steps, within the loop's maxSteps. */
 const SEED_BATCH = 50;

@@ -7,7 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { startWranglerDev, type WranglerDev } from "../../test/e2e/support/wrangler-dev.ts";
+import { startWranglerDev, type WranglerDev } from "../../support/wrangler-dev.ts";
 import { startBenchLlm, type BenchLlm } from "./bench-llm.ts";
 import { createBenchClient, createBenchSession, nowMs, runTurn } from "./driver.ts";
 import { buildHeadlines, type BenchResults } from "./headlines.ts";

@@ -7,7 +7,7 @@ import type { Browser } from "playwright-core";
 import { launchChromium, openWatchedPage, screenshot } from "./support/browser.ts";
 import { ChatPage, UI_TIMEOUT_MS } from "./support/chat-page.ts";
 import { buildClientBundle } from "./support/stack.ts";
-import { startWranglerDev, type WranglerDev } from "../e2e/support/wrangler-dev.ts";
+import { startWranglerDev, type WranglerDev } from "../../support/wrangler-dev.ts";
 
 let dev: WranglerDev;
 let browser: Browser;

@@ -5,10 +5,10 @@
  * checks one behaviour of it. A second user turn checks that history carries over.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startMockOpenAi, type MockOpenAiServer, type MockReply, type RecordedRequest } from "../support/mock-openai-server.ts";
+import { startMockOpenAi, type MockOpenAiServer, type MockReply, type RecordedRequest } from "../../support/mock-openai-server.ts";
 import { createApi, textOf, type AssistantResponse, type E2eApi, type E2eSession } from "./support/http-api.ts";
 import type { SseEvent, SseReader } from "../support/sse-reader.ts";
-import { startWranglerDev, type WranglerDev } from "./support/wrangler-dev.ts";
+import { startWranglerDev, type WranglerDev } from "../../support/wrangler-dev.ts";
 
 const QUESTION = "What time is it in Tokyo and in Paris?";
 const ANSWER = "Tokyo is in the evening while Paris is still at lunch.";

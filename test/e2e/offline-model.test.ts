@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApi, textOf, type AssistantResponse } from "./support/http-api.ts";
 import { runShellSession, shellBlocksOf, type StepResult } from "./support/shell-session.ts";
 import type { SseEvent } from "../support/sse-reader.ts";
-import { startWranglerDev, type WranglerDev } from "./support/wrangler-dev.ts";
+import { startWranglerDev, type WranglerDev } from "../../support/wrangler-dev.ts";
 
 const README_PATH = join(dirname(fileURLToPath(import.meta.url)), "../../README.md");
 

@@ -15,10 +15,10 @@ import { indexKey, sha256Hex, sourceKey, specKey, type ToolIndexEnv } from "../.
 import { WRITTEN_TOOL_MARKER } from "../../src/tools/written/render.ts";
 import type { WriteToolInput, WrittenToolEntry } from "../../src/tools/written/spec.ts";
 import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.ts";
-import type { MockReply } from "../support/mock-openai-server.ts";
+import type { MockReply } from "../../support/mock-openai-server.ts";
 import { copyProject, REPO_ROOT, type TempProject } from "../support/temp-project.ts";
 import { createApi, type E2eApi, type E2eSession } from "./support/http-api.ts";
-import { startWranglerDev, type WranglerDev } from "./support/wrangler-dev.ts";
+import { startWranglerDev, type WranglerDev } from "../../support/wrangler-dev.ts";
 
 type ToolsBody = { bundled: { name: string }[]; written: { name: string; status: string; draft: boolean; error?: string }[] };
 type ToolResult = { role: string; toolCallId: string; toolName: string; isError: boolean; addedToolNames?: string[]; content: { text?: string }[] };

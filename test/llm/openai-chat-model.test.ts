@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createOpenAiLlmCall, type OpenAiLlmOptions } from "../../src/llm/openai-chat-model.ts";
-import { startMockOpenAi, type MockOpenAiServer } from "../support/mock-openai-server.ts";
+import { startMockOpenAi, type MockOpenAiServer } from "../../support/mock-openai-server.ts";
 import { bundledTools, deltaRecorder, userRequest } from "./fixtures.ts";
 
 let server: MockOpenAiServer;

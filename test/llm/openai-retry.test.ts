@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { LlmError } from "../../src/llm/llm-error.ts";
 import { createOpenAiLlmCall, type OpenAiLlmOptions } from "../../src/llm/openai-chat-model.ts";
-import { startMockOpenAi, type MockOpenAiServer } from "../support/mock-openai-server.ts";
+import { startMockOpenAi, type MockOpenAiServer } from "../../support/mock-openai-server.ts";
 import { deltaRecorder, userRequest } from "./fixtures.ts";
 
 let server: MockOpenAiServer;

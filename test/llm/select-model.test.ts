@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeLlmSelection, parseMaxRetryDelayMs, selectLlmCall } from "../../src/llm/select-model.ts";
-import { startMockOpenAi, type MockOpenAiServer } from "../support/mock-openai-server.ts";
+import { startMockOpenAi, type MockOpenAiServer } from "../../support/mock-openai-server.ts";
 import { userRequest } from "./fixtures.ts";
 
 let server: MockOpenAiServer;

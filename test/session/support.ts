@@ -4,7 +4,7 @@
  */
 import { SELF } from "cloudflare:test";
 import { inject } from "vitest";
-import type { MockReply } from "../support/mock-openai-server.ts";
+import type { MockReply } from "../../support/mock-openai-server.ts";
 import { SseReader } from "../support/sse-reader.ts";
 
 export { SseReader, type SseEvent } from "../support/sse-reader.ts";

@@ -8,7 +8,7 @@ import type { AgentToolResult, ToolArguments, ToolResultMessage } from "../../sr
 import { ToolStore } from "../../src/core/tool-store.ts";
 import type { WriteToolInput } from "../../src/tools/written/spec.ts";
 import { getTool } from "../../tools/writeTool.ts";
-import type { MockReply } from "../support/mock-openai-server.ts";
+import type { MockReply } from "../../support/mock-openai-server.ts";
 import { api, type TestSession } from "./support.ts";
 
 export type WorkerEnv = { TOOL_INDEX: KVNamespace; TOOL_SOURCE: R2Bucket; LOADER: WorkerLoader; WRITE_TOOL_ENABLED: string; OPENAI_API_KEY: string };

@@ -8,7 +8,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { startMockOpenAi, type MockOpenAiServer, type MockReply, type RecordedRequest } from "./mock-openai-server.ts";
+import { startMockOpenAi, type MockOpenAiServer, type MockReply, type RecordedRequest } from "../../support/mock-openai-server.ts";
 
 export const SCRIPT_MARKER = /\[script:([A-Za-z0-9_-]+)\]/;
 

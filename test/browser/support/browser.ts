@@ -6,7 +6,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { REPO_ROOT } from "../../e2e/support/wrangler-dev.ts";
+import { REPO_ROOT } from "../../../support/wrangler-dev.ts";
 
 export const CHROMIUM_PATH = "/usr/bin/chromium";
 export const CHROMIUM_FLAGS = [

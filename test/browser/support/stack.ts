@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Browser } from "playwright-core";
-import { REPO_ROOT, startWranglerDev, type WranglerDev } from "../../e2e/support/wrangler-dev.ts";
-import { startMockOpenAi, type MockOpenAiServer } from "../../support/mock-openai-server.ts";
+import { REPO_ROOT, startWranglerDev, type WranglerDev } from "../../../support/wrangler-dev.ts";
+import { startMockOpenAi, type MockOpenAiServer } from "../../../support/mock-openai-server.ts";
 import { launchChromium } from "./browser.ts";
 import { startMockWeather, type MockWeather } from "./mock-weather.ts";
 

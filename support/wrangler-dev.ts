@@ -1,7 +1,8 @@
 /**
  * Starts a real `wrangler dev` for end-to-end tests: a free port on 127.0.0.1, a throwaway persist dir,
  * vars passed as `--var`, and no `.dev.vars`/`.env` from the developer's tree (an empty --env-file), so a
- * local OPENAI_API_KEY never leaks into a test. Called from e2e test hooks (beforeAll/afterAll).
+ * local OPENAI_API_KEY never leaks into a test. Called from e2e and browser test hooks and by the benchmark
+ * (scripts/bench), so it lives outside test/.
  * Invariant: wrangler runs in its own process group; `stop()` (or this process exiting) ends the whole
  * group, workerd included, and waits until it is gone.
  */
@@ -38,7 +39,7 @@ export type WranglerDev = {
   logs(): string;
 };
 
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const BIN_DIR = join(REPO_ROOT, "node_modules", ".bin");
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 60_000;

@@ -1,9 +1,10 @@
 /**
  * A scriptable OpenAI-compatible Chat Completions server (node:http on 127.0.0.1) for the LLM adapter
- * tests, the wrangler-dev end-to-end test and the benchmark. Replies come from the enqueued script first,
- * then from the handler, then a default echo. Streams SSE chunks with tool-call deltas split across chunks.
+ * tests, the wrangler-dev end-to-end tests and the benchmark (scripts/bench), so it lives outside test/.
+ * Replies come from the enqueued script first, then from the handler, then a default echo. Streams SSE
+ * chunks with tool-call deltas split across chunks.
  * Written in erasable TypeScript only, so Node 22 runs it directly:
- * `node_modules/.bin/node test/support/mock-openai-server.ts --port 8787`.
+ * `node_modules/.bin/node support/mock-openai-server.ts --port 8787`.
  */
 import { createServer } from "node:http";
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
