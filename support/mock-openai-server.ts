@@ -49,7 +49,14 @@ export type MockChatRequest = {
   [key: string]: unknown;
 };
 
-export type RecordedRequest = { method: string; path: string; headers: IncomingHttpHeaders; body: MockChatRequest };
+export type RecordedRequest = {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: MockChatRequest;
+  /** Size of the request body in bytes, as received. */
+  bytes: number;
+};
 
 export type MockHandler = (request: RecordedRequest) => MockReply | Promise<MockReply>;
 
@@ -108,13 +115,14 @@ export async function startMockOpenAi(options: MockServerOptions = {}): Promise<
       return;
     }
     let body: MockChatRequest;
+    const text = await readBody(req);
     try {
-      body = JSON.parse(await readBody(req)) as MockChatRequest;
+      body = JSON.parse(text) as MockChatRequest;
     } catch {
       sendJson(res, 400, { error: { message: "Request body is not valid JSON", type: "invalid_request_error" } });
       return;
     }
-    const recorded: RecordedRequest = { method: req.method, path, headers: req.headers, body };
+    const recorded: RecordedRequest = { method: req.method, path, headers: req.headers, body, bytes: Buffer.byteLength(text) };
     requests.push(recorded);
     served += 1;
     const hooks = options.hooks;

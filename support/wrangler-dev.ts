@@ -26,6 +26,8 @@ export type WranglerDevOptions = {
   cwd?: string;
   /** How long to wait for the first HTTP answer; default 60 s. */
   startupTimeoutMs?: number;
+  /** More `wrangler dev` flags, e.g. `--minify=false` for readable CPU profiles. */
+  extraArgs?: string[];
 };
 
 export type WranglerDev = {
@@ -33,6 +35,10 @@ export type WranglerDev = {
   url: string;
   port: number;
   persistTo: string;
+  /** The Chrome DevTools protocol port of the Worker's isolate (`/json` lists its targets). */
+  inspectorPort: number;
+  /** The process group of wrangler and its workerd (e.g. to read their CPU time). */
+  processGroup: number | undefined;
   /** Ends the process group and waits for it; safe to call twice. */
   stop(): Promise<void>;
   /** Everything wrangler printed so far (stdout and stderr interleaved). */
@@ -74,17 +80,19 @@ async function startWranglerDevOnce(options: WranglerDevOptions): Promise<Wrangl
   writeFileSync(emptyEnvFile, "");
   const port = options.port ?? (await findFreePort());
   const url = `http://127.0.0.1:${port}`;
+  const inspectorPort = await findFreePort();
 
   const args = [
     "dev",
     "--port", String(port),
-    "--inspector-port", String(await findFreePort()),
+    "--inspector-port", String(inspectorPort),
     "--ip", "127.0.0.1",
     "--persist-to", persistTo,
     // Given an env file, wrangler skips .dev.vars and .env: the test's vars are the only ones.
     "--env-file", emptyEnvFile,
     "--show-interactive-dev-session=false",
     ...(options.config ? ["--config", options.config] : []),
+    ...(options.extraArgs ?? []),
     ...Object.entries(options.vars ?? {}).flatMap(([key, value]) => ["--var", `${key}:${value}`]),
   ];
   const env: NodeJS.ProcessEnv = {
@@ -129,7 +137,7 @@ async function startWranglerDevOnce(options: WranglerDevOptions): Promise<Wrangl
     const reason = err instanceof Error ? err.message : String(err);
     throw new Error(`wrangler dev did not start: ${reason}\n--- wrangler output ---\n${output}`);
   }
-  return { url, port, persistTo, stop, logs: () => output };
+  return { url, port, persistTo, inspectorPort, processGroup: pgid, stop, logs: () => output };
 }
 
 /** Resolves at the first HTTP answer of any status; rejects when wrangler exits or the time is up. */

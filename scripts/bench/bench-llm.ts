@@ -9,6 +9,17 @@ import { startMockOpenAi, type MockReply, type MockToolCall, type RecordedReques
 
 /** Tool calls per seeding reply: big batches seed 1,000 messages in ~20 steps, within the loop's maxSteps. */
 const SEED_BATCH = 50;
+/**
+ * Characters of prose per seeded tool call. benchEcho returns its text, so a call (in its assistant
+ * message) and its result carry it twice; with the wire's ids and field names that is ~230 bytes of request
+ * JSON per history message (~230 KB at 1,000 messages), as in the figures the targets were set against.
+ */
+export const SEED_TEXT_CHARS = 40;
+const SEED_WORDS = (
+  "the forecast for the coast shows light rain in the morning and clearing skies by noon while inland " +
+  "temperatures climb to twenty four degrees with a gentle breeze from the west and humidity near sixty " +
+  "percent so an umbrella may help early but sunglasses will matter more by the afternoon walk home"
+).split(" ");
 export const FINAL_TEXT = "done";
 
 export type StepGap = {
@@ -21,6 +32,8 @@ export type StepGap = {
   calls: number;
   /** From the last byte of the tool-call reply to the arrival of the next request, in ms. */
   gapMs: number;
+  /** Body size of the request that ended the gap. */
+  requestBytes: number;
 };
 
 export type BenchLlm = {
@@ -52,7 +65,7 @@ export async function startBenchLlm(): Promise<BenchLlm> {
         lastToolReplyAt.delete(tag);
         const last = messages.at(-1);
         if (repliedAt !== undefined && last?.role === "tool") {
-          gaps.push({ tag, command, history: messages.length, calls: countCallsAfterLastUser(messages, true), gapMs: receivedAt - repliedAt });
+          gaps.push({ tag, command, history: messages.length, calls: countCallsAfterLastUser(messages, true), gapMs: receivedAt - repliedAt, requestBytes: request.bytes });
         }
       },
       replied(request, repliedAt) {
@@ -114,6 +127,13 @@ function calls(n: number, name: string, args: Record<string, unknown>): MockTool
   return Array.from({ length: n }, () => ({ name, arguments: args }));
 }
 
+/** Deterministic prose of about `chars` characters, varied by `seed` so no two seeded messages repeat. */
+export function seedText(seed: number, chars = SEED_TEXT_CHARS): string {
+  let text = "";
+  for (let i = seed; text.length < chars; i += 7) text += `${SEED_WORDS[i % SEED_WORDS.length]} `;
+  return text.slice(0, chars).trimEnd();
+}
+
 /** The reply to a request whose history (system prompt excluded) is `messages`, for the command in force. */
 export function planReply(command: string, messages: readonly WireMessage[]): MockReply {
   const [verb = "", ...rest] = command.trim().split(/\s+/);
@@ -126,7 +146,8 @@ export function planReply(command: string, messages: readonly WireMessage[]): Mo
       const target = nums[0] ?? 0;
       const room = target - messages.length - 1;
       if (room < 2) return done;
-      return { toolCalls: calls(Math.min(SEED_BATCH, room - 1), "benchEcho", { text: "seed" }) };
+      const count = Math.min(SEED_BATCH, room - 1);
+      return { toolCalls: Array.from({ length: count }, (_, i) => ({ name: "benchEcho", arguments: { text: seedText(messages.length + i) } })) };
     }
     case "steps":
       return rounds < (nums[0] ?? 1) ? { toolCalls: calls(1, "benchEcho", { text: "step" }) } : done;

@@ -47,6 +47,7 @@ function stepHeadlines(result: StepOverheadResult, label: string, withTargets: b
       ...(withTargets ? { target: { op: "<=" as const, value: STEP_RATIO_TARGET } } : {}),
     },
     { name: `step ratio${label} p95, ${large.history} ÷ ${small.history}`, value: result.ratioP95, unit: "×" },
+    ...(withTargets ? [{ name: `LLM request body at ${large.history} msgs`, value: Math.round(large.meanRequestBytes / 1024), unit: "KiB" }] : []),
   ];
 }
 

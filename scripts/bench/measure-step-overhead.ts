@@ -12,7 +12,7 @@ import { summarize, type Summary } from "./stats.ts";
 export type StepOverheadOptions = { sizes: number[]; sessionsPerSize: number; stepsPerRun: number };
 
 export type StepOverheadResult = {
-  bySize: { history: number; meanHistoryAtSample: number; gapMs: Summary }[];
+  bySize: { history: number; meanHistoryAtSample: number; meanRequestBytes: number; gapMs: Summary }[];
   /** p50 and p95 of the largest size ÷ the smallest. */
   ratioP50: number;
   ratioP95: number;
@@ -41,8 +41,8 @@ export async function measureStepOverhead(client: AgentClient, llm: BenchLlm, op
   const bySize = sizes.map((size) => {
     const tags = new Set(sessions.get(size)!.map((s) => s.tag));
     const gaps = llm.gaps.filter((g) => tags.has(g.tag) && g.command.startsWith("steps"));
-    const meanHistory = gaps.reduce((sum, g) => sum + g.history, 0) / Math.max(1, gaps.length);
-    return { history: size, meanHistoryAtSample: meanHistory, gapMs: summarize(gaps.map((g) => g.gapMs)) };
+    const mean = (of: (g: (typeof gaps)[number]) => number) => gaps.reduce((sum, g) => sum + of(g), 0) / Math.max(1, gaps.length);
+    return { history: size, meanHistoryAtSample: mean((g) => g.history), meanRequestBytes: Math.round(mean((g) => g.requestBytes)), gapMs: summarize(gaps.map((g) => g.gapMs)) };
   });
   const first = bySize[0]!.gapMs;
   const last = bySize.at(-1)!.gapMs;

@@ -3,18 +3,26 @@
  * plan for seeding history to an exact size and for step runs. The bench itself runs outside `npm test`.
  */
 import { describe, expect, it } from "vitest";
-import { planReply, type WireMessage } from "../../scripts/bench/bench-llm.ts";
+import { planReply, seedText, SEED_TEXT_CHARS, type WireMessage } from "../../scripts/bench/bench-llm.ts";
 import { percentile, summarize } from "../../scripts/bench/stats.ts";
 
-/** Plays the runtime: appends what a reply adds to history (the assistant message, then one result per call). */
+/**
+ * Plays the runtime: appends what a reply adds to history in the wire's shape (the assistant message with its
+ * tool calls, then one result per call, as benchEcho answers).
+ */
 function runCommand(command: string, history: WireMessage[]): number {
   history.push({ role: "user", content: command });
   for (let replies = 1; ; replies++) {
     const reply = planReply(command, history);
-    const calls = reply.toolCalls ?? [];
-    history.push({ role: "assistant", content: reply.text ?? null, ...(calls.length ? { tool_calls: calls } : {}) });
+    const calls = (reply.toolCalls ?? []).map((c, i) => ({
+      id: `call_mock_${replies}_${i}`,
+      type: "function",
+      function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+      text: (c.arguments as { text?: string }).text ?? "",
+    }));
+    history.push({ role: "assistant", content: reply.text ?? null, ...(calls.length ? { tool_calls: calls.map(({ text: _, ...call }) => call) } : {}) });
     if (calls.length === 0) return replies;
-    for (let i = 0; i < calls.length; i++) history.push({ role: "tool", content: "echo" });
+    for (const call of calls) history.push({ role: "tool", tool_call_id: call.id, content: `echo ${call.text}` } as WireMessage);
   }
 }
 
@@ -41,6 +49,19 @@ describe("bench LLM plan", () => {
       runCommand(`seed ${size}`, history);
       expect(history).toHaveLength(size);
     }
+  });
+
+  it("seeds 1,000 messages with realistic bytes: about 230 KB of request JSON", () => {
+    const history: WireMessage[] = [];
+    runCommand("seed 1000", history);
+    const bytes = JSON.stringify(history).length;
+    expect(bytes).toBeGreaterThan(200_000);
+    expect(bytes).toBeLessThan(260_000);
+  });
+
+  it("seeds prose that varies from message to message", () => {
+    expect(seedText(1).length).toBeGreaterThan(SEED_TEXT_CHARS - 10);
+    expect(seedText(1)).not.toBe(seedText(2));
   });
 
   it("seeds 1,000 messages in fewer LLM calls than the loop's 32-step limit", () => {
