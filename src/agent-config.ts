@@ -3,7 +3,7 @@
  * Every hook is optional; an absent hook means the spec's default (see src/core/agent-loop.ts).
  * Session bodies may override systemPrompt, toolExecution, the tool subset and the approval list.
  */
-import type { AgentHooks, AgentTool, AgentToolCall, ToolExecutionMode } from "./core/index.ts";
+import { DEFAULT_MAX_CONTEXT_TOKENS, type AgentHooks, type AgentTool, type AgentToolCall, type ToolExecutionMode } from "./core/index.ts";
 
 export type ApprovalPolicy = (toolCall: AgentToolCall, tool: AgentTool, session: { requireApproval: readonly string[] }) => boolean;
 
@@ -21,7 +21,11 @@ export type AgentConfig = {
   /** How long a call waits for a human before it is blocked. */
   approvalTimeoutMs: number;
   requiresApproval: ApprovalPolicy;
-  hooks: Omit<AgentHooks, "llmCall">;
+  /** A hook (prepareContext, formatMsgForLLM, beforeToolCall, afterToolCall) running longer fails (its call gets an error result). */
+  hookTimeoutMs: number;
+  /** Request budget of the default context policy, in estimated tokens (MAX_CONTEXT_TOKENS overrides it). */
+  maxContextTokens: number;
+  hooks: AgentHooks;
 };
 
 export const agentConfig: AgentConfig = {
@@ -33,6 +37,8 @@ export const agentConfig: AgentConfig = {
   maxToolResultChars: 100_000,
   maxParallelToolCalls: 8,
   approvalTimeoutMs: 10 * 60_000,
+  hookTimeoutMs: 30_000,
+  maxContextTokens: DEFAULT_MAX_CONTEXT_TOKENS,
   requiresApproval: (toolCall, tool, session) =>
     tool.requiresApproval === true || session.requireApproval.includes(toolCall.name) || session.requireApproval.includes("*"),
   hooks: {},

@@ -19,6 +19,8 @@ export type AppEnv = Omit<Env, "AGENT_SESSION" | "LOADER"> & {
   REDEPLOY_HOOK_SECRET?: string;
   CORS_ORIGINS?: string;
   APPROVAL_TIMEOUT_MS?: string;
+  MAX_CONTEXT_TOKENS?: string;
+  SESSION_IDLE_TTL_DAYS?: string;
   WEATHER_API_BASE_URL?: string;
   GEOCODING_API_BASE_URL?: string;
 };

@@ -3,14 +3,17 @@
  * Each step: finish any unanswered tool calls (a resumed run) → drain pending input (follow-ups first)
  * → prepareContext → formatMsgForLLM → llmCall → extract → execute → append → again, until a text
  * answer, a terminating batch, an abort, an LLM error or the step limit. Returns the run's one final message.
- * Cost per step is independent of history length except what formatting for the wire needs.
+ * Cost per step is independent of history length: the default context policy walks only what fits the
+ * budget, and formatting reuses each message's wire form. Every hook is bounded by the signal and
+ * `hookTimeoutMs`; a message is stored (onMessage) before it enters the in-memory history.
  */
+import { budgetContext } from "./context-budget.ts";
 import { executeToolCalls } from "./tool-batch.ts";
 import { extractToolCalls, toolCallsOf } from "./tool-call-extraction.ts";
 import { formatMsgForLLM as defaultFormatMsgForLLM, type LlmRequest } from "./format-messages.ts";
+import { runHook } from "./run-hook.ts";
 import { describeError } from "./tool-results.ts";
 import type {
-  AfterToolCall,
   AgentContext,
   AgentLoopConfig,
   AgentMessage,
@@ -18,14 +21,10 @@ import type {
   AgentToolCall,
   AgentToolCallBatch,
   AssistantMessage,
-  BeforeToolCall,
   EmitEvent,
   LlmResponse,
   StopReason,
   TextContent,
-  ToolCallJournal,
-  ToolExecutionContext,
-  ToolExecutionMode,
   UserMessage,
 } from "./types.ts";
 
@@ -38,52 +37,44 @@ export const TERMINATED_ERROR = "One or more tool calls failed";
 export type LlmCallOptions = { signal?: AbortSignal; onTextDelta?: (text: string) => void };
 export type LlmCall = (request: LlmRequest, options: LlmCallOptions) => Promise<LlmResponse>;
 
-export type AgentHooks = {
-  /** Default: the state as it is (no deep copy; the loop never mutates a context it handed out). */
-  prepareContext?: (state: AgentState) => AgentContext | Promise<AgentContext>;
-  formatMsgForLLM?: (context: AgentContext) => LlmRequest | Promise<LlmRequest>;
-  llmCall: LlmCall;
-  beforeToolCall?: BeforeToolCall;
-  afterToolCall?: AfterToolCall;
-};
+/** The hooks a deployer sets in one configuration module (the model comes separately, as `llmCall`). */
+export type AgentHooks = Pick<AgentLoopConfig, "prepareContext" | "formatMsgForLLM" | "beforeToolCall" | "afterToolCall">;
 
-export type AgentLoopOptions = {
+/** One run: its inputs (state, model, sink, queues, storage) and its configuration. */
+export type AgentRun = AgentLoopConfig & {
   state: AgentState;
-  hooks: AgentHooks;
+  llmCall: LlmCall;
   emit: EmitEvent;
-  toolExecution?: ToolExecutionMode;
-  maxParallelToolCalls?: number;
-  toolTimeoutMs?: number;
-  maxToolResultChars?: number;
-  toolContext?: ToolExecutionContext;
-  journal?: ToolCallJournal;
-  /** LLM calls allowed in one run. */
-  maxSteps?: number;
   /** Pending user messages at a step boundary, follow-ups first (the spec's Step 1). */
   drainPending?: () => UserMessage[] | Promise<UserMessage[]>;
-  /** Persists a message the loop appended to `state.messages` (append-only). */
+  /** Persists a message before the loop appends it to `state.messages` (append-only). */
   onMessage?: (message: AgentMessage) => void | Promise<void>;
   /** A resumed run does not announce itself again. */
   resumed?: boolean;
   now?: () => number;
 };
 
-export const defaultPrepareContext = (state: AgentState): AgentContext => ({
+/** The state as it is: no copy (the loop never mutates a context it handed out), no budget. */
+export const plainContext = (state: AgentState): AgentContext => ({
   systemPrompt: state.systemPrompt,
   messages: state.messages,
   tools: state.tools,
 });
 
-export async function runAgentLoop(options: AgentLoopOptions, signal?: AbortSignal): Promise<AssistantMessage> {
-  const { state, hooks, emit } = options;
-  const now = options.now ?? Date.now;
-  const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
-  const prepareContext = hooks.prepareContext ?? defaultPrepareContext;
-  const formatMsgForLLM = hooks.formatMsgForLLM ?? defaultFormatMsgForLLM;
+export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise<AssistantMessage> {
+  const { state, emit } = run;
+  const now = run.now ?? Date.now;
+  const maxSteps = run.maxSteps ?? DEFAULT_MAX_STEPS;
+  const prepareContext = run.prepareContext ?? ((s: AgentState) => budgetContext(s, run.maxContextTokens));
+  const formatMsgForLLM = run.formatMsgForLLM ?? ((context: AgentContext) => defaultFormatMsgForLLM(context));
+  const knownIds = toolCallIdsOf(state.messages);
+  let announcedTrim: number | undefined;
 
   const append = async (message: AgentMessage) => {
+    // Storage first: a message that could not be stored is not in memory either.
+    await run.onMessage?.(message);
     state.messages.push(message);
-    await options.onMessage?.(message);
+    if (message.role === "assistant") for (const call of toolCallsOf(message)) knownIds.add(call.id);
     await emit({ type: "messageEnd", message });
   };
   const finish = async (response: AssistantMessage, addToHistory: boolean) => {
@@ -100,29 +91,20 @@ export async function runAgentLoop(options: AgentLoopOptions, signal?: AbortSign
     errorMessage,
     timestamp: now(),
   });
-  const loopConfig = (context: AgentContext): AgentLoopConfig => ({
-    tools: context.tools,
-    beforeToolCall: hooks.beforeToolCall,
-    afterToolCall: hooks.afterToolCall,
-    toolExecution: options.toolExecution ?? "sequential",
-    maxParallelToolCalls: options.maxParallelToolCalls,
-    toolTimeoutMs: options.toolTimeoutMs,
-    maxToolResultChars: options.maxToolResultChars,
-    toolContext: options.toolContext,
-    journal: options.journal,
-  });
+  const contextFor = (s: AgentState) => runHook("prepareContext", (hookSignal) => prepareContext(s, hookSignal), run.hookTimeoutMs, signal);
   // `extracted` keeps the extractor's `invalid` markers, which the stored toolCall blocks cannot carry.
   const runBatch = async (assistant: AssistantMessage, extracted?: AgentToolCall[]): Promise<AgentToolCallBatch | undefined> => {
     const calls = unansweredToolCalls(state.messages, assistant, extracted);
     if (calls.length === 0) return undefined;
-    const context = await prepareContext(state);
-    const batch = await executeToolCalls(context, assistant, calls, loopConfig(context), emit, signal);
+    // The batch needs a context for tool lookup and hooks; a failing policy must not leave calls unanswered.
+    const context = await contextFor(state).catch(() => plainContext(state));
+    const batch = await executeToolCalls(context, assistant, calls, run, emit, signal);
     for (const message of batch.messages) await append(message);
     return batch;
   };
 
   state.activeRun = true;
-  if (!options.resumed) await emit({ type: "runStart" });
+  if (!run.resumed) await emit({ type: "runStart" });
 
   // A resumed run may stop between an assistant's tool calls and their results: answer them first.
   const pendingAssistant = findAssistantAwaitingResults(state.messages);
@@ -133,28 +115,41 @@ export async function runAgentLoop(options: AgentLoopOptions, signal?: AbortSign
 
   for (let step = 0; ; step++) {
     if (signal?.aborted) return finish(stopped("aborted", "Aborted by request"), true);
-    for (const message of (await options.drainPending?.()) ?? []) await append(message);
+    // At the limit nothing more is drained: pending messages stay queued and start the next run.
     if (step >= maxSteps) {
       return finish(stopped("max_steps", `Stopped after ${maxSteps} LLM calls (maxSteps)`, `I stopped after ${maxSteps} steps without a final answer.`), true);
     }
+    for (const message of (await run.drainPending?.()) ?? []) await append(message);
 
     let response: LlmResponse;
+    let streamed = false;
     try {
-      const context = await prepareContext(state);
-      const request = await formatMsgForLLM(context);
+      const context = await contextFor(state);
+      if (context.trimmed && context.trimmed.omittedMessages !== announcedTrim) {
+        announcedTrim = context.trimmed.omittedMessages;
+        await emit({ type: "contextTrimmed", ...context.trimmed });
+      }
+      const request = await runHook("formatMsgForLLM", (hookSignal) => formatMsgForLLM(context, hookSignal), run.hookTimeoutMs, signal);
       await emit({ type: "messageStart", role: "assistant" });
-      response = await hooks.llmCall(request, { signal, onTextDelta: (text) => void emit({ type: "messageDelta", text }) });
+      response = await run.llmCall(request, {
+        signal,
+        onTextDelta: (text) => {
+          streamed = true;
+          void emit({ type: "messageDelta", text });
+        },
+      });
       if (!response || typeof response !== "object" || !Array.isArray(response.content)) {
         throw new Error(`llmCall returned an invalid response: ${describeError(response)}`);
       }
     } catch (err) {
+      if (streamed) await emit({ type: "messageAbandoned", reason: signal?.aborted ? "Aborted by request" : describeError(err) });
       if (signal?.aborted) return finish(stopped("aborted", "Aborted by request"), true);
       const message = describeError(err);
       await emit({ type: "error", message });
       return finish(stopped("error", message), true);
     }
 
-    const { message: assistant, toolCalls } = extractToolCalls(response, now());
+    const { message: assistant, toolCalls } = extractToolCalls(response, now(), (id) => knownIds.has(id));
     // Stored before its results, so a restart finds the calls and history stays valid for the wire.
     await append(assistant);
     if (toolCalls.length === 0) return finish(assistant, false);
@@ -204,4 +199,17 @@ function unansweredToolCalls(messages: readonly AgentMessage[], assistant: Assis
     if (m.role === "toolResult") answered.add(m.toolCallId);
   }
   return calls.filter((c) => !answered.has(c.id));
+}
+
+// The tool-call ids a history already uses, built once per history array, then kept up to date by append.
+const idsByHistory = new WeakMap<readonly AgentMessage[], Set<string>>();
+
+function toolCallIdsOf(messages: readonly AgentMessage[]): Set<string> {
+  let ids = idsByHistory.get(messages);
+  if (!ids) {
+    ids = new Set();
+    for (const m of messages) if (m.role === "assistant") for (const call of toolCallsOf(m)) ids.add(call.id);
+    idsByHistory.set(messages, ids);
+  }
+  return ids;
 }

@@ -3,7 +3,7 @@
  * stamps them with `seq`, `sessionId`, `runId` and `ts` (see `StampedEvent`) before storing and streaming.
  * Per tool call the order is toolExecStart → toolExecUpdate* → toolExecEnd, never an update after the end.
  */
-import type { AgentMessage, AgentToolResult, AssistantMessage, StopReason } from "./types.ts";
+import type { AgentMessage, AgentToolResult, AssistantMessage, ContextTrim, StopReason } from "./types.ts";
 
 export type AgentEvent =
   | { type: "runStart" }
@@ -33,7 +33,11 @@ export type AgentEvent =
       reason?: string;
     }
   | { type: "runEnd"; response: AssistantMessage; stopReason: StopReason }
-  | { type: "error"; message: string };
+  | { type: "error"; message: string }
+  /** The request left out older messages to stay within the context budget (history keeps them). */
+  | ({ type: "contextTrimmed" } & ContextTrim)
+  /** The partial assistant message being streamed will not be completed (a failed or resumed LLM call): drop it. */
+  | { type: "messageAbandoned"; reason: string };
 
 export type AgentEventType = AgentEvent["type"];
 
@@ -48,6 +52,8 @@ export const AGENT_EVENT_TYPES = [
   "toolApprovalRequired",
   "runEnd",
   "error",
+  "contextTrimmed",
+  "messageAbandoned",
 ] as const satisfies readonly AgentEventType[];
 
 /** An event as stored in the session's log and sent over SSE. */

@@ -13,3 +13,6 @@ export * from "./tool-batch.ts";
 export * from "./tool-call-extraction.ts";
 export * from "./format-messages.ts";
 export * from "./agent-loop.ts";
+export * from "./context-budget.ts";
+export * from "./json-safe.ts";
+export * from "./run-hook.ts";

@@ -33,7 +33,7 @@ export function shouldTerminate(finalized: readonly FinalizedOutcome[]): boolean
 }
 
 export function usesSequentialExecution(context: AgentContext, toolCalls: readonly AgentToolCall[], config: AgentLoopConfig): boolean {
-  if (config.toolExecution === "sequential") return true;
+  if ((config.toolExecution ?? "sequential") === "sequential") return true;
   return toolCalls.some((tc) => {
     const tool = context.tools.get(tc.name);
     return tool !== undefined && !tool.parallelToolExecute;

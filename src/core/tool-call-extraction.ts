@@ -4,6 +4,8 @@
  * (`{id, type:"function", function:{name, arguments:"<json>"}}`), both of the spec's shapes (a
  * `tool_calls` block and single `tool_call` blocks, flat or nested) and our own `toolCall` blocks.
  * Never throws: an unreadable entry becomes a call marked `invalid`, which the pipeline answers with an error.
+ * Ids are ours to trust: a missing id, one repeated inside the response, or one `isTaken` reports (used
+ * earlier in the session, e.g. `call_0` every turn) is replaced by a fresh unique id before storing.
  */
 import { isPlainObject } from "./tool-arguments.ts";
 import type { AgentToolCall, AssistantContent, AssistantMessage, LlmResponse, ToolArguments } from "./types.ts";
@@ -40,11 +42,18 @@ export function readToolCall(entry: unknown): AgentToolCall {
  * Normalizes the content of a response. `response` may carry spec-shaped blocks or a top-level
  * OpenAI `tool_calls` array; the returned message holds only text, thinking and toolCall blocks.
  */
-export function extractToolCalls(response: LlmResponse | AssistantMessage, now: number = Date.now()): ExtractedToolCalls {
+export function extractToolCalls(
+  response: LlmResponse | AssistantMessage,
+  now: number = Date.now(),
+  isTaken: (id: string) => boolean = () => false,
+): ExtractedToolCalls {
   const content: AssistantContent[] = [];
   const toolCalls: AgentToolCall[] = [];
+  const used = new Set<string>();
   const take = (entry: unknown) => {
     const call = readToolCall(entry);
+    if (used.has(call.id) || isTaken(call.id)) call.id = newToolCallId();
+    used.add(call.id);
     toolCalls.push(call);
     content.push({ type: "toolCall", id: call.id, name: call.name, arguments: call.arguments, ...(call.invalid ? { invalid: call.invalid } : {}) });
   };

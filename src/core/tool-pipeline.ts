@@ -1,10 +1,13 @@
 /**
  * The per-call pipeline (spec §8): prepareToolCall → executePreparedToolCall → finalizeExecutedToolCall.
- * No phase throws: every failure (unknown tool, bad arguments, a blocking or throwing hook, a throwing,
- * hanging or aborted execute, a malformed result) becomes an outcome with isError=true.
+ * No phase throws: every failure (unknown tool, bad arguments, a refused approval, a blocking, throwing or
+ * hanging hook, a throwing, hanging or aborted execute, a malformed result) becomes an outcome with
+ * isError=true. Hooks get the run's signal and `hookTimeoutMs`; an approval waits on the signal only.
  */
+import { runHook } from "./run-hook.ts";
 import { parseToolArguments, validateToolArguments } from "./tool-arguments.ts";
-import { createErrorToolResult, describeError, limitToolResult, normalizeToolResult } from "./tool-results.ts";
+import { boundValue } from "./json-safe.ts";
+import { createErrorToolResult, describeError, limitToolResult, MAX_STORED_RESULT_CHARS, normalizeToolResult } from "./tool-results.ts";
 import type {
   AgentContext,
   AgentLoopConfig,
@@ -18,6 +21,8 @@ import type {
 } from "./types.ts";
 
 export const ABORTED_MESSAGE = "Operation aborted";
+/** Cap on one partial result as JSON text: updates are stored in the event log like everything else. */
+export const MAX_PARTIAL_RESULT_CHARS = 100_000;
 
 const immediateError = (message: string): ImmediateOutcome => ({
   kind: "immediate",
@@ -51,11 +56,27 @@ export async function prepareToolCall(
     return immediateError(`Preparing arguments for tool "${tool.name}" failed: ${describeError(err)}`);
   }
 
+  const hookContext = { assistantMessage, toolCall, args, context };
+  if (config.requestApproval) {
+    const requestApproval = config.requestApproval;
+    let decision;
+    try {
+      // No hook timeout here: a human may take as long as the host's approval deadline allows.
+      decision = await runHook("requestApproval", (hookSignal) => requestApproval(hookContext, hookSignal), undefined, signal);
+    } catch (err) {
+      if (signal?.aborted) return immediateError(ABORTED_MESSAGE);
+      return immediateError(`Approval failed: ${describeError(err)}`);
+    }
+    if (decision && decision.approved !== true) return immediateError(decision.reason || "Tool call was not approved");
+  }
+
   if (config.beforeToolCall) {
+    const beforeToolCall = config.beforeToolCall;
     let before;
     try {
-      before = await config.beforeToolCall({ assistantMessage, toolCall, args, context }, signal);
+      before = await runHook("beforeToolCall", (hookSignal) => beforeToolCall(hookContext, hookSignal), config.hookTimeoutMs, signal);
     } catch (err) {
+      if (signal?.aborted) return immediateError(ABORTED_MESSAGE);
       return immediateError(`beforeToolCall hook failed: ${describeError(err)}`);
     }
     if (signal?.aborted) return immediateError(ABORTED_MESSAGE);
@@ -93,7 +114,7 @@ export async function executePreparedToolCall(
         toolCallId: toolCall.id,
         toolName: toolCall.name,
         arguments: args,
-        partialResult,
+        partialResult: boundValue(partialResult, MAX_PARTIAL_RESULT_CHARS, "partialResult"),
       });
       if (delivery) deliveries.push(delivery.catch(() => undefined));
     } catch {
@@ -160,12 +181,12 @@ export async function finalizeExecutedToolCall(
 ): Promise<FinalizedOutcome> {
   let result = executed.result;
   let isError = executed.isError;
-  if (config.afterToolCall) {
+  // After an abort the hook is not started: the call keeps its (aborted) result and the run can stop.
+  if (config.afterToolCall && !signal?.aborted) {
+    const afterToolCall = config.afterToolCall;
+    const hookContext = { assistantMessage, toolCall: prepared.toolCall, args: prepared.args, result, isError, context };
     try {
-      const after = await config.afterToolCall(
-        { assistantMessage, toolCall: prepared.toolCall, args: prepared.args, result, isError, context },
-        signal,
-      );
+      const after = await runHook("afterToolCall", (hookSignal) => afterToolCall(hookContext, hookSignal), config.hookTimeoutMs, signal);
       if (after !== undefined && after !== null && typeof after !== "object") {
         throw new Error(`afterToolCall returned ${typeof after} instead of an object`);
       }
@@ -186,7 +207,7 @@ export async function finalizeExecutedToolCall(
       isError = true;
     }
   }
-  return { kind: "finalized", toolCall: prepared.toolCall, result: limitToolResult(result, config.maxToolResultChars), isError };
+  return { kind: "finalized", toolCall: prepared.toolCall, result: limitToolResult(result, Math.min(config.maxToolResultChars ?? MAX_STORED_RESULT_CHARS, MAX_STORED_RESULT_CHARS)), isError };
 }
 
 export function emitToolExecutionEnd(finalized: FinalizedOutcome, emit: EmitEvent): void | Promise<void> {

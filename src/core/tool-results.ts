@@ -2,10 +2,20 @@
  * Building tool results and result messages (spec §11–12). Failures are values: an error result is a
  * normal AgentToolResult with one text block, wrapped in an outcome whose `isError` is true.
  */
-import type { AgentToolResult, FinalizedOutcome, ToolResultMessage } from "./types.ts";
+import { boundObject } from "./json-safe.ts";
+import type { AgentToolResult, FinalizedOutcome, ToolResultMessage, Usage } from "./types.ts";
+
+/** Cap on a result's `details` as JSON text: room for real metadata, far below a storage row's 2 MB. */
+export const MAX_DETAILS_CHARS = 100_000;
+/** Cap on a result's content when the host sets no maxToolResultChars: a stored row must stay under 2 MB. */
+export const MAX_STORED_RESULT_CHARS = 500_000;
+
+/** Error texts come from anything a tool throws; a huge one is cut like a huge result. */
+const MAX_ERROR_CHARS = 20_000;
 
 export function createErrorToolResult(message: string): AgentToolResult {
-  return { content: [{ type: "text", text: message }], details: {}, terminate: false };
+  const text = message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS)} [error message cut: ${message.length} characters]` : message;
+  return { content: [{ type: "text", text }], details: {}, terminate: false };
 }
 
 export function textToolResult(text: string, details: Record<string, unknown> = {}): AgentToolResult {
@@ -58,11 +68,33 @@ export function normalizeToolResult(value: unknown): { ok: true; result: AgentTo
     } else if (typeof block === "string") content.push({ type: "text", text: block });
     else return { ok: false, error: `Tool result content[${i}] is not a text or image block` };
   }
-  const details = v.details && typeof v.details === "object" && !Array.isArray(v.details) ? (v.details as Record<string, unknown>) : {};
+  // Details and usage are stored and streamed: made JSON-safe and bounded here, with notes, never refused.
+  const rawDetails = v.details && typeof v.details === "object" && !Array.isArray(v.details) ? v.details : {};
+  const details = boundObject(rawDetails, MAX_DETAILS_CHARS, "details");
   const result: AgentToolResult = { content, details, terminate: v.terminate === true };
-  if (v.usage && typeof v.usage === "object") result.usage = v.usage as AgentToolResult["usage"];
+  if (v.usage !== undefined && v.usage !== null) {
+    const usage = readUsage(v.usage);
+    if (usage) result.usage = usage;
+    else result.details = { ...details, storageNotes: [...noteList(details), "usage was not {inputTokens, outputTokens, totalTokens} numbers: left out"] };
+  }
   if (Array.isArray(v.addedToolNames)) result.addedToolNames = v.addedToolNames.filter((n): n is string => typeof n === "string");
   return { ok: true, result };
+}
+
+/** Token counts as plain numbers (a BigInt count is converted); undefined when the value is not a usage. */
+export function readUsage(value: unknown): Usage | undefined {
+  if (!value || typeof value !== "object") return undefined;
+  const v = value as Record<string, unknown>;
+  const count = (n: unknown): number | undefined =>
+    typeof n === "number" && Number.isFinite(n) && n >= 0 ? n : typeof n === "bigint" && n >= 0n ? Number(n) : undefined;
+  const inputTokens = count(v.inputTokens);
+  const outputTokens = count(v.outputTokens);
+  if (inputTokens === undefined || outputTokens === undefined) return undefined;
+  return { inputTokens, outputTokens, totalTokens: count(v.totalTokens) ?? inputTokens + outputTokens };
+}
+
+function noteList(details: Record<string, unknown>): string[] {
+  return Array.isArray(details.storageNotes) ? details.storageNotes.filter((n): n is string => typeof n === "string") : [];
 }
 
 /**

@@ -5,6 +5,7 @@
  * Invariant: every AgentToolCall in an assistant message is answered by exactly one ToolResultMessage.
  */
 import type { AgentEvent } from "./events.ts";
+import type { LlmRequest } from "./format-messages.ts";
 
 // ── Content ────────────────────────────────────────────────────────────────
 export type TextContent = { type: "text"; text: string };
@@ -170,6 +171,16 @@ export type AgentContext = {
   systemPrompt: string;
   messages: readonly AgentMessage[];
   tools: ToolMap;
+  /** Set by a context policy that left older messages out; the loop announces it as contextTrimmed. */
+  trimmed?: ContextTrim;
+};
+
+/** What a context policy left out of a request (the full history stays in storage). */
+export type ContextTrim = {
+  omittedMessages: number;
+  keptMessages: number;
+  estimatedTokens: number;
+  maxContextTokens: number;
 };
 
 export type AgentState = {
@@ -229,17 +240,43 @@ export type ToolCallJournalEntry =
 
 export type ToolExecutionMode = "sequential" | "parallel";
 
+/** A human's (or a policy's) answer to "may this call run?". */
+export type ApprovalDecision = { approved: boolean; reason?: string };
+/**
+ * Asks whether a call may run, waiting as long as the host's own approval deadline says (so it is not
+ * held to `hookTimeoutMs`); resolves `{approved:false}` when the run's signal aborts. Absent: every call may run.
+ */
+export type RequestApproval = (ctx: BeforeToolCallContext, signal?: AbortSignal) => ApprovalDecision | undefined | Promise<ApprovalDecision | undefined>;
+
+/** Chooses what the model sees at a step; the default keeps the request within `maxContextTokens`. */
+export type PrepareContext = (state: AgentState, signal?: AbortSignal) => AgentContext | Promise<AgentContext>;
+/** Turns the context into the wire request (default: OpenAI Chat Completions messages and tools). */
+export type FormatMsgForLLM = (context: AgentContext, signal?: AbortSignal) => LlmRequest | Promise<LlmRequest>;
+
+/**
+ * How a run and its tool batches behave: the deployer's hooks and the limits. One type for the loop
+ * (runAgentLoop) and for the batch and pipeline functions it calls; each reads the fields it needs.
+ */
 export type AgentLoopConfig = {
-  tools: ToolMap;
+  prepareContext?: PrepareContext;
+  formatMsgForLLM?: FormatMsgForLLM;
   beforeToolCall?: BeforeToolCall;
   afterToolCall?: AfterToolCall;
-  toolExecution: ToolExecutionMode;
+  requestApproval?: RequestApproval;
+  /** Default "sequential". */
+  toolExecution?: ToolExecutionMode;
   /** Cap on concurrently executing tools in a parallel batch; unbounded when absent. */
   maxParallelToolCalls?: number;
   /** A call running longer than this becomes an error result; none when absent. */
   toolTimeoutMs?: number;
+  /** A hook (prepareContext, formatMsgForLLM, beforeToolCall, afterToolCall) running longer than this fails. */
+  hookTimeoutMs?: number;
   /** Results larger than this (text characters plus image data) are cut, with a note saying so. */
   maxToolResultChars?: number;
+  /** Request budget (estimated tokens) of the default prepareContext. */
+  maxContextTokens?: number;
+  /** LLM calls allowed in one run. */
+  maxSteps?: number;
   /** Passed to every tool's execute as its `context`. */
   toolContext?: ToolExecutionContext;
   journal?: ToolCallJournal;

@@ -1,7 +1,8 @@
 /**
  * Turns Chat Completions output (one ChatCompletion, or a stream of chunks) into the parts of an LlmResponse.
- * Streamed tool-call deltas are accumulated by `index`: id and name arrive once, argument fragments
- * concatenate, and arguments stay the JSON text the model sent. Text comes before tool calls in `content`.
+ * Streamed tool-call deltas are accumulated by `index` and `id`: a fragment with a new id starts a new
+ * call even at an index already used (some servers send every call at index 0), fragments without an id
+ * continue the latest call at their index, and arguments stay the JSON text the model sent. Text comes before tool calls in `content`.
  * Used by openai-chat-model.ts; pure, so the accumulation is testable without a server.
  */
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
@@ -64,7 +65,9 @@ export function createChunkAccumulator(): ChunkAccumulator {
   let finishReason: FinishReason | undefined;
   let usage: Usage | undefined;
   let model: string | undefined;
-  const calls = new Map<number, PendingToolCall>();
+  // Every call in arrival order, and the call each index's id-less fragments continue.
+  const calls: { index: number; call: PendingToolCall }[] = [];
+  const latest = new Map<number, PendingToolCall>();
 
   return {
     add(chunk) {
@@ -76,12 +79,16 @@ export function createChunkAccumulator(): ChunkAccumulator {
         const delta = choice.delta;
         added += (delta?.content ?? "") + (delta?.refusal ?? "");
         for (const part of delta?.tool_calls ?? []) {
-          const call = calls.get(part.index) ?? { id: "", name: "", arguments: "" };
+          let call = latest.get(part.index);
+          if (!call || (part.id && call.id && part.id !== call.id)) {
+            call = { id: "", name: "", arguments: "" };
+            calls.push({ index: part.index, call });
+            latest.set(part.index, call);
+          }
           if (part.id) call.id = part.id;
           // The name arrives once; some servers repeat it on every fragment, which must not double it.
           if (part.function?.name && !call.name) call.name = part.function.name;
           if (part.function?.arguments) call.arguments += part.function.arguments;
-          calls.set(part.index, call);
         }
         if (choice.finish_reason) finishReason = choice.finish_reason;
       }
@@ -92,7 +99,8 @@ export function createChunkAccumulator(): ChunkAccumulator {
       return finishReason !== undefined;
     },
     result() {
-      const ordered = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
+      // Array sort is stable: calls sharing an index keep their arrival order.
+      const ordered = [...calls].sort((a, b) => a.index - b.index).map(({ call }) => call);
       const parts: CompletionParts = { content: buildContent(text, ordered), stopReason: toStopReason(finishReason, ordered.length > 0) };
       if (usage) parts.usage = usage;
       if (model) parts.model = model;

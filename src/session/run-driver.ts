@@ -15,11 +15,14 @@ import type { MessageStore } from "./message-store.ts";
 import type { RunMeta, SessionMeta, SessionSettings } from "./session-meta.ts";
 import { QUEUE_CAPACITY, type QueueKind, type SessionQueues } from "./session-queues.ts";
 import { ok, refuse, type SessionResult } from "./session-result.ts";
-import { gatedBeforeToolCall } from "./tool-approval.ts";
+import { approvalPolicy } from "./tool-approval.ts";
 import { SqlToolJournal } from "./tool-journal.ts";
 
 /** While a run is active an alarm fires this often: it keeps the object alive and resumes it after a restart. */
 export const RUN_HEARTBEAT_MS = 10_000;
+
+/** A var holding a positive whole number, else undefined (the config default applies). */
+const positiveInt = (raw: string | undefined): number | undefined => (raw && /^\d+$/.test(raw.trim()) && Number(raw) > 0 ? Number(raw) : undefined);
 
 export type RunState =
   | { kind: "idle" }
@@ -160,13 +163,17 @@ export class RunDriver {
       await runAgentLoop(
         {
           state,
-          hooks: { ...agentConfig.hooks, llmCall: selectLlmCall(env), beforeToolCall: gatedBeforeToolCall(this.parts, runId) },
+          ...agentConfig.hooks,
+          llmCall: selectLlmCall(env),
+          requestApproval: approvalPolicy(this.parts, runId),
+          hookTimeoutMs: agentConfig.hookTimeoutMs,
           emit,
           toolExecution: settings.toolExecution,
           maxParallelToolCalls: agentConfig.maxParallelToolCalls,
           toolTimeoutMs: agentConfig.toolTimeoutMs,
           maxToolResultChars: agentConfig.maxToolResultChars,
           maxSteps: agentConfig.maxSteps,
+          maxContextTokens: positiveInt(env.MAX_CONTEXT_TOKENS) ?? agentConfig.maxContextTokens,
           toolContext: { sessionId: settings.id, env, toolStore: store },
           journal,
           resumed,

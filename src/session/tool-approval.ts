@@ -1,25 +1,22 @@
 /**
- * The approval policy around tool calls: a beforeToolCall hook that asks a human first (a durable wait in
- * the ApprovalGate) for the calls the deployer's policy names, then runs the deployer's own hook; and the
- * human's answer coming back through the approval route.
+ * The approval policy around tool calls: the run's requestApproval step asks a human (a durable wait in
+ * the ApprovalGate) for the calls the deployer's policy names; the deployer's own beforeToolCall runs after
+ * it in the core pipeline. And the human's answer coming back through the approval route.
  */
 import { agentConfig } from "../agent-config.ts";
-import type { BeforeToolCall, ToolStore } from "../core/index.ts";
+import type { RequestApproval, ToolStore } from "../core/index.ts";
 import type { ApprovalGate } from "./approval-gate.ts";
 import type { SessionSettings } from "./session-meta.ts";
 import { ok, refuse, type SessionResult } from "./session-result.ts";
 
 type ApprovalParts = { settings: SessionSettings; store: ToolStore; approvals: ApprovalGate };
 
-/** Approval policy first (durable wait for a human), then the deployer's own beforeToolCall. */
-export function gatedBeforeToolCall({ settings, store, approvals }: ApprovalParts, runId: string): BeforeToolCall {
+/** Asks a human when the deployer's policy says so (not held to the hook timeout: the gate has its own deadline). */
+export function approvalPolicy({ settings, store, approvals }: ApprovalParts, runId: string): RequestApproval {
   return async (ctx, signal) => {
     const tool = store.get(ctx.toolCall.name);
-    if (tool && agentConfig.requiresApproval(ctx.toolCall, tool, settings)) {
-      const decision = await approvals.request(runId, ctx.toolCall, ctx.args, signal);
-      if (!decision.approved) return { block: true, reason: decision.reason };
-    }
-    return agentConfig.hooks.beforeToolCall?.(ctx, signal);
+    if (!tool || !agentConfig.requiresApproval(ctx.toolCall, tool, settings)) return undefined;
+    return approvals.request(runId, ctx.toolCall, ctx.args, signal);
   };
 }
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { runAgentLoop } from "../../src/core/agent-loop.ts";
-import type { AgentLoopOptions } from "../../src/core/agent-loop.ts";
+import type { AgentRun } from "../../src/core/agent-loop.ts";
 import type { AgentMessage, AgentState, AssistantMessage, ToolResultMessage, UserMessage } from "../../src/core/types.ts";
 import {
   callTools,
@@ -23,12 +23,12 @@ import type { ScriptedStep } from "./support.ts";
 const getTime = makeTool("getTime", { execute: () => textResult("It is 12:00") });
 
 /** Runs the loop on a fresh state with one user message handed over at the first step boundary. */
-async function run(steps: ScriptedStep[], extra: Partial<AgentLoopOptions> = {}, signal?: AbortSignal) {
+async function run(steps: ScriptedStep[], extra: Partial<AgentRun> = {}, signal?: AbortSignal) {
   const model = scriptedModel(steps);
   const sink = recordingSink();
   const state: AgentState = extra.state ?? newState([getTime]);
   const final = await runAgentLoop(
-    { state, hooks: { llmCall: model.llmCall }, emit: sink.emit, drainPending: drainOnce(userMessage("What time is it?")), ...extra },
+    { state, llmCall: model.llmCall, emit: sink.emit, drainPending: drainOnce(userMessage("What time is it?")), ...extra },
     signal,
   );
   return { final, state, model, sink };
@@ -101,12 +101,10 @@ describe("events", () => {
 
   it("forwards the model's text deltas as messageDelta events", async () => {
     const { sink } = await run([], {
-      hooks: {
-        llmCall: async (_request, { onTextDelta }) => {
-          onTextDelta?.("Hel");
-          onTextDelta?.("lo.");
-          return reply("Hello.");
-        },
+      llmCall: async (_request, { onTextDelta }) => {
+        onTextDelta?.("Hel");
+        onTextDelta?.("lo.");
+        return reply("Hello.");
       },
     });
     expect(sink.ofType("messageDelta").map((e) => e.text)).toEqual(["Hel", "lo."]);
@@ -129,13 +127,11 @@ describe("step boundaries", () => {
     const model = scriptedModel([callTools({ id: "c1", name: "getTime" }), reply("Noon here, 20:00 in Tokyo.")]);
     await runAgentLoop({
       state,
-      hooks: {
-        llmCall: (request, options) => {
-          llmCalls++;
-          // Every LLM call is preceded by its own drain.
-          expect(drains).toBe(llmCalls);
-          return model.llmCall(request, options);
-        },
+      llmCall: (request, options) => {
+        llmCalls++;
+        // Every LLM call is preceded by its own drain.
+        expect(drains).toBe(llmCalls);
+        return model.llmCall(request, options);
       },
       emit: () => undefined,
       drainPending: () => {
@@ -180,11 +176,9 @@ describe("stopping", () => {
   it("stops with stopReason aborted when aborted while the LLM call is in flight", async () => {
     const controller = new AbortController();
     const { final } = await run([], {
-      hooks: {
-        llmCall: async (_request, { signal }) => {
-          controller.abort();
-          throw signal?.reason ?? new Error("aborted");
-        },
+      llmCall: async (_request, { signal }) => {
+        controller.abort();
+        throw signal?.reason ?? new Error("aborted");
       },
     }, controller.signal);
     expect(final.stopReason).toBe("aborted");

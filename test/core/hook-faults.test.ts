@@ -35,7 +35,7 @@ describe("hooks that return junk", () => {
       state,
       emit: sink.emit,
       drainPending: drainOnce(userMessage("hi")),
-      hooks: { llmCall: async () => null as never },
+      llmCall: async () => null as never,
     });
     expect(response.stopReason).toBe("error");
     expect(response.errorMessage).toContain("llmCall returned an invalid response");
@@ -47,7 +47,7 @@ describe("hooks that return junk", () => {
       state: newState(),
       emit: recordingSink().emit,
       drainPending: drainOnce(userMessage("hi")),
-      hooks: { llmCall: model.llmCall, prepareContext: () => { throw new Error("context store offline"); } },
+      llmCall: model.llmCall, prepareContext: () => { throw new Error("context store offline"); },
     });
     expect(response).toMatchObject({ stopReason: "error", errorMessage: "context store offline" });
   });

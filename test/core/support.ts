@@ -179,7 +179,7 @@ export async function runBatch(
   const map = toolMap(...tools);
   const context: AgentContext = { systemPrompt: "", messages: [], tools: map };
   const sink = recordingSink();
-  const fullConfig: AgentLoopConfig = { tools: map, toolExecution: "sequential", ...config };
+  const fullConfig: AgentLoopConfig = { toolExecution: "sequential", ...config };
   const batch = await executeToolCalls(context, assistantWith(calls), calls, fullConfig, sink.emit, signal);
   return { batch, sink };
 }

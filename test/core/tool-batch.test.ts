@@ -88,7 +88,7 @@ describe("termination", () => {
   it("ends the run without another LLM call when every result terminates", async () => {
     const model = scriptedModel([callTools({ id: "a", name: "stopA" }, { id: "b", name: "stopB" })]);
     const state = newState([stopper("stopA", "A handed off"), stopper("stopB", "B handed off")]);
-    const final = await runAgentLoop({ state, hooks: { llmCall: model.llmCall }, emit: () => undefined, drainPending: drainOnce(userMessage("go")) });
+    const final = await runAgentLoop({ state, llmCall: model.llmCall, emit: () => undefined, drainPending: drainOnce(userMessage("go")) });
     expect(model.requests).toHaveLength(1);
     expect(final.stopReason).toBe("tool_use_terminated");
   });
@@ -96,7 +96,7 @@ describe("termination", () => {
   it("continues and calls the LLM again when only some results terminate", async () => {
     const model = scriptedModel([callTools({ id: "a", name: "stopA" }, { id: "b", name: "goer" }), reply("all done")]);
     const state = newState([stopper("stopA", "A handed off"), goer]);
-    const final = await runAgentLoop({ state, hooks: { llmCall: model.llmCall }, emit: () => undefined, drainPending: drainOnce(userMessage("go")) });
+    const final = await runAgentLoop({ state, llmCall: model.llmCall, emit: () => undefined, drainPending: drainOnce(userMessage("go")) });
     expect(model.requests).toHaveLength(2);
     expect(final.stopReason).toBe("stop");
     expect(textOf(final)).toBe("all done");
@@ -105,7 +105,7 @@ describe("termination", () => {
   it("answers a terminated run with 'Tool execution completed.' followed by the tool texts, and no errorMessage", async () => {
     const model = scriptedModel([callTools({ id: "a", name: "stopA" }, { id: "b", name: "stopB" })]);
     const state = newState([stopper("stopA", "A handed off"), stopper("stopB", "B handed off")]);
-    const final = await runAgentLoop({ state, hooks: { llmCall: model.llmCall }, emit: () => undefined, drainPending: drainOnce(userMessage("go")) });
+    const final = await runAgentLoop({ state, llmCall: model.llmCall, emit: () => undefined, drainPending: drainOnce(userMessage("go")) });
     expect(final.content).toEqual([
       { type: "text", text: "Tool execution completed." },
       { type: "text", text: "A handed off" },
@@ -120,7 +120,7 @@ describe("termination", () => {
     const state = newState([stopper("stopA", "A handed off"), stopper("stopB", "B failed")]);
     const final = await runAgentLoop({
       state,
-      hooks: { llmCall: model.llmCall, afterToolCall: ({ toolCall: tc }) => (tc.id === "b" ? { isError: true } : undefined) },
+      llmCall: model.llmCall, afterToolCall: ({ toolCall: tc }) => (tc.id === "b" ? { isError: true } : undefined),
       emit: () => undefined,
       drainPending: drainOnce(userMessage("go")),
     });
@@ -149,7 +149,7 @@ describe("abort mid-batch", () => {
     const model = scriptedModel([callTools({ id: "a", name: "aborter" }, { id: "b", name: "other" }, { id: "c", name: "other" })]);
     const state = newState([aborter, other]);
     const final = await runAgentLoop(
-      { state, hooks: { llmCall: model.llmCall }, emit: () => undefined, drainPending: drainOnce(userMessage("go")) },
+      { state, llmCall: model.llmCall, emit: () => undefined, drainPending: drainOnce(userMessage("go")) },
       controller.signal,
     );
     expect(final.stopReason).toBe("aborted");

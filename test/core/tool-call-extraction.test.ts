@@ -102,7 +102,7 @@ describe("extraction inside the loop", () => {
   it("uses a generated id consistently in the stored assistant message and the tool result", async () => {
     const model = scriptedModel([response([{ type: "tool_call", name: "getTime", arguments: {} }]), reply("It is noon.")]);
     const state = newState([getTime]);
-    await runAgentLoop({ state, hooks: { llmCall: model.llmCall }, emit: () => undefined, drainPending: drainOnce(userMessage("time?")) });
+    await runAgentLoop({ state, llmCall: model.llmCall, emit: () => undefined, drainPending: drainOnce(userMessage("time?")) });
     const assistant = state.messages[1] as AssistantMessage;
     const block = assistant.content[0];
     expect(block?.type).toBe("toolCall");
@@ -120,7 +120,7 @@ describe("extraction inside the loop", () => {
       reply("done"),
     ]);
     const state = newState([getTime]);
-    const final = await runAgentLoop({ state, hooks: { llmCall: model.llmCall }, emit: () => undefined, drainPending: drainOnce(userMessage("go")) });
+    const final = await runAgentLoop({ state, llmCall: model.llmCall, emit: () => undefined, drainPending: drainOnce(userMessage("go")) });
     expect(final.stopReason).toBe("stop");
     const results = resultsOf(state.messages);
     expect(results).toHaveLength(3);
@@ -141,7 +141,7 @@ describe("extraction inside the loop", () => {
     });
     const model = scriptedModel([response([{ type: "tool_call", id: "n", name: "getTime", arguments: 5 }]), reply("done")]);
     const state = newState([counted]);
-    await runAgentLoop({ state, hooks: { llmCall: model.llmCall }, emit: () => undefined, drainPending: drainOnce(userMessage("go")) });
+    await runAgentLoop({ state, llmCall: model.llmCall, emit: () => undefined, drainPending: drainOnce(userMessage("go")) });
     const [only] = resultsOf(state.messages);
     expect(runs).toBe(0);
     expect(only).toMatchObject({ toolCallId: "n", isError: true });

@@ -48,3 +48,24 @@ describe("the chunk accumulator", () => {
     expect(acc.result().stopReason).toBe("toolUse");
   });
 });
+
+describe("tool calls that share a stream index", () => {
+  it("keeps calls apart when a server sends every call at index 0 with its own id", () => {
+    const acc = createChunkAccumulator();
+    acc.add(toolDelta({ index: 0, id: "call_a", type: "function", function: { name: "getTime", arguments: '{"city":' } }));
+    acc.add(toolDelta({ index: 0, function: { arguments: '"Paris"}' } }));
+    acc.add(toolDelta({ index: 0, id: "call_b", type: "function", function: { name: "getWeather", arguments: '{"city":"Rome"}' } }));
+    acc.add(chunk({}, "tool_calls"));
+    expect(acc.result().content).toEqual([
+      { type: "toolCall", id: "call_a", name: "getTime", arguments: '{"city":"Paris"}' },
+      { type: "toolCall", id: "call_b", name: "getWeather", arguments: '{"city":"Rome"}' },
+    ]);
+  });
+
+  it("still joins fragments that repeat the same id at the same index", () => {
+    const acc = createChunkAccumulator();
+    acc.add(toolDelta({ index: 0, id: "call_a", function: { name: "getTime", arguments: "{" } }));
+    acc.add(toolDelta({ index: 0, id: "call_a", function: { arguments: "}" } }));
+    expect(acc.result().content).toEqual([{ type: "toolCall", id: "call_a", name: "getTime", arguments: "{}" }]);
+  });
+});

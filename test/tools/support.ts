@@ -25,7 +25,7 @@ function setup(tool: AgentTool, toolContext?: ToolExecutionContext): { context: 
   const tools = new Map([[tool.name, tool]]);
   return {
     context: { systemPrompt: "", messages: [], tools },
-    config: { tools, toolExecution: "parallel", toolContext },
+    config: { toolExecution: "parallel", toolContext },
   };
 }
 

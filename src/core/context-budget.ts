@@ -1,0 +1,111 @@
+/**
+ * The default context policy (the spec's prepareContext): each request stays within a token budget
+ * (estimated) by leaving out the oldest whole turns. A cut only ever falls on a user message that
+ * starts a turn (or, in a history without one, on an assistant message), so a tool call is never sent
+ * without its result; the system prompt, the tools and the current turn are always sent.
+ * Cost per step: one backward walk over the messages that fit, with per-message estimates cached, so it
+ * does not grow with the length of the history. Storage and the snapshot keep the full history.
+ */
+import type { AgentContext, AgentMessage, AgentState, AgentTool } from "./types.ts";
+
+/** Fits the context windows of current hosted models with room left for the answer. */
+export const DEFAULT_MAX_CONTEXT_TOKENS = 64_000;
+/** A rough, provider-neutral estimate: English text and JSON average about four characters per token. */
+const CHARS_PER_TOKEN = 4;
+/** Role, separators and wire fields per message (errs high: an estimate must not let a request overflow). */
+const MESSAGE_OVERHEAD_TOKENS = 8;
+/** The wire form of one tool call beyond its name and arguments (`id`, `type`, `function` keys). */
+const TOOL_CALL_OVERHEAD_CHARS = 64;
+/** Vision models bill an image by tiles, not by its base64 length; this is a typical high-detail cost. */
+const IMAGE_TOKENS = 1_000;
+
+// Stored messages and tools never change, so each is estimated once.
+const estimates = new WeakMap<object, number>();
+
+const tokensOf = (chars: number): number => Math.ceil(chars / CHARS_PER_TOKEN);
+
+export function estimateMessageTokens(message: AgentMessage): number {
+  const cached = estimates.get(message);
+  if (cached !== undefined) return cached;
+  let chars = 0;
+  let images = 0;
+  for (const block of message.content) {
+    switch (block.type) {
+      case "text":
+        chars += block.text.length;
+        break;
+      case "image":
+        images++;
+        break;
+      case "thinking":
+        break; // not sent back to the model
+      case "toolCall":
+        chars += block.name.length + (typeof block.arguments === "string" ? block.arguments.length : JSON.stringify(block.arguments).length) + block.id.length + TOOL_CALL_OVERHEAD_CHARS;
+        break;
+      default: {
+        // A block written by an older version: estimate it by its JSON rather than fail the run.
+        const unknown: never = block;
+        chars += JSON.stringify(unknown)?.length ?? 0;
+      }
+    }
+  }
+  if (message.role === "toolResult") chars += message.toolCallId.length;
+  const tokens = MESSAGE_OVERHEAD_TOKENS + tokensOf(chars) + images * IMAGE_TOKENS;
+  estimates.set(message, tokens);
+  return tokens;
+}
+
+export function estimateToolTokens(tool: AgentTool): number {
+  const cached = estimates.get(tool);
+  if (cached !== undefined) return cached;
+  const tokens = MESSAGE_OVERHEAD_TOKENS + tokensOf(tool.name.length + tool.description.length + JSON.stringify(tool.inputSchema).length);
+  estimates.set(tool, tokens);
+  return tokens;
+}
+
+/** The state as a context whose estimated size is at most `maxTokens` (unless the current turn alone is larger). */
+export function budgetContext(state: AgentState, maxTokens: number = DEFAULT_MAX_CONTEXT_TOKENS): AgentContext {
+  const messages = state.messages;
+  let fixed = MESSAGE_OVERHEAD_TOKENS + tokensOf(state.systemPrompt.length);
+  for (const tool of state.tools.values()) fixed += estimateToolTokens(tool);
+
+  let used = fixed;
+  let cut = messages.length; // first message sent
+  let usedAtCut = fixed;
+  let inCurrentTurn = true;
+  // Where to cut in a history with no user message at all: the oldest assistant message that fits.
+  let fallbackCut: number | undefined;
+  let fallbackUsed = fixed;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    used += estimateMessageTokens(message);
+    if (inCurrentTurn) {
+      // The current turn (from the last user message on) is always sent, whatever it costs.
+      if (message.role === "user") {
+        inCurrentTurn = false;
+        cut = i;
+        usedAtCut = used;
+      } else if (message.role === "assistant" && used <= maxTokens) {
+        fallbackCut = i;
+        fallbackUsed = used;
+      }
+      continue;
+    }
+    if (used > maxTokens) break;
+    if (message.role === "user") {
+      cut = i;
+      usedAtCut = used;
+    }
+  }
+  if (inCurrentTurn) {
+    // No user message: everything fitting is the current turn; cut at the oldest assistant that fits.
+    cut = fallbackCut ?? 0;
+    usedAtCut = fallbackCut === undefined ? used : fallbackUsed;
+  }
+
+  const context: AgentContext = { systemPrompt: state.systemPrompt, messages, tools: state.tools };
+  if (cut === 0) return context;
+  context.messages = messages.slice(cut);
+  context.trimmed = { omittedMessages: cut, keptMessages: messages.length - cut, estimatedTokens: usedAtCut, maxContextTokens: maxTokens };
+  return context;
+}
