@@ -1,13 +1,13 @@
 /**
  * getWeather: current weather for a city through an Open-Meteo-style API (geocoding, then forecast).
- * Loaded through the generated registry; base URLs come from the execution context's env
+ * Loaded through the generated registry; base URLs come from the two env keys it declares
  * (WEATHER_API_BASE_URL, GEOCODING_API_BASE_URL) so tests and deployers can point it elsewhere.
  * Reports {stage:"geocoding"} then {stage:"forecast"} as partial results. Every failure throws an Error
  * with a readable message (the core pipeline turns it into an error result); the signal reaches fetch.
  */
 import * as z from "zod";
 import { defineTool } from "../src/tools/define-tool.ts";
-import type { AgentTool, ToolExecutionContext } from "../src/core/types.ts";
+import type { AgentTool } from "../src/core/types.ts";
 
 const DEFAULT_WEATHER_BASE_URL = "https://api.open-meteo.com";
 const DEFAULT_GEOCODING_BASE_URL = "https://geocoding-api.open-meteo.com";
@@ -52,13 +52,8 @@ export function describeWeatherCode(code: number): string {
 
 type Location = { name: string; country?: string; latitude: number; longitude: number; timezone?: string };
 
-/** A string setting from the host's env bindings, when present. */
-function envString(context: ToolExecutionContext | undefined, key: string): string | undefined {
-  const env = context?.env;
-  if (typeof env !== "object" || env === null) return undefined;
-  const value = (env as Record<string, unknown>)[key];
-  return typeof value === "string" && value !== "" ? value : undefined;
-}
+/** A declared setting, when the Worker has it and it is not blank. */
+const setting = (value: string | undefined): string | undefined => (value?.trim() ? value : undefined);
 
 function buildUrl(base: string, pathname: string, params: Record<string, string>): URL {
   const url = new URL(pathname, base.endsWith("/") ? base : `${base}/`);
@@ -134,9 +129,11 @@ export function getTool(): AgentTool {
     parallelToolExecute: true,
     idempotent: true, // read-only lookups: running one again after a restart is harmless
     timeoutMs: WEATHER_TIMEOUT_MS,
+    // The only part of the Worker's env this tool sees (src/tools/tool-context.ts).
+    env: ["WEATHER_API_BASE_URL", "GEOCODING_API_BASE_URL"],
     async execute(_toolCallId, { city, units = "celsius" }, signal, onPartialResult, context) {
-      const geocodingBase = envString(context, "GEOCODING_API_BASE_URL") ?? DEFAULT_GEOCODING_BASE_URL;
-      const weatherBase = envString(context, "WEATHER_API_BASE_URL") ?? DEFAULT_WEATHER_BASE_URL;
+      const geocodingBase = setting(context?.env.GEOCODING_API_BASE_URL) ?? DEFAULT_GEOCODING_BASE_URL;
+      const weatherBase = setting(context?.env.WEATHER_API_BASE_URL) ?? DEFAULT_WEATHER_BASE_URL;
 
       onPartialResult({ stage: "geocoding", city });
       const geocoding = await fetchJson(buildUrl(geocodingBase, "v1/search", { name: city, count: "1" }), "geocoding", signal);

@@ -6,7 +6,7 @@
  */
 import { defineTool } from "../src/tools/define-tool.ts";
 import { writeToolInput } from "../src/tools/written/spec.ts";
-import { runWriteTool } from "../src/tools/written/write-tool.ts";
+import { runWriteTool, WRITE_TOOL_ENV } from "../src/tools/written/write-tool.ts";
 import type { AgentTool } from "../src/core/types.ts";
 
 export function getTool(): AgentTool {
@@ -19,6 +19,8 @@ export function getTool(): AgentTool {
       "Where drafts are supported the tool is callable at once in this session, sandboxed (no network, no bindings); " +
       "it becomes a permanent tool after an operator's redeploy, which typechecks it as TypeScript (so use String(err) for caught errors).",
     schema: writeToolInput,
+    env: WRITE_TOOL_ENV,
+    capabilities: ["registerDraft"],
     execute: (toolCallId, args, _signal, _onPartialResult, context) => runWriteTool(args, toolCallId, context),
   });
 }

@@ -100,12 +100,19 @@ export type AgentToolResult = {
 
 export type OnPartialResult = (partialResult: unknown) => void;
 
-/** What a tool running inside a host (the Worker) may need; the core passes it through untouched. */
+/** Narrow powers a tool may declare (AgentTool.capabilities); the host grants only those declared. */
+export type ToolCapability = "registerDraft";
+
+/**
+ * What a tool gets from its host while it runs: the session, the env keys and bindings it declared
+ * (AgentTool.env) and the capabilities it declared. Never the host's whole env; the core passes it through.
+ */
 export type ToolExecutionContext = {
   sessionId?: string;
-  toolStore?: import("./tool-store.ts").ToolStore;
-  env?: unknown;
-  [key: string]: unknown;
+  /** Only the keys the tool declared, and only those the host has. */
+  env: Readonly<Record<string, unknown>>;
+  /** Capability "registerDraft": makes a draft tool callable in the calling session only. */
+  registerDraft?: (tool: AgentTool) => boolean;
 };
 
 export type AgentTool = {
@@ -132,6 +139,10 @@ export type AgentTool = {
   requiresApproval?: boolean;
   /** Per-tool override of the loop's toolTimeoutMs. */
   timeoutMs?: number;
+  /** Env keys and bindings the tool needs; its context.env holds these and nothing else. */
+  env?: readonly string[];
+  /** Capabilities the tool uses (e.g. writeTool's "registerDraft"). */
+  capabilities?: readonly ToolCapability[];
 };
 
 /** A tool call extracted from a model response. `invalid` marks an entry that could not be read. */

@@ -12,12 +12,12 @@ import type { AppEnv } from "../env.ts";
 import { agentConfig } from "../agent-config.ts";
 import type { AgentSession } from "../session/agent-session.ts";
 import { bundledToolNames } from "../tools/catalog.ts";
-import { describeWrittenTools } from "../tools/written/listing.ts";
 import { secretMatches, sha256Hex } from "../credentials.ts";
 import { newSessionId, newSessionKey, readPresentedKey } from "./auth.ts";
 import { ApiError, errorResponse } from "./errors.ts";
 import { eventStreamResponse, parseLastEventId } from "./events-route.ts";
 import { settle } from "./failure-status.ts";
+import { mountToolRoutes } from "./tool-routes.ts";
 import {
   approvalBody,
   createSessionBody,
@@ -172,8 +172,4 @@ app.post("/v1/sessions/:id/tool-calls/:toolCallId/approval", async (c) => {
 
 app.delete("/v1/sessions/:id", async (c) => c.json(settle(await session(c).shutdown(key(c)))));
 
-app.get("/v1/tools", async (c) => {
-  await requireApiToken(c);
-  const { draftRuntime, written } = await describeWrittenTools(c.env);
-  return c.json({ bundled: bundledToolNames().map((name) => ({ name, status: "bundled" })), written, draftRuntime });
-});
+mountToolRoutes(app, requireApiToken);

@@ -8,6 +8,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { UserContent } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
+import { dropDraft } from "../tools/written/session-tools.ts";
 import { openEventStream } from "./event-stream.ts";
 import { takeResponse } from "./output-waiters.ts";
 import { authorize } from "./session-access.ts";
@@ -72,6 +73,11 @@ export class AgentSession extends DurableObject<AppEnv> {
   /** The live event stream after `afterSeq`, as bytes; the router builds the SSE response around it. */
   openEvents(key: string | undefined, afterSeq: number) {
     return this.authorized(key, (s) => openEventStream(s, afterSeq));
+  }
+
+  /** An operator rejected a written tool (POST /v1/tools/:name/reject): its draft leaves this session. */
+  dropWrittenDraft(name: string): boolean {
+    return this.session ? dropDraft(this.session.store, name) : false;
   }
 
   override async alarm(): Promise<void> {

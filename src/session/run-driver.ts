@@ -174,7 +174,8 @@ export class RunDriver {
           maxToolResultChars: agentConfig.maxToolResultChars,
           maxSteps: agentConfig.maxSteps,
           maxContextTokens: positiveInt(env.MAX_CONTEXT_TOKENS) ?? agentConfig.maxContextTokens,
-          toolContext: { sessionId: settings.id, env, toolStore: store },
+          // Bundled tools carry their declared context (tool-context.ts); the rest (listTools, drafts) get no env.
+          toolContext: { sessionId: settings.id, env: {} },
           journal,
           resumed,
           drainPending: () => queues.drainPending(),

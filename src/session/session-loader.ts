@@ -8,7 +8,8 @@ import { agentConfig } from "../agent-config.ts";
 import { ToolStore, loadTools, type AgentState } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
 import { bundledRegistry } from "../tools/catalog.ts";
-import { registerWrittenDrafts, writtenToolListing } from "../tools/written/session-tools.ts";
+import { withToolContexts } from "../tools/tool-context.ts";
+import { registerWrittenDrafts, sessionToolHost, writtenToolListing } from "../tools/written/session-tools.ts";
 import { ApprovalGate } from "./approval-gate.ts";
 import { EventHub } from "./event-hub.ts";
 import { EventLog } from "./event-log.ts";
@@ -52,7 +53,7 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   const store = new ToolStore(settings.id);
   const registry = bundledRegistry();
   const allowed = settings.tools ? Object.fromEntries(Object.entries(registry).filter(([name]) => settings.tools!.includes(name))) : registry;
-  loadTools(store, allowed, writtenToolListing(env, store));
+  loadTools(store, withToolContexts(allowed, sessionToolHost(store, env)), writtenToolListing(env, store));
 
   const meta = new SessionMeta(sql);
   const queues = new SessionQueues(sql);

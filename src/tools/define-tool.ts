@@ -12,10 +12,17 @@ import type {
   JsonSchema,
   OnPartialResult,
   ToolArguments,
+  ToolCapability,
   ToolExecutionContext,
 } from "../core/types.ts";
+import type { AppEnv } from "../env.ts";
 
-export type ToolDefinition<S extends z.ZodObject> = {
+/** The Worker's vars, secrets and bindings a tool may declare (not the session namespace itself). */
+export type ToolEnvKey = Exclude<keyof AppEnv, "AGENT_SESSION"> & string;
+/** A tool's context, typed by the env keys it declared: each is there when the Worker has it. */
+export type ToolContext<K extends ToolEnvKey = never> = Omit<ToolExecutionContext, "env"> & { env: Partial<Pick<AppEnv, K>> };
+
+export type ToolDefinition<S extends z.ZodObject, K extends ToolEnvKey = never> = {
   name: string;
   label: string;
   description: string;
@@ -25,8 +32,11 @@ export type ToolDefinition<S extends z.ZodObject> = {
     args: z.output<S>,
     signal: AbortSignal | undefined,
     onPartialResult: OnPartialResult,
-    context?: ToolExecutionContext,
+    context?: ToolContext<K>,
   ) => AgentToolResult | Promise<AgentToolResult>;
+  /** Env keys and bindings the tool needs; it gets these and nothing else (src/tools/tool-context.ts). */
+  env?: readonly K[];
+  capabilities?: readonly ToolCapability[];
   prepareArguments?: AgentTool["prepareArguments"];
   parallelToolExecute?: boolean;
   idempotent?: boolean;
@@ -43,7 +53,7 @@ export function toInputSchema(schema: z.ZodObject): JsonSchema {
   return jsonSchema;
 }
 
-export function defineTool<S extends z.ZodObject>(definition: ToolDefinition<S>): AgentTool {
+export function defineTool<S extends z.ZodObject, K extends ToolEnvKey = never>(definition: ToolDefinition<S, K>): AgentTool {
   const { schema, execute, ...rest } = definition;
   return {
     ...rest,
@@ -56,7 +66,8 @@ export function defineTool<S extends z.ZodObject>(definition: ToolDefinition<S>)
         const problems = parsed.error.issues.map((i) => `- ${i.path.map(String).join(".") || "(arguments)"}: ${i.message}`);
         throw new Error(`Invalid arguments for tool "${definition.name}":\n${problems.join("\n")}`);
       }
-      return execute(toolCallId, parsed.data, signal, onPartialResult, context);
+      // The host built `context` from the `env` list above, so it holds at most the declared keys.
+      return execute(toolCallId, parsed.data, signal, onPartialResult, context as ToolContext<K> | undefined);
     },
   };
 }

@@ -185,7 +185,7 @@ describe("execute", () => {
         return textResult("ok");
       },
     });
-    await runOne(tool, {}, { toolContext: { sessionId: "s-42" } });
+    await runOne(tool, {}, { toolContext: { sessionId: "s-42", env: {} } });
     expect(seen).toBe("s-42");
   });
 });

@@ -18,8 +18,9 @@ describe("API_TOKEN", () => {
     expect(ok.status).toBe(201);
   });
 
-  it("guards the tools route", async () => {
-    expect((await call("/v1/tools")).status).toBe(401);
+  it("guards the written-tool routes; the tool listing without it shows no drafts (test/http/tool-routes.test.ts)", async () => {
+    expect((await call("/v1/tools/anyTool")).status).toBe(401);
+    expect((await call("/v1/tools/anyTool/reject", { method: "POST" })).status).toBe(401);
     expect((await call("/v1/tools", { headers: { authorization: "Bearer t0ps3cret" } })).status).toBe(200);
   });
 

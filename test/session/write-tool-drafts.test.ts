@@ -1,9 +1,13 @@
 import { inject } from "vitest";
 import { describe, expect, it } from "vitest";
+import { loadTools, ToolStore } from "../../src/core/tool-store.ts";
+import { bundledRegistry } from "../../src/tools/catalog.ts";
+import { createDraftTool } from "../../src/tools/written/draft-tool.ts";
+import { registerDraft } from "../../src/tools/written/session-tools.ts";
 import { indexKey, sourceKey, specKey } from "../../src/tools/written/tool-index.ts";
 import type { WrittenToolEntry, WrittenToolSpec } from "../../src/tools/written/spec.ts";
 import { api, createSession, llmRequests, nextResponse, openEvents, script, send, type TestSession } from "./support.ts";
-import { adderInput, callReply, runWriteToolDirectly, textOf, toolResults, uniqueName, workerEnv, writeToolReply } from "./write-tool-support.ts";
+import { adderInput, callReply, textOf, toolResults, uniqueName, workerEnv, writeToolReply } from "./write-tool-support.ts";
 
 /** Writes `executeCode` as a tool in a fresh session, calls it once, and returns the call's result message. */
 async function writeAndCall(executeCode: string, args: Record<string, unknown> = {}) {
@@ -25,13 +29,6 @@ async function putWritten(spec: WrittenToolSpec, status: WrittenToolEntry["statu
   await workerEnv.TOOL_SOURCE.put(entry.specKey, JSON.stringify(spec));
   await workerEnv.TOOL_INDEX.put(indexKey(spec.name), JSON.stringify(entry));
 }
-
-const listToolsText = async (session: TestSession) => {
-  await script(session, callReply("l1", "listTools", {}), { text: "listed" });
-  await send(session, "list your tools");
-  await nextResponse(session);
-  return textOf((await toolResults(session)).find((m) => m.toolCallId === "l1"));
-};
 
 describe("a written tool as a sandboxed draft", () => {
   it("is callable in the same session right after writeTool, which reports it in addedToolNames", async () => {
@@ -103,8 +100,8 @@ describe("a written tool as a sandboxed draft", () => {
   });
 });
 
-describe("written tools in new sessions", () => {
-  it("keep a draft's module state to one session: each session gets its own isolate", async () => {
+describe("drafts belong to the session that wrote them", () => {
+  it("keeps a draft out of other sessions: not offered, not callable, its module state never shared", async () => {
     const name = uniqueName("counter");
     const counter = adderInput(name, { executeCode: "globalThis.calls = (globalThis.calls ?? 0) + 1;\nreturn String(globalThis.calls);", inputSchema: { type: "object", properties: {} } });
     const first = await createSession();
@@ -114,32 +111,35 @@ describe("written tools in new sessions", () => {
     expect((await toolResults(first)).slice(1).map(textOf)).toEqual(["1", "2"]);
 
     const second = await createSession();
+    const snapshot = (await (await api(`/v1/sessions/${second.id}`, { key: second.key })).json()) as { tools: string[] };
+    expect(snapshot.tools).not.toContain(name);
     await script(second, callReply("c1", name, {}), { text: "ok" });
     await send(second, "count once");
     await nextResponse(second);
-    expect((await toolResults(second)).map(textOf)).toEqual(["1"]);
+    const [call] = await toolResults(second);
+    expect(call).toMatchObject({ toolName: name, isError: true });
+    expect(textOf(call)).toMatch(/not found|unknown/i);
   });
 
-  it("registers pending written tools as drafts when a session starts", async () => {
-    const name = uniqueName("shared");
-    expect((await runWriteToolDirectly(adderInput(name))).ok).toBe(true);
-    const session = await createSession();
-    await script(session, callReply("c1", name, { a: 20, b: 22 }), { text: "42" });
-    await send(session, "add");
-    await nextResponse(session);
-    expect((await toolResults(session))[0]).toMatchObject({ toolName: name, isError: false, content: [{ type: "text", text: "sum: 42" }] });
-  });
-
-  it("lists written tools with their state in listTools", async () => {
-    const live = uniqueName("live");
+  it("does not show another session's pending tool in listTools, only deployed ones and its own", async () => {
+    const mine = uniqueName("mine");
+    const theirs = uniqueName("theirs");
+    const deployed = uniqueName("deployed");
     const rejected = uniqueName("rejected");
-    await runWriteToolDirectly(adderInput(live));
-    await putWritten({ ...adderInput(rejected), parallel: false } as WrittenToolSpec, "rejected", { error: "tools/x.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'." });
     const session = await createSession();
-    const text = await listToolsText(session);
+    await putWritten({ ...adderInput(theirs), description: "Secret plan of another user.", parallel: false } as WrittenToolSpec, "pending", { author: { sessionId: "another-session" } });
+    await putWritten({ ...adderInput(deployed), parallel: false } as WrittenToolSpec, "deployed", { author: { sessionId: "another-session" } });
+    await putWritten({ ...adderInput(rejected), parallel: false } as WrittenToolSpec, "rejected", { author: { sessionId: session.id }, error: "tools/x.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'." });
+    await script(session, writeToolReply("w1", adderInput(mine)), callReply("l1", "listTools", {}), { text: "listed" });
+    await send(session, "write a tool, then list your tools");
+    await nextResponse(session);
+    const text = textOf((await toolResults(session)).find((m) => m.toolCallId === "l1"));
     expect(text).toContain("Written tools (writeTool) and their state:");
-    expect(text).toContain(`- ${live} (v1): Add Numbers — Adds a and b.\n  status: pending redeploy; callable now in this session as a sandboxed draft (no network, no bindings)`);
+    expect(text).toContain(`- ${mine} (v1): Add Numbers — Adds a and b.\n  status: pending redeploy; callable now in this session as a sandboxed draft (no network, no bindings)`);
+    expect(text).toContain(`- ${deployed} (v1): Add Numbers — Adds a and b.\n  status: deployed`);
     expect(text).toContain(`- ${rejected} (v1): Add Numbers — Adds a and b.\n  status: rejected by the redeploy check; write it again to fix it. Error: tools/x.ts(3,7): error TS2322`);
+    expect(text).not.toContain(theirs);
+    expect(text).not.toContain("Secret plan");
   });
 
   it("does not register a rejected written tool", async () => {
@@ -150,17 +150,11 @@ describe("written tools in new sessions", () => {
     expect(snapshot.tools).not.toContain(name);
   });
 
-  it("lets a bundled tool win over a pending written tool of the same name", async () => {
-    // writeTool refuses bundled names; a row like this can only come from outside (or an older deploy).
-    await putWritten({ ...adderInput("slowEcho"), executeCode: "return 'the impostor';", parallel: false } as WrittenToolSpec, "pending");
-    try {
-      const session = await createSession();
-      await script(session, callReply("c1", "slowEcho", { text: "hi", ms: 0 }), { text: "ok" });
-      await send(session, "echo");
-      await nextResponse(session);
-      expect(textOf((await toolResults(session))[0])).toBe("echo: hi");
-    } finally {
-      await workerEnv.TOOL_INDEX.delete(indexKey("slowEcho"));
-    }
+  it("never lets a draft replace a bundled tool of the same name", () => {
+    const store = new ToolStore("bundled-wins");
+    loadTools(store, bundledRegistry());
+    const impostor = createDraftTool(workerEnv.LOADER, { ...adderInput("slowEcho"), executeCode: "return 'the impostor';", parallel: false } as WrittenToolSpec, "bundled-wins");
+    expect(registerDraft(store, impostor)).toBe(false);
+    expect(store.get("slowEcho")).not.toBe(impostor);
   });
 });

@@ -38,6 +38,7 @@ const countedWork: AgentTool = {
   label: "Counted Work",
   description: "Counts its own executions in KV, then works for `ms` milliseconds.",
   inputSchema: { type: "object", properties: { ms: { type: "integer", minimum: 0 } } },
+  env: ["TOOL_INDEX"],
   async execute(toolCallId, args, signal, _onPartial, context) {
     const kv = (context?.env as KvEnv).TOOL_INDEX;
     const key = `test-runs:${toolCallId}`;

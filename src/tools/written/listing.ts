@@ -1,7 +1,8 @@
 /**
  * How written tools are shown: the rows of GET /v1/tools (status pending/rejected/deployed and whether
- * a pending one runs as a draft) and the lines listTools appends, so the model knows each tool's state.
- * Reads the KV index only; never throws on a missing binding (written tools are then simply absent).
+ * a pending one runs as a draft) and the lines listTools appends, so the model knows each tool's state;
+ * a session sees deployed tools and its own drafts only. Reads the KV index only; never throws on a
+ * missing binding (written tools are then simply absent).
  */
 import type { ToolStore } from "../../core/tool-store.ts";
 import { bundledToolNames } from "../catalog.ts";
@@ -34,28 +35,36 @@ export async function readWrittenEntries(env: WrittenToolsEnv): Promise<WrittenT
   return env.TOOL_INDEX ? listEntries(env.TOOL_INDEX) : [];
 }
 
-export async function describeWrittenTools(env: WrittenToolsEnv): Promise<{ draftRuntime: boolean; written: WrittenToolView[] }> {
-  const bundled = new Set(bundledToolNames());
-  const draftRuntime = env.LOADER !== undefined;
-  const written = (await readWrittenEntries(env)).map((e): WrittenToolView => {
-    const view: WrittenToolView = {
-      name: e.name,
-      version: e.version,
-      status: e.status,
-      draft: e.status === "pending" && draftRuntime && !bundled.has(e.name),
-      label: e.label,
-      description: e.description,
-      hash: e.hash,
-      author: e.author,
-      writtenAt: e.writtenAt,
-    };
-    if (e.error !== undefined) view.error = e.error;
-    if (e.rejectedAt !== undefined) view.rejectedAt = e.rejectedAt;
-    if (e.deployedAt !== undefined) view.deployedAt = e.deployedAt;
-    return view;
-  });
-  return { draftRuntime, written };
+/** The listing row of one index entry; `draftRuntime`: the Worker has a LOADER. */
+export function viewOf(e: WrittenToolEntry, draftRuntime: boolean): WrittenToolView {
+  const view: WrittenToolView = {
+    name: e.name,
+    version: e.version,
+    status: e.status,
+    draft: e.status === "pending" && draftRuntime && !bundledToolNames().includes(e.name),
+    label: e.label,
+    description: e.description,
+    hash: e.hash,
+    author: e.author,
+    writtenAt: e.writtenAt,
+  };
+  if (e.error !== undefined) view.error = e.error;
+  if (e.rejectedAt !== undefined) view.rejectedAt = e.rejectedAt;
+  if (e.deployedAt !== undefined) view.deployedAt = e.deployedAt;
+  return view;
 }
+
+export async function describeWrittenTools(env: WrittenToolsEnv): Promise<{ draftRuntime: boolean; written: WrittenToolView[] }> {
+  const draftRuntime = env.LOADER !== undefined;
+  return { draftRuntime, written: (await readWrittenEntries(env)).map((e) => viewOf(e, draftRuntime)) };
+}
+
+/**
+ * What one session may know of written tools: deployed ones (they ship to everyone) and those it wrote
+ * itself. Another session's draft (its text and code) never reaches this session's model.
+ */
+export const visibleToSession = (entries: readonly WrittenToolEntry[], sessionId: string): WrittenToolEntry[] =>
+  entries.filter((e) => e.status === "deployed" || e.author.sessionId === sessionId);
 
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
@@ -76,8 +85,8 @@ export function formatWrittenToolLines(entries: readonly WrittenToolEntry[], sto
           : inStore
             ? "a bundled tool of the same name takes precedence"
             : draftRuntime
-            ? "not callable in this session (written after it started); new sessions get it as a draft"
-            : "not callable until the redeploy ships it (this Worker has no draft runtime)";
+              ? "not callable in this session now (a draft belongs to the session that wrote it until deployed)"
+              : "not callable until the redeploy ships it (this Worker has no draft runtime)";
         return `${head}\n  status: pending redeploy; ${where}`;
       }
       default: {

@@ -96,6 +96,7 @@ function writeToolFunctions(w: ModuleWriter, spec: WrittenToolSpec, typed: boole
     `    description: ${JSON.stringify(spec.description)},`,
     "    inputSchema,",
     `    parallelToolExecute: ${spec.parallel},`,
+    "    env: GRANTED_BINDINGS,",
   );
   if (spec.prepareCode !== undefined) {
     w.add(

@@ -1,14 +1,16 @@
 /**
- * The session's side of written tools, called from AgentSession: register pending written tools as
- * drafts into a new session's ToolStore, register one draft right after writeTool committed it, and
- * give listTools its extra lines. Bundled tools always win a name clash; drafts only replace drafts.
- * Never throws into the session: an unreadable index means no drafts, not a broken session.
+ * The session's side of written tools, called from the session loader: register the session's own
+ * pending written tools as drafts when it starts (a draft belongs to the session that wrote it until it
+ * is deployed), register one draft right after writeTool committed it (the registerDraft capability),
+ * drop one an operator rejected, and give listTools its extra lines. Bundled tools always win a name
+ * clash; drafts only replace drafts. Never throws into the session: an unreadable index means no drafts.
  */
 import type { ToolListingExtra, ToolStore } from "../../core/tool-store.ts";
 import type { AgentTool } from "../../core/types.ts";
+import type { ToolHost } from "../tool-context.ts";
 import { bundledToolNames } from "../catalog.ts";
 import { createDraftTool, isDraftTool } from "./draft-tool.ts";
-import { formatWrittenToolLines, readWrittenEntries, type WrittenToolsEnv } from "./listing.ts";
+import { formatWrittenToolLines, readWrittenEntries, visibleToSession, type WrittenToolsEnv } from "./listing.ts";
 import { readSpec } from "./tool-index.ts";
 
 /** Registers `draft` unless a bundled tool has its name; returns whether it did. */
@@ -20,16 +22,28 @@ export function registerDraft(store: ToolStore, draft: AgentTool): boolean {
   return true;
 }
 
+/** What a session offers its tools: its id, the Worker's env (each tool sees only what it declared) and registerDraft into its own store. */
+export function sessionToolHost(store: ToolStore, env: Readonly<Record<string, unknown>>): ToolHost {
+  return { sessionId: store.name, env, capabilities: { registerDraft: (tool) => registerDraft(store, tool) } };
+}
+
+/** Removes the draft `name` from the store (an operator rejected it); a bundled tool is never removed. */
+export function dropDraft(store: ToolStore, name: string): boolean {
+  return isDraftTool(store.get(name)) && store.tools.delete(name);
+}
+
 /**
- * Adds every pending written tool as a draft (when the Worker has a LOADER). `allowed` is the session's
- * tool subset, if it has one: then only drafts it names are added. Returns the names registered.
+ * Adds the pending written tools this session wrote as drafts (when the Worker has a LOADER): the store's
+ * name is the session id. `allowed` is the session's tool subset, if it has one: then only drafts it
+ * names are added. Returns the names registered.
  */
 export async function registerWrittenDrafts(store: ToolStore, env: WrittenToolsEnv, allowed?: readonly string[]): Promise<string[]> {
   const { LOADER: loader, TOOL_SOURCE: bucket } = env;
   if (!loader || !bucket) return [];
   const added: string[] = [];
   try {
-    const pending = (await readWrittenEntries(env)).filter((e) => e.status === "pending" && (!allowed || allowed.includes(e.name)));
+    const own = (await readWrittenEntries(env)).filter((e) => e.status === "pending" && e.author.sessionId === store.name);
+    const pending = own.filter((e) => !allowed || allowed.includes(e.name));
     const specs = await Promise.all(pending.map((entry) => readSpec(bucket, entry)));
     for (const spec of specs) {
       if (spec && registerDraft(store, createDraftTool(loader, spec, store.name))) added.push(spec.name);
@@ -44,7 +58,7 @@ export async function registerWrittenDrafts(store: ToolStore, env: WrittenToolsE
 export function writtenToolListing(env: WrittenToolsEnv, store: ToolStore): ToolListingExtra {
   return async () => {
     try {
-      return formatWrittenToolLines(await readWrittenEntries(env), store, env.LOADER !== undefined);
+      return formatWrittenToolLines(visibleToSession(await readWrittenEntries(env), store.name), store, env.LOADER !== undefined);
     } catch (err) {
       return [`(written tools could not be listed: ${err instanceof Error ? err.message : String(err)})`];
     }

@@ -1,16 +1,15 @@
 /**
  * writeTool's flow, called by tools/writeTool.ts: refuse unless WRITE_TOOL_ENABLED is "true" → check the
  * input → (with a LOADER) load the draft once, so a draft that cannot start is never stored → commit
- * source and spec to R2 and a pending row to KV → register the draft in the caller's store → ask for a
- * redeploy. Failures before the commit throw (the pipeline makes them error results) and store nothing.
+ * source and spec to R2 and a pending row to KV → register the draft in the calling session only (the
+ * context's registerDraft capability) → ask for a redeploy. Failures before the commit throw (the
+ * pipeline makes them error results) and store nothing. It sees only the env keys in WRITE_TOOL_ENV.
  */
-import type { ToolStore } from "../../core/tool-store.ts";
 import type { AgentToolResult, ToolExecutionContext } from "../../core/types.ts";
 import { bundledToolNames } from "../catalog.ts";
 import { checkWriteToolInput } from "./checks.ts";
 import { createDraftTool, probeDraft } from "./draft-tool.ts";
 import { requestRedeploy, type RedeployHookEnv } from "./redeploy-hook.ts";
-import { registerDraft } from "./session-tools.ts";
 import type { WriteToolInput } from "./spec.ts";
 import { commitWrittenTool, listEntries } from "./tool-index.ts";
 
@@ -21,6 +20,9 @@ export type WriteToolEnv = RedeployHookEnv & {
   LOADER?: WorkerLoader;
 };
 
+/** The env keys and bindings writeTool declares; its context holds these and nothing else. */
+export const WRITE_TOOL_ENV = ["WRITE_TOOL_ENABLED", "TOOL_INDEX", "TOOL_SOURCE", "LOADER", "REDEPLOY_HOOK_URL", "REDEPLOY_HOOK_SECRET"] as const;
+
 export type WriteToolDeps = { fetch?: typeof fetch; now?: () => Date };
 
 export async function runWriteTool(
@@ -29,7 +31,7 @@ export async function runWriteTool(
   context: ToolExecutionContext | undefined,
   deps: WriteToolDeps = {},
 ): Promise<AgentToolResult> {
-  const env = (context?.env ?? {}) as WriteToolEnv;
+  const env: WriteToolEnv = context?.env ?? {};
   if (env.WRITE_TOOL_ENABLED !== "true") {
     throw new Error('writeTool is disabled on this deployment (WRITE_TOOL_ENABLED is not "true"). Use the tools you have.');
   }
@@ -41,10 +43,9 @@ export async function runWriteTool(
   if (!checked.ok) throw new Error(`writeTool refused "${input.name}":\n${checked.problems.map((p) => `- ${p}`).join("\n")}`);
   const { spec } = checked;
 
-  const sessionId = typeof context?.sessionId === "string" ? context.sessionId : undefined;
-  const store = context?.toolStore as ToolStore | undefined;
-  // Drafts get an isolate per session; the store's name is the session id in AgentSession.
-  const scope = store?.name ?? sessionId ?? "writeTool";
+  const sessionId = context?.sessionId;
+  // Drafts get an isolate per session.
+  const scope = sessionId ?? "writeTool";
   if (env.LOADER) {
     const failure = await probeDraft(env.LOADER, spec, scope);
     if (failure) throw new Error(`writeTool refused "${spec.name}": ${failure}`);
@@ -52,7 +53,7 @@ export async function runWriteTool(
 
   const { entry } = await commitWrittenTool({ TOOL_INDEX: kv, TOOL_SOURCE: bucket }, spec, { sessionId, toolCallId }, (deps.now ?? (() => new Date()))());
 
-  const live = env.LOADER !== undefined && store !== undefined && registerDraft(store, createDraftTool(env.LOADER, spec, scope));
+  const live = env.LOADER !== undefined && context?.registerDraft !== undefined && context.registerDraft(createDraftTool(env.LOADER, spec, scope));
   const redeploy = await requestRedeploy(env, entry, deps.fetch);
 
   const lines = [

@@ -55,7 +55,7 @@ describe("the rendered tool file", () => {
 
   it("gives the code a context with the session and call ids but no host bindings", async () => {
     const tool = await toolOf(spec({ executeCode: "return context;" }));
-    const result = await tool.execute("call-9", {}, undefined, () => {}, { sessionId: "s-9", env: { OPENAI_API_KEY: "secret" }, toolStore: undefined });
+    const result = await tool.execute("call-9", {}, undefined, () => {}, { sessionId: "s-9", env: { OPENAI_API_KEY: "secret" } });
     expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual({ sessionId: "s-9", toolCallId: "call-9", env: {} });
   });
 

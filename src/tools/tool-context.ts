@@ -1,0 +1,51 @@
+/**
+ * Typed tool contexts: each tool gets only what it declared. A tool lists the env keys and bindings it
+ * needs (`env: ["WEATHER_API_BASE_URL"]`) and the capabilities it uses (`capabilities: ["registerDraft"]`);
+ * the session binds every bundled tool to a context holding exactly those, never the Worker's whole env.
+ * Called by the session loader (src/session/session-loader.ts) when it fills a session's ToolStore.
+ * Invariant: a key a tool did not declare is absent from its context.env, whatever the host holds.
+ */
+import type { AgentTool, ToolCapability, ToolExecutionContext } from "../core/types.ts";
+import type { ToolRegistry } from "../core/tool-store.ts";
+
+/** What the session offers; each tool receives the part it declared. */
+export type ToolHost = {
+  sessionId: string;
+  env: Readonly<Record<string, unknown>>;
+  capabilities: { registerDraft: (tool: AgentTool) => boolean };
+};
+
+/** The context `tool` may see: its declared env keys that the host has, and its declared capabilities. */
+export function contextFor(tool: Pick<AgentTool, "env" | "capabilities">, host: ToolHost): ToolExecutionContext {
+  const env: Record<string, unknown> = {};
+  for (const key of tool.env ?? []) {
+    if (Object.hasOwn(host.env, key) && host.env[key] !== undefined) env[key] = host.env[key];
+  }
+  const context: ToolExecutionContext = { sessionId: host.sessionId, env: Object.freeze(env) };
+  for (const capability of tool.capabilities ?? []) grant(context, capability, host);
+  return context;
+}
+
+function grant(context: ToolExecutionContext, capability: ToolCapability, host: ToolHost): void {
+  switch (capability) {
+    case "registerDraft":
+      context.registerDraft = host.capabilities.registerDraft;
+      return;
+    default: {
+      const unknown: never = capability;
+      throw new Error(`Unknown tool capability ${String(unknown)}`);
+    }
+  }
+}
+
+/** `tool` with its context fixed: whatever context the loop passes, execute receives the declared one. */
+export function bindToolContext(tool: AgentTool, host: ToolHost): AgentTool {
+  const context = contextFor(tool, host);
+  const execute = tool.execute;
+  return { ...tool, execute: (toolCallId, args, signal, onPartialResult) => execute(toolCallId, args, signal, onPartialResult, context) };
+}
+
+/** The registry with every tool bound to its declared context (what a session loads). */
+export function withToolContexts(registry: ToolRegistry, host: ToolHost): ToolRegistry {
+  return Object.fromEntries(Object.entries(registry).map(([name, mod]) => [name, { getTool: () => bindToolContext(mod.getTool(), host) }]));
+}
