@@ -2,7 +2,7 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 
 /** A project whose tests run inside workerd against the test Worker, with the scripted mock LLM. */
-function workersProject(name: string, include: string[], exclude: string[] = []): TestProjectInlineConfiguration {
+function workersProject(name: string, include: string[], exclude: string[] = [], mcp = false, fileParallelism = true): TestProjectInlineConfiguration {
   return {
     plugins: [
       cloudflareTest(({ inject }) => ({
@@ -15,6 +15,8 @@ function workersProject(name: string, include: string[], exclude: string[] = [])
             MAX_RETRY_DELAY_MS: "20",
             // Long enough for every test that answers an approval, short enough to test the timeout.
             APPROVAL_TIMEOUT_MS: "3000",
+            // The mock MCP server (test/support/mock-mcp-server.ts) in the projects that test MCP tools.
+            ...(mcp ? { MCP_SERVERS: inject("mcpServers") } : {}),
           },
         },
       })),
@@ -24,7 +26,8 @@ function workersProject(name: string, include: string[], exclude: string[] = [])
       include,
       exclude,
       testTimeout: 20_000,
-      globalSetup: ["test/support/workers-global-setup.ts"],
+      fileParallelism,
+      globalSetup: ["test/support/workers-global-setup.ts", ...(mcp ? ["test/support/mcp-global-setup.ts"] : [])],
       deps: { optimizer: { ssr: { enabled: true, include: ["openai"] } } },
     },
   };
@@ -36,11 +39,14 @@ export default defineConfig({
       {
         test: {
           name: "node",
-          include: ["test/core/**/*.test.ts", "test/llm/**/*.test.ts", "test/tools/**/*.test.ts", "test/scripts/**/*.test.ts", "test/client/**/*.test.ts", "test/**/*.node.test.ts"],
+          include: ["test/core/**/*.test.ts", "test/llm/**/*.test.ts", "test/tools/**/*.test.ts", "test/scripts/**/*.test.ts", "test/client/**/*.test.ts", "test/**/*.node.test.ts", "test/mcp/*.test.ts"],
           environment: "node",
         },
       },
       workersProject("workers", ["test/session/**/*.test.ts", "test/http/**/*.test.ts", "test/reliability/**/*.test.ts"], ["test/session/restarts.test.ts", "test/**/*.node.test.ts"]),
+      // Sessions with remote MCP servers configured (every session there gets their tools by default).
+      // One file at a time: the restart test there resets every object of its Worker.
+      workersProject("workers-mcp", ["test/mcp/workers/**/*.test.ts"], [], true, false),
       // Restart tests reset every Durable Object of their Worker, so they get a Worker of their own.
       workersProject("workers-restarts", ["test/session/restarts.test.ts"]),
       {

@@ -23,4 +23,6 @@ export type AppEnv = Omit<Env, "AGENT_SESSION" | "LOADER"> & {
   SESSION_IDLE_TTL_DAYS?: string;
   WEATHER_API_BASE_URL?: string;
   GEOCODING_API_BASE_URL?: string;
+  /** JSON `[{name, url, headers?, requireApproval?}]`: remote MCP servers whose tools sessions may use. */
+  MCP_SERVERS?: string;
 };

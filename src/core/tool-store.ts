@@ -29,6 +29,11 @@ export class ToolStore {
     this.tools.set(tool.name, tool);
   }
 
+  /** Removes a tool (e.g. one a remote MCP server no longer offers); returns whether it was there. */
+  remove(name: string): boolean {
+    return this.tools.delete(name);
+  }
+
   get(name: string): AgentTool | undefined {
     return this.tools.get(name);
   }

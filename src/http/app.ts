@@ -10,6 +10,7 @@ import type { z } from "zod";
 import type { UserContent } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
 import { agentConfig } from "../agent-config.ts";
+import { parseMcpServers, selectMcpServers } from "../mcp/servers-config.ts";
 import type { AgentSession } from "../session/agent-session.ts";
 import { bundledToolNames } from "../tools/catalog.ts";
 import { secretMatches, sha256Hex } from "../credentials.ts";
@@ -111,6 +112,10 @@ app.post("/v1/sessions", async (c) => {
   const known = new Set(bundledToolNames());
   const unknown = [...(body.tools ?? []), ...(body.requireApproval ?? []).filter((n) => n !== "*")].filter((n) => !known.has(n));
   if (unknown.length > 0) throw new ApiError(400, "bad_request", `Unknown tool(s): ${[...new Set(unknown)].join(", ")}`);
+  const mcp = parseMcpServers(c.env.MCP_SERVERS);
+  if (!mcp.ok) throw new ApiError(500, "misconfigured", mcp.message);
+  const chosen = selectMcpServers(mcp.servers, body.mcpServers);
+  if (!chosen.ok) throw new ApiError(400, "bad_request", `Unknown MCP server(s): ${chosen.unknown.join(", ")} (configured: ${mcp.servers.map((s) => s.name).join(", ") || "none"})`);
   const id = newSessionId();
   const sessionKey = newSessionKey();
   const ns = c.env.AGENT_SESSION;
@@ -123,6 +128,7 @@ app.post("/v1/sessions", async (c) => {
       toolExecution: body.toolExecution ?? agentConfig.toolExecution,
       tools: body.tools,
       requireApproval: body.requireApproval ?? [],
+      mcpServers: chosen.servers.map((s) => s.name),
     }),
   );
   return c.json({ id, key: sessionKey }, 201);

@@ -11,6 +11,7 @@ export type ApiErrorCode =
   | "gone"
   | "payload_too_large"
   | "unsupported_media_type"
+  | "misconfigured"
   | "queue_full"
   | "internal";
 

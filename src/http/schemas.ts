@@ -17,6 +17,8 @@ export const createSessionBody = z.strictObject({
   toolExecution: z.enum(["sequential", "parallel"]).optional(),
   tools: z.array(toolName).max(256).optional(),
   requireApproval: z.array(z.union([toolName, z.literal("*")])).max(256).optional(),
+  /** Names of MCP_SERVERS entries whose tools the session uses; absent means all of them. */
+  mcpServers: z.array(z.string().max(64)).max(32).optional(),
 });
 
 const textBlock = z.strictObject({ type: z.literal("text"), text: z.string().max(MAX_TEXT_CHARS) });

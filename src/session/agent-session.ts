@@ -38,7 +38,8 @@ export class AgentSession extends DurableObject<AppEnv> {
   async init(settings: SessionSettings): Promise<SessionResult<{ id: string }>> {
     if (this.session) return refuse("already_exists", "Session already exists");
     writeSettings(this.ctx.storage.sql, settings);
-    await this.load(settings);
+    const session = await this.load(settings);
+    void session.mcp.refresh(); // list remote tools now, so the first snapshot can show them
     return ok({ id: settings.id });
   }
 
@@ -86,10 +87,11 @@ export class AgentSession extends DurableObject<AppEnv> {
   }
 
   /** Sets the live session at once (so calls arriving meanwhile see it), then waits for its drafts. */
-  private async load(settings: SessionSettings): Promise<void> {
+  private async load(settings: SessionSettings): Promise<Session> {
     const { session, ready } = loadSession(this.ctx, this.env, settings);
     this.session = session;
     await ready;
+    return session;
   }
 
   private async authorized<T>(key: string | undefined, op: (session: Session) => SessionResult<T> | Promise<SessionResult<T>>): Promise<SessionResult<T>> {

@@ -44,6 +44,8 @@ export type RunDriverParts = {
   sink: EventSink;
   /** Ends what outlives a shutdown: open event streams and parked takeResponse calls. */
   onShutdown: () => void;
+  /** Runs before each run's loop (also a resumed one), e.g. listing remote MCP tools; must not reject. */
+  beforeRun?: () => Promise<void>;
 };
 
 export class RunDriver {
@@ -156,6 +158,7 @@ export class RunDriver {
 
   private async execute(runId: string, resumed: boolean, signal: AbortSignal): Promise<void> {
     const { ctx, env, settings, state, store, queues, messages, meta, sink } = this.parts;
+    await this.parts.beforeRun?.();
     const journal = new SqlToolJournal(ctx.storage.sql, runId);
     const deltas = new DeltaCoalescer((event) => sink.record(runId, event, journal));
     const emit = (event: AgentEvent) => deltas.emit(event);

@@ -7,6 +7,7 @@
 import { agentConfig } from "../agent-config.ts";
 import { ToolStore, loadTools, type AgentState } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
+import { attachMcpTools, type SessionMcpTools } from "../mcp/attach.ts";
 import { bundledRegistry } from "../tools/catalog.ts";
 import { withToolContexts } from "../tools/tool-context.ts";
 import { registerWrittenDrafts, sessionToolHost, writtenToolListing } from "../tools/written/session-tools.ts";
@@ -33,6 +34,8 @@ export type Session = {
   sink: EventSink;
   approvals: ApprovalGate;
   runs: RunDriver;
+  /** Tools of the remote MCP servers the session chose, listed before each run. */
+  mcp: SessionMcpTools;
 };
 
 /** A var holding a positive whole number of milliseconds, else undefined (the config default applies). */
@@ -68,11 +71,14 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
     (event) => sink.record(meta.read<RunMeta>("run")?.runId, event),
     positiveMs(env.APPROVAL_TIMEOUT_MS) ?? agentConfig.approvalTimeoutMs,
   );
+  const mcp = attachMcpTools(store, env, settings.mcpServers, (message) => sink.record(meta.read<RunMeta>("run")?.runId, { type: "error", message }));
   const onShutdown = () => {
     hub.closeAll();
     waiters.wakeAll();
+    void mcp.close();
   };
-  const runs = new RunDriver({ ctx, env, settings, state, store, meta, queues, messages, approvals, sink, onShutdown });
-  const session: Session = { settings, state, store, meta, queues, messages, log, hub, waiters, sink, approvals, runs };
+  const beforeRun = () => mcp.refresh();
+  const runs = new RunDriver({ ctx, env, settings, state, store, meta, queues, messages, approvals, sink, onShutdown, beforeRun });
+  const session: Session = { settings, state, store, meta, queues, messages, log, hub, waiters, sink, approvals, runs, mcp };
   return { session, ready: registerWrittenDrafts(store, env, settings.tools) };
 }

@@ -14,6 +14,8 @@ export type SessionSettings = {
   tools?: string[];
   /** Tool names (or "*") whose every call waits for a human's approval. */
   requireApproval: string[];
+  /** MCP servers (names in MCP_SERVERS) whose tools this session uses; undefined means all configured. */
+  mcpServers?: string[];
   shutdown?: boolean;
 };
 

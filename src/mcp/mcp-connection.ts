@@ -1,0 +1,144 @@
+/**
+ * One connection to a remote MCP server through the official SDK client: Streamable HTTP first, the
+ * older HTTP+SSE transport when that fails. Connects lazily, lists every page of tools, calls tools
+ * with progress, cancellation (the SDK sends notifications/cancelled on abort) and the server's
+ * list_changed notifications. Used by SessionMcpTools; a dropped or failed connection is forgotten and
+ * re-opened by the next use. Tool output schemas are checked with @cfworker/json-schema (no eval).
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
+import type { McpServerConfig } from "./servers-config.ts";
+
+/** Connecting (both transports together) may take this long before the server counts as unreachable. */
+export const MCP_CONNECT_TIMEOUT_MS = 10_000;
+/** The SDK's own per-request timeout; the tool pipeline's timeout (and abort) normally ends a call first. */
+const SDK_REQUEST_TIMEOUT_MS = 15 * 60_000;
+/** A server may page its tool list; more pages than this is a broken server, not a big one. */
+const MAX_TOOL_PAGES = 20;
+
+export type McpProgress = { progress: number; total?: number; message?: string };
+
+export type McpCallOptions = { signal?: AbortSignal; onProgress?: (p: McpProgress) => void };
+
+const CLIENT_INFO = { name: "edge-agent", version: "0.1.0" };
+
+export class McpConnection {
+  private client?: Promise<Client>;
+
+  constructor(
+    readonly server: McpServerConfig,
+    /** Called with the server's new tool list after notifications/tools/list_changed. */
+    private readonly onToolsChanged: (tools: Tool[]) => void,
+  ) {}
+
+  async listTools(): Promise<Tool[]> {
+    const client = await this.connect();
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      const result = await client.listTools(cursor ? { cursor } : undefined);
+      tools.push(...result.tools);
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    return tools;
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
+    const client = await this.connect();
+    const result = await client.callTool({ name, arguments: args }, undefined, {
+      signal: options.signal,
+      timeout: SDK_REQUEST_TIMEOUT_MS,
+      resetTimeoutOnProgress: true,
+      onprogress: options.onProgress ? (p) => options.onProgress!({ progress: p.progress, total: p.total, message: p.message }) : undefined,
+    });
+    return result as CallToolResult;
+  }
+
+  async close(): Promise<void> {
+    const pending = this.client;
+    this.client = undefined;
+    await pending?.then((c) => c.close()).catch(() => undefined);
+  }
+
+  private connect(): Promise<Client> {
+    if (!this.client) {
+      const connecting = this.open();
+      this.client = connecting;
+      // A failed attempt is not cached: the next use tries again.
+      connecting.catch(() => {
+        if (this.client === connecting) this.client = undefined;
+      });
+    }
+    return this.client;
+  }
+
+  private async open(): Promise<Client> {
+    const url = new URL(this.server.url);
+    const headers = this.server.headers ?? {};
+    const deadline = AbortSignal.timeout(MCP_CONNECT_TIMEOUT_MS);
+    let streamableError: unknown;
+    try {
+      return await this.openWith(new StreamableHTTPClientTransport(url, { requestInit: { headers } }), deadline);
+    } catch (err) {
+      streamableError = err;
+    }
+    try {
+      const transport = new SSEClientTransport(url, {
+        requestInit: { headers },
+        // The EventSource of the legacy transport takes headers only through its fetch.
+        eventSourceInit: { fetch: (input, init) => fetch(input, { ...init, headers: { ...headersOf(init), ...headers } }) },
+      });
+      return await this.openWith(transport, deadline);
+    } catch (err) {
+      throw new Error(
+        `MCP server "${this.server.name}" (${url.origin}${url.pathname}) is unreachable: Streamable HTTP: ${reason(streamableError)}; HTTP+SSE: ${reason(err)}`,
+      );
+    }
+  }
+
+  private async openWith(transport: Transport, deadline: AbortSignal): Promise<Client> {
+    const client = new Client(CLIENT_INFO, {
+      capabilities: {},
+      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+      listChanged: {
+        tools: {
+          onChanged: (error, tools) => {
+            if (!error && tools) this.onToolsChanged(tools);
+          },
+        },
+      },
+    });
+    client.onclose = () => {
+      // The server or the network ended the connection: reconnect on next use.
+      void this.client?.then((current) => {
+        if (current === client) this.client = undefined;
+      }, () => undefined);
+    };
+    const timedOut = new Promise<never>((_, reject) => {
+      const onTimeout = () => reject(new Error(`no answer within ${MCP_CONNECT_TIMEOUT_MS} ms`));
+      if (deadline.aborted) onTimeout();
+      else deadline.addEventListener("abort", onTimeout, { once: true });
+    });
+    timedOut.catch(() => undefined); // settles after the race when the connection won
+    try {
+      await Promise.race([client.connect(transport, { timeout: MCP_CONNECT_TIMEOUT_MS }), timedOut]);
+      return client;
+    } catch (err) {
+      await client.close().catch(() => undefined);
+      throw err;
+    }
+  }
+}
+
+function headersOf(init: RequestInit | undefined): Record<string, string> {
+  return init?.headers ? Object.fromEntries(new Headers(init.headers).entries()) : {};
+}
+
+function reason(err: unknown): string {
+  return err instanceof Error ? err.message || err.name : String(err);
+}
