@@ -38,18 +38,22 @@ export async function nameIsFree(toolsDir: string, name: string): Promise<string
 }
 
 /**
- * tsc on the staged file, in a Node that may read the project and nothing else: no writes, no child
- * processes, no workers (Node's permission model). tsc only reads; a file that tried more could not.
+ * Node's flags for a process that may read `root` (and its node_modules, wherever that links to) and
+ * nothing else: no writes, no child processes, no workers, no native addons (Node's permission model).
  */
-function typecheck(root: string, tsconfig: string): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    Promise.all([realpath(root), realpath(path.join(root, "node_modules"))]).then(([realRoot, modules]) => {
-      const tsc = path.join(modules, "typescript", "bin", "tsc");
-      const args = ["--permission", `--allow-fs-read=${realRoot}`, `--allow-fs-read=${modules}`, tsc, "-p", tsconfig, "--pretty", "false"];
-      execFile(process.execPath, args, { cwd: root, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-        resolve(err ? (stdout || stderr || err.message).trim() : undefined);
-      });
-    }, reject);
+export async function readOnlyNodeFlags(root: string): Promise<string[]> {
+  const [realRoot, modules] = await Promise.all([realpath(root), realpath(path.join(root, "node_modules"))]);
+  return ["--permission", `--allow-fs-read=${realRoot}`, `--allow-fs-read=${modules}`];
+}
+
+/** tsc on the staged file, under readOnlyNodeFlags: tsc only reads; a file that tried more could not. */
+async function typecheck(root: string, tsconfig: string): Promise<string | undefined> {
+  const flags = await readOnlyNodeFlags(root);
+  const tsc = path.join(await realpath(path.join(root, "node_modules")), "typescript", "bin", "tsc");
+  return new Promise((resolve) => {
+    execFile(process.execPath, [...flags, tsc, "-p", tsconfig, "--pretty", "false"], { cwd: root, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      resolve(err ? (stdout || stderr || err.message).trim() : undefined);
+    });
   });
 }
 
