@@ -162,9 +162,9 @@ async function redeploy(options: Options): Promise<number> {
       log(`nothing to deploy: ${rejected} tool(s) rejected, the deployed Worker is unchanged`);
       return 0;
     }
-    const what = options.noDeploy ? "Write" : options.dryRun ? "Build (dry run)" : "Ship";
-    const question = `${what} ${passed.length} tool(s): ${passed.map((r) => `${r.entry.name} v${r.entry.version}`).join(", ")}?`;
-    if (!options.yes && !(await confirm(question))) {
+    const question = `${options.noDeploy ? "Write" : "Ship"} ${passed.length} tool(s): ${passed.map((r) => `${r.entry.name} v${r.entry.version}`).join(", ")}?`;
+    // A dry run changes nothing, so it needs no yes.
+    if (!options.yes && !options.dryRun && !(await confirm(question))) {
       log("not confirmed: nothing was shipped; the passing tools stay pending (run again, or pass --yes)");
       return 1;
     }

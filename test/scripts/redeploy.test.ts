@@ -87,7 +87,7 @@ beforeAll(async () => {
     // A pending row for a hand-written tool's name (writeTool refuses it; the script must too).
     await commitWrittenTool(env, spec("getTime", "return 'not the real getTime';"), author, new Date());
   });
-  runs.dryRun = await redeploy("--dry-run", "--yes");
+  runs.dryRun = await redeploy("--dry-run");
   afterDryRun.tools = await toolFiles();
   afterDryRun.rows = await readRows();
   runs.declined = await redeployIn(state, [], "n\n");
