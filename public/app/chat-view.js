@@ -147,6 +147,12 @@ export class ChatView {
     this.scrollToEnd();
   }
 
+  /** Removes the answer being streamed: the server abandoned it and will send a new one. */
+  dropStreaming() {
+    this.streaming?.remove();
+    this.streaming = undefined;
+  }
+
   finishStreaming() {
     if (!this.streaming) return;
     const bubble = this.streaming;

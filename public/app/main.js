@@ -66,6 +66,7 @@ async function attach(handle) {
   if (snapshot.status === "running") view.markUnfinishedRunning();
   for (const pending of snapshot.pendingApprovals) view.approvalRequired(pending);
   sessionTools = snapshot.tools;
+  if (Array.isArray(snapshot.requireApproval)) ui.requireApproval.checked = snapshot.requireApproval.includes("*");
   showTools();
   setRunning(snapshot.status === "running");
   lastSeq = snapshot.lastEventSeq;
@@ -113,6 +114,9 @@ function apply(event) {
       return view.startAssistant();
     case "messageDelta":
       return view.appendDelta(event.text);
+    case "messageAbandoned":
+      // The streamed text will not be completed (a failed or restarted LLM call): drop it.
+      return view.dropStreaming();
     case "messageEnd":
       return view.renderMessage(event.message);
     case "toolExecStart":
@@ -132,6 +136,19 @@ function apply(event) {
       return view.notice(event.message, "error");
     default:
       return; // an event type newer than this page: logged, not shown
+  }
+}
+
+/** The control applies to the session in view (and is remembered for new sessions). */
+async function changeRequireApproval(checked) {
+  saved.saveRequireApproval(checked);
+  if (!session) return;
+  try {
+    await session.updateSettings({ requireApproval: checked ? ["*"] : [] });
+    view.notice(checked ? "Every tool call in this session now waits for your approval." : "Tool calls in this session no longer wait for approval.");
+  } catch (err) {
+    ui.requireApproval.checked = !checked;
+    view.notice(`Could not change the approval setting: ${describe(err)}`, "error");
   }
 }
 
@@ -200,7 +217,7 @@ ui.prompt.addEventListener("keydown", (event) => {
 
 ui.abort.addEventListener("click", () => void abortRun());
 ui.newSession.addEventListener("click", () => void startNewSession());
-ui.requireApproval.addEventListener("change", () => saved.saveRequireApproval(ui.requireApproval.checked));
+ui.requireApproval.addEventListener("change", () => void changeRequireApproval(ui.requireApproval.checked));
 ui.refreshTools.addEventListener("click", () => void loadTools());
 byId("settings").addEventListener("submit", (event) => event.preventDefault());
 ui.apiToken.addEventListener("change", () => {

@@ -13,6 +13,7 @@ import { createBenchClient, createBenchSession, nowMs, runTurn } from "./driver.
 import { buildHeadlines, type BenchResults } from "./headlines.ts";
 import { measureBundle } from "./measure-bundle.ts";
 import { measureColdStart } from "./measure-cold-start.ts";
+import { reportContextPolicy } from "./measure-context-policy.ts";
 import { measureLoad } from "./measure-load.ts";
 import { measureParallel } from "./measure-parallel.ts";
 import { measureSseLatency, measureSseThroughput } from "./measure-sse.ts";
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
   let llm: BenchLlm | undefined;
   let dev: WranglerDev | undefined;
   try {
+    await timed("context policy per step", reportContextPolicy);
     const bundle = await timed("bundle size", async () => [await measureBundle(copy.dir, false), await measureBundle(copy.dir, true)]);
     copy.addBenchTools();
     llm = await startBenchLlm();

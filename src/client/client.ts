@@ -13,6 +13,7 @@ import type {
   CreateSessionOptions,
   EventStreamOptions,
   MessageContent,
+  SessionSettingsPatch,
   SessionSnapshot,
   SessionStreamEvent,
   ToolList,
@@ -113,8 +114,14 @@ export class SessionHandle {
     return this.call("POST", "/continue");
   }
 
+  /** Ends the session and erases its storage; later calls answer 410. */
   shutdown(): Promise<{ status: "shutdown" }> {
     return this.call("DELETE", "");
+  }
+
+  /** Changes settings of this session, e.g. `{ requireApproval: ["*"] }`; applies from the next tool call. */
+  updateSettings(patch: SessionSettingsPatch): Promise<SessionSettingsPatch> {
+    return this.call("PATCH", "", patch);
   }
 
   listTools(): Promise<ToolList> {

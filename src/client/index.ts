@@ -17,6 +17,7 @@ export type {
   EventsDroppedNotice,
   MessageContent,
   PendingApproval,
+  SessionSettingsPatch,
   SessionSnapshot,
   SessionStatus,
   SessionStreamEvent,

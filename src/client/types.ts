@@ -47,7 +47,16 @@ export type SessionSnapshot = {
   /** Stream events after this seq to continue exactly where the snapshot ends. */
   lastEventSeq: number;
   activeRunId: string | null;
+  /** Unread answers the output queue dropped to make room (they stay in `messages` and the event log). */
+  responsesEvicted: number;
+  /** Token usage of the session's LLM calls, summed. */
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
+  /** Tool names (or "*") whose calls wait for approval; change with updateSettings. */
+  requireApproval: string[];
 };
+
+/** Settings a session may change while it lives (PATCH /v1/sessions/:id). */
+export type SessionSettingsPatch = { requireApproval?: string[] };
 
 export type ToolStatus = "bundled" | "pending" | "deployed" | "rejected" | (string & {});
 export type ToolEntry = { name: string; status: ToolStatus; [key: string]: unknown };

@@ -111,3 +111,45 @@ export function boundValue(value: unknown, maxChars: number, path: string): unkn
   if (json.length <= maxChars) return safe;
   return `[${path} cut: ${json.length} characters of JSON, over the ${maxChars} limit] ${json.slice(0, Math.min(2_000, Math.floor(maxChars / 2)))}`;
 }
+
+/**
+ * Storage rows hold at most 2 MB: JSON text is kept under this many UTF-8 bytes, leaving room for the
+ * row's other columns and SQLite's own overhead.
+ */
+export const MAX_ROW_BYTES = 1_800_000;
+
+/**
+ * JSON text of `value` that fits one storage row: JSON-safe, and when too large, every long string is cut
+ * (halving the cut length until it fits) with a `storageNote` on the top-level object saying so.
+ * The shape stays (type fields, ids), so readers of the row still recognise it. Never throws.
+ */
+export function fitJson(value: unknown, maxBytes: number = MAX_ROW_BYTES): string {
+  const json = stringifySafe(value);
+  if (fits(json, maxBytes)) return json;
+  const safe = toJsonSafe(value).value;
+  for (let keep = Math.floor(maxBytes / 8); keep >= 64; keep = Math.floor(keep / 2)) {
+    let cut = 0;
+    const shrink = (v: unknown): unknown => {
+      if (typeof v === "string") {
+        if (v.length <= keep) return v;
+        cut += v.length - keep;
+        return `${v.slice(0, keep)} [cut: ${v.length - keep} more characters]`;
+      }
+      if (Array.isArray(v)) return v.map(shrink);
+      if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, shrink(item)]));
+      return v;
+    };
+    const shrunk = shrink(safe);
+    const noted = isPlainObject(shrunk) ? { ...shrunk, storageNote: `too large to store whole: ${cut} characters cut from long strings` } : shrunk;
+    const text = JSON.stringify(noted);
+    if (fits(text, maxBytes)) return text;
+  }
+  return JSON.stringify({ storageNote: `a value of ${json.length} characters of JSON was too large to store` });
+}
+
+/** UTF-8 size check without encoding when the text is clearly small (at most 3 bytes per UTF-16 unit). */
+function fits(json: string, maxBytes: number): boolean {
+  if (json.length * 3 <= maxBytes) return true;
+  if (json.length > maxBytes) return false;
+  return new TextEncoder().encode(json).length <= maxBytes;
+}

@@ -26,6 +26,7 @@ import {
   MAX_BODY_BYTES,
   messageBody,
   sessionIdParam,
+  settingsBody,
   toolCallIdParam,
   waitQuery,
 } from "./schemas.ts";
@@ -39,7 +40,7 @@ app.use("/v1/*", async (c, next) => {
   return cors({
     origin: origins && origins.length > 0 ? origins : "*",
     allowHeaders: ["Authorization", "Content-Type", "Last-Event-ID"],
-    allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
+    allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
     exposeHeaders: ["Retry-After"],
     maxAge: 600,
   })(c, next);
@@ -174,6 +175,14 @@ app.post("/v1/sessions/:id/tool-calls/:toolCallId/approval", async (c) => {
   const toolCallId = param(toolCallIdParam, c.req.param("toolCallId"), "tool call id");
   const body = await readJson(c, approvalBody);
   return c.json(settle(await stub.decideApproval(key(c), toolCallId, body.approve, body.reason)));
+});
+
+app.patch("/v1/sessions/:id", async (c) => {
+  const stub = session(c);
+  const body = await readJson(c, settingsBody);
+  const unknown = (body.requireApproval ?? []).filter((n) => n !== "*" && !bundledToolNames().includes(n));
+  if (unknown.length > 0) throw new ApiError(400, "bad_request", `Unknown tool(s): ${[...new Set(unknown)].join(", ")}`);
+  return c.json(settle(await stub.updateSettings(key(c), body)));
 });
 
 app.delete("/v1/sessions/:id", async (c) => c.json(settle(await session(c).shutdown(key(c)))));

@@ -35,6 +35,12 @@ export const messageBody = z.strictObject({
   ]),
 });
 
+export const settingsBody = z
+  .strictObject({
+    requireApproval: z.array(z.union([toolName, z.literal("*")])).max(256).optional(),
+  })
+  .refine((body) => body.requireApproval !== undefined, "name at least one setting to change (requireApproval)");
+
 export const approvalBody = z.strictObject({
   approve: z.boolean(),
   reason: z.string().max(2_000).optional(),

@@ -19,19 +19,25 @@ import { ok, refuse, type SessionResult } from "./session-result.ts";
 import { applySchema } from "./session-schema.ts";
 import { describeSession } from "./session-view.ts";
 import { decideApproval } from "./tool-approval.ts";
+import { eraseSession, goneMessage, readTombstone, type Tombstone } from "./session-end.ts";
+import { updateSettings, type SettingsPatch } from "./session-settings.ts";
 
 export class AgentSession extends DurableObject<AppEnv> {
   private session?: Session;
+  private tombstone?: Tombstone;
 
   constructor(ctx: DurableObjectState, env: AppEnv) {
     super(ctx, env);
     void ctx.blockConcurrencyWhile(async () => {
       applySchema(ctx.storage.sql);
+      this.tombstone = readTombstone(ctx.storage.sql);
       const settings = readSettings(ctx.storage.sql);
       if (settings) await this.load(settings);
       // The object starts only when something calls in (a request, or the heartbeat alarm a run keeps
       // set): a run a restart interrupted resumes here, before any method sees the session.
       this.session?.runs.resumeInterrupted();
+      // A DELETE the restart interrupted is finished, not forgotten.
+      if (settings?.shutdown) void this.end("deleted");
     });
   }
 
@@ -40,6 +46,7 @@ export class AgentSession extends DurableObject<AppEnv> {
     writeSettings(this.ctx.storage.sql, settings);
     const session = await this.load(settings);
     void session.mcp.refresh(); // list remote tools now, so the first snapshot can show them
+    await session.runs.heartbeat(); // arms the idle deadline
     return ok({ id: settings.id });
   }
 
@@ -67,8 +74,13 @@ export class AgentSession extends DurableObject<AppEnv> {
     return this.authorized(key, (s) => decideApproval(s, toolCallId, approve, reason));
   }
 
+  updateSettings(key: string | undefined, patch: SettingsPatch) {
+    return this.authorized(key, (s) => updateSettings(s, patch));
+  }
+
+  /** DELETE: stops the run, closes streams, then erases the session's storage (a tombstone answers 410). */
   shutdown(key: string | undefined) {
-    return this.authorized(key, (s) => s.runs.shutdown());
+    return this.authorized(key, () => this.end("deleted"));
   }
 
   /** The live event stream after `afterSeq`, as bytes; the router builds the SSE response around it. */
@@ -83,7 +95,18 @@ export class AgentSession extends DurableObject<AppEnv> {
 
   override async alarm(): Promise<void> {
     // Waking the object is the point: its constructor resumes an interrupted run.
-    await this.session?.runs.heartbeat();
+    if ((await this.session?.runs.heartbeat()) === "expired") await this.end("expired");
+  }
+
+  private async end(reason: Tombstone["reason"]): Promise<SessionResult<{ status: "shutdown" }>> {
+    const session = this.session;
+    if (!session) return ok({ status: "shutdown" });
+    const stopped = await session.runs.shutdown();
+    if (this.session === session) {
+      this.session = undefined;
+      this.tombstone = await eraseSession(this.ctx.storage, session.settings.id, reason);
+    }
+    return stopped;
   }
 
   /** Sets the live session at once (so calls arriving meanwhile see it), then waits for its drafts. */
@@ -95,6 +118,7 @@ export class AgentSession extends DurableObject<AppEnv> {
   }
 
   private async authorized<T>(key: string | undefined, op: (session: Session) => SessionResult<T> | Promise<SessionResult<T>>): Promise<SessionResult<T>> {
+    if (this.tombstone) return refuse("shut_down", goneMessage(this.tombstone));
     const access = await authorize(this.session, key);
     return access.ok ? op(access.value) : access;
   }

@@ -1,13 +1,14 @@
 /**
  * Durable human approval of tool calls. A call that needs approval gets a `waiting` row (which survives
  * restarts) and one toolApprovalRequired event; the run awaits the decision, which comes from the
- * approval route, from the deadline passing, or from an abort. A resumed run finds the row and waits
- * again (or uses a decision taken while the object was down) without announcing the call twice.
+ * approval route, from the deadline passing, or from an abort. An abort (or DELETE) closes the row for
+ * good (`cancelled`), so a late decision gets 409 and nothing keeps the alarm alive. A resumed run finds
+ * the row and waits again (or uses a decision taken while the object was down) without announcing twice.
  */
 import type { AgentEvent, AgentToolCall, ToolArguments } from "../core/index.ts";
 
 export type ApprovalDecision = { approved: boolean; reason?: string };
-export type ApprovalStatus = "waiting" | "approved" | "rejected" | "timeout";
+export type ApprovalStatus = "waiting" | "approved" | "rejected" | "timeout" | "cancelled";
 
 type Row = { tool_call_id: string; status: ApprovalStatus; reason: string | null; expires_at: number; tool_name: string };
 
@@ -42,7 +43,10 @@ export class ApprovalGate {
         this.waiters.delete(toolCall.id);
         resolve(decision);
       };
-      const onAbort = () => settle({ approved: false, reason: "Run aborted while waiting for approval" });
+      const onAbort = () => {
+        this.setStatus(toolCall.id, "cancelled", "Run aborted while waiting for approval");
+        settle({ approved: false, reason: "Run aborted while waiting for approval" });
+      };
       const timer = setTimeout(() => {
         this.setStatus(toolCall.id, "timeout", null);
         settle({ approved: false, reason: `Approval timed out after ${Math.round(this.timeoutMs / 1000)} s` });
@@ -60,6 +64,16 @@ export class ApprovalGate {
     this.setStatus(toolCallId, approve ? "approved" : "rejected", reason ?? null);
     this.waiters.get(toolCallId)?.(toDecision({ ...row, status: approve ? "approved" : "rejected", reason: reason ?? null }));
     return "decided";
+  }
+
+  /** Closes every request of a run still waiting (the run ended or was aborted); returns how many. */
+  closeRun(runId: string, reason: string): number {
+    const open = this.sql.exec<{ tool_call_id: string }>(`SELECT tool_call_id FROM approvals WHERE run_id = ? AND status = 'waiting'`, runId).toArray();
+    for (const { tool_call_id } of open) {
+      this.setStatus(tool_call_id, "cancelled", reason);
+      this.waiters.get(tool_call_id)?.({ approved: false, reason });
+    }
+    return open.length;
   }
 
   pending(): { toolCallId: string; toolName: string; expiresAt: number }[] {
@@ -83,5 +97,6 @@ export class ApprovalGate {
 function toDecision(row: Pick<Row, "status" | "reason">): ApprovalDecision {
   if (row.status === "approved") return { approved: true };
   if (row.status === "timeout") return { approved: false, reason: "Approval timed out" };
+  if (row.status === "cancelled") return { approved: false, reason: row.reason ?? "Approval request closed" };
   return { approved: false, reason: row.reason ? `Rejected: ${row.reason}` : "Rejected by the user" };
 }

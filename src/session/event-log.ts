@@ -3,7 +3,7 @@
  * also its SSE id, so Last-Event-ID replay is `readAfter(seq)`. Old events are trimmed to a bounded
  * window; `oldestSeq` tells a reconnecting client whether what it missed is still here.
  */
-import type { AgentEvent, StampedEvent } from "../core/index.ts";
+import { fitJson, type AgentEvent, type StampedEvent } from "../core/index.ts";
 
 /** Events kept per session; older ones are trimmed in batches so trimming costs nothing per append. */
 export const EVENT_RETENTION = 5_000;
@@ -33,10 +33,19 @@ export class EventLog {
   /** Stores the event with the next sequence number; returns it stamped, and its JSON text (serialized once). */
   append(event: AgentEvent, runId: string | undefined, ts: number): { stamped: StampedEvent; json: string } {
     const stamped = { ...event, seq: this.nextSeq++, sessionId: this.sessionId, ts, ...(runId ? { runId } : {}) } as StampedEvent;
-    const json = JSON.stringify(stamped);
+    // Bounded and JSON-safe: an event that cannot be stored whole is cut (with a note), never refused.
+    const json = fitJson(stamped);
     this.sql.exec(`INSERT INTO events (seq, type, json) VALUES (?, ?, ?)`, stamped.seq, stamped.type, json);
     if (stamped.seq % TRIM_EVERY === 0) this.sql.exec(`DELETE FROM events WHERE seq <= ?`, stamped.seq - this.retention);
     return { stamped, json };
+  }
+
+  /** True when the newest message event is a messageStart: an answer was streaming and never ended. */
+  hasOpenMessage(): boolean {
+    const row = this.sql
+      .exec<{ type: string }>(`SELECT type FROM events WHERE type IN ('messageStart', 'messageEnd', 'messageAbandoned', 'runEnd') ORDER BY seq DESC LIMIT 1`)
+      .toArray()[0];
+    return row?.type === "messageStart";
   }
 
   /** Events with seq > `afterSeq`, oldest first, as their stored JSON text. */

@@ -4,7 +4,7 @@
  * fanned out to live SSE subscribers. A runEnd puts the run's answer on the output queue and clears the
  * run marker in the same synchronous block as its log append, so the two commit together.
  */
-import type { AgentEvent } from "../core/index.ts";
+import { readUsage, type AgentEvent, type Usage } from "../core/index.ts";
 import type { EventHub } from "./event-hub.ts";
 import type { EventLog } from "./event-log.ts";
 import type { OutputWaiters } from "./output-waiters.ts";
@@ -23,10 +23,26 @@ export class EventSink {
     if (event.type === "toolExecStart") journal?.markStarted(event.toolCallId);
     else if (event.type === "toolExecEnd") journal?.markEnded(event.toolCallId, event.result, event.isError);
     else if (event.type === "runEnd") {
-      queues.pushOutput(runId ?? crypto.randomUUID(), event.response);
+      const evicted = queues.pushOutput(runId ?? crypto.randomUUID(), event.response);
+      if (evicted > 0) meta.write("responsesEvicted", (meta.read<number>("responsesEvicted") ?? 0) + evicted);
       meta.delete("run");
+      meta.write("lastActiveAt", Date.now());
       waiters.wakeAll();
+    } else if (event.type === "messageEnd" && event.message.role === "assistant" && event.message.usage) {
+      addUsage(meta, event.message.usage);
     }
     hub.publish(stamped.seq, stamped.type, json);
   }
+}
+
+/** The session's token usage totals (shown in the snapshot), kept as a running sum: no history scan. */
+function addUsage(meta: SessionMeta, usage: Usage): void {
+  const add = readUsage(usage);
+  if (!add) return;
+  const total = meta.read<Usage>("usage") ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  meta.write("usage", {
+    inputTokens: total.inputTokens + add.inputTokens,
+    outputTokens: total.outputTokens + add.outputTokens,
+    totalTokens: total.totalTokens + add.totalTokens,
+  });
 }

@@ -3,7 +3,7 @@
  * rewritten, so a step's storage cost does not grow with history). Read whole once when the session
  * loads; the loop keeps its in-memory copy and appends here through onMessage.
  */
-import type { AgentMessage } from "../core/index.ts";
+import { fitJson, type AgentMessage } from "../core/index.ts";
 
 export class MessageStore {
   constructor(private readonly sql: SqlStorage) {}
@@ -16,7 +16,12 @@ export class MessageStore {
       .map((row) => JSON.parse(row.json) as AgentMessage);
   }
 
+  /** The seq of the newest stored message (0 when none): where a run's own messages begin. */
+  lastSeq(): number {
+    return this.sql.exec<{ seq: number | null }>(`SELECT MAX(seq) AS seq FROM messages`).one().seq ?? 0;
+  }
+
   append(message: AgentMessage): void {
-    this.sql.exec(`INSERT INTO messages (json) VALUES (?)`, JSON.stringify(message));
+    this.sql.exec(`INSERT INTO messages (json) VALUES (?)`, fitJson(message));
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The run driver: when runs start, continue, abort, resume after a restart, and stop for good. Its typed
  * state (`idle | running(runId) | shutdown`) is the single source of "is a run active". Invariants: at most
- * one run at a time; a run starts only while the output queue has room; a started run is recorded in meta
+ * one run at a time; a run never waits for the output queue (it evicts); a started run is recorded in meta
  * (`run`) until its runEnd is stored, which is how a run interrupted by a restart is found and resumed.
  */
 import { agentConfig } from "../agent-config.ts";
@@ -10,6 +10,7 @@ import type { AppEnv } from "../env.ts";
 import { selectLlmCall } from "../llm/select-model.ts";
 import type { ApprovalGate } from "./approval-gate.ts";
 import { DeltaCoalescer } from "./delta-coalescer.ts";
+import type { EventLog } from "./event-log.ts";
 import type { EventSink } from "./event-sink.ts";
 import type { MessageStore } from "./message-store.ts";
 import type { RunMeta, SessionMeta, SessionSettings } from "./session-meta.ts";
@@ -20,6 +21,16 @@ import { SqlToolJournal } from "./tool-journal.ts";
 
 /** While a run is active an alarm fires this often: it keeps the object alive and resumes it after a restart. */
 export const RUN_HEARTBEAT_MS = 10_000;
+
+/** Idle sessions are erased after this many days without activity, unless SESSION_IDLE_TTL_DAYS says otherwise. */
+export const DEFAULT_SESSION_IDLE_TTL_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+/** SESSION_IDLE_TTL_DAYS in ms; a positive number of days (fractions allowed), else the default. */
+export function idleTtlMs(raw: string | undefined): number {
+  const days = raw !== undefined && raw.trim() !== "" ? Number(raw) : Number.NaN;
+  return (Number.isFinite(days) && days > 0 ? days : DEFAULT_SESSION_IDLE_TTL_DAYS) * DAY_MS;
+}
 
 /** A var holding a positive whole number, else undefined (the config default applies). */
 const positiveInt = (raw: string | undefined): number | undefined => (raw && /^\d+$/.test(raw.trim()) && Number(raw) > 0 ? Number(raw) : undefined);
@@ -40,6 +51,7 @@ export type RunDriverParts = {
   meta: SessionMeta;
   queues: SessionQueues;
   messages: MessageStore;
+  log: EventLog;
   approvals: ApprovalGate;
   sink: EventSink;
   /** Ends what outlives a shutdown: open event streams and parked takeResponse calls. */
@@ -71,6 +83,7 @@ export class RunDriver {
   enqueue(kind: Exclude<QueueKind, "output">, content: UserContent[]): SessionResult<{ messageId: string }> {
     if (this.isShutdown) return refuse("shut_down", "Session is shut down");
     const messageId = crypto.randomUUID();
+    this.parts.meta.write("lastActiveAt", Date.now());
     if (!this.parts.queues.offer(kind, messageId, { role: "user", content, timestamp: Date.now() })) {
       const name = kind === "input" ? "Input" : "Follow-up";
       return refuse("queue_full", `${name} queue is full (${QUEUE_CAPACITY[kind]} pending); retry later`);
@@ -84,13 +97,15 @@ export class RunDriver {
     if (this.state.kind === "shutdown") return refuse("shut_down", "Session is shut down");
     if (this.state.kind === "running") return refuse("run_active", "A run is active; continue is allowed only when the session is idle");
     if (this.parts.state.messages.length === 0) return refuse("nothing_to_continue", "Nothing to continue: the session has no history");
-    if (this.parts.queues.isFull("output")) return refuse("queue_full", "Output queue is full; take responses first");
     return ok({ runId: this.start() });
   }
 
   /** Aborts the active run (its signal reaches running tools); false when none was active. */
   abort(): SessionResult<{ aborted: boolean }> {
     if (this.state.kind !== "running") return ok({ aborted: false });
+    // Recorded first, so a run a restart interrupts now resumes only to stop.
+    const run = this.parts.meta.read<RunMeta>("run");
+    if (run?.runId === this.state.runId) this.parts.meta.write("run", { ...run, intent: "abort" } satisfies RunMeta);
     this.state.controller.abort(new Error("Aborted by request"));
     return ok({ aborted: true });
   }
@@ -113,42 +128,74 @@ export class RunDriver {
 
   startIfReady(): void {
     if (this.state.kind !== "idle") return;
-    if (!this.parts.queues.hasPendingInput() || this.parts.queues.isFull("output")) return;
+    // Never waits for room on the output queue: a 17th unread answer evicts the oldest.
+    if (!this.parts.queues.hasPendingInput()) return;
     this.start();
   }
 
-  /** After a restart the `run` row outlives the in-memory run: pick it up where storage says it stopped. */
+  /**
+   * After a restart the `run` row outlives the in-memory run: storage says how far it got. A run that
+   * already stored its answer (after the history it started from) only records its end; one whose
+   * abort or shutdown was asked for resumes only to stop (every open tool call still gets a result);
+   * a partial streamed answer is announced abandoned before the LLM is asked again. With no run to
+   * resume, input that was pending at the crash starts one now.
+   */
   resumeInterrupted(): void {
-    if (this.state.kind !== "idle") return;
-    const run = this.parts.meta.read<RunMeta>("run");
-    if (!run) return;
-    const last = this.parts.state.messages.at(-1);
-    if (last?.role === "assistant" && toolCallsOf(last).length === 0) {
-      // The answer was stored but the object stopped before recording runEnd.
-      this.parts.sink.record(run.runId, { type: "runEnd", response: last, stopReason: last.stopReason });
-      return;
+    if (this.state.kind === "running") return;
+    const { meta, state, messages, log, sink } = this.parts;
+    const run = meta.read<RunMeta>("run");
+    if (!run) return this.startIfReady();
+    const last = state.messages.at(-1);
+    const answered = run.startSeq === undefined || messages.lastSeq() > run.startSeq;
+    if (answered && last?.role === "assistant" && toolCallsOf(last).length === 0) {
+      sink.record(run.runId, { type: "runEnd", response: last, stopReason: last.stopReason });
+      return this.startIfReady();
     }
-    this.launch(run.runId, true);
+    if (log.hasOpenMessage()) {
+      sink.record(run.runId, { type: "messageAbandoned", reason: "The session restarted while this answer was streaming; it is asked for again" });
+    }
+    const stopReason = this.state.kind === "shutdown" ? "Session shut down" : run.intent === "abort" ? "Aborted by request" : undefined;
+    this.launch(run.runId, true, stopReason);
   }
 
-  /** The alarm: keeps the object alive (so it resumes after a restart) while a run or an approval waits. */
-  async heartbeat(): Promise<void> {
-    if (this.state.kind === "running" || this.parts.approvals.pending().length > 0) {
-      await this.parts.ctx.storage.setAlarm(Date.now() + RUN_HEARTBEAT_MS);
+  /**
+   * The alarm: keeps the object alive (so it resumes after a restart) while a run or an approval waits;
+   * starts a run for input left pending; otherwise sleeps until the idle deadline and then answers
+   * "expired" (SESSION_IDLE_TTL_DAYS after the last activity), for the session to erase itself.
+   */
+  async heartbeat(): Promise<"alive" | "expired"> {
+    const { ctx, approvals, queues, meta, settings, env } = this.parts;
+    if (this.state.kind === "running" || approvals.pending().length > 0) {
+      await ctx.storage.setAlarm(Date.now() + RUN_HEARTBEAT_MS);
+      return "alive";
     }
+    if (this.state.kind === "idle" && queues.hasPendingInput()) {
+      this.startIfReady();
+      return "alive";
+    }
+    const deadline = (meta.read<number>("lastActiveAt") ?? settings.createdAt) + idleTtlMs(env.SESSION_IDLE_TTL_DAYS);
+    if (Date.now() >= deadline) return "expired";
+    await ctx.storage.setAlarm(deadline);
+    return "alive";
   }
 
   private start(): string {
     const runId = crypto.randomUUID();
-    this.parts.meta.write("run", { runId, startedAt: Date.now() } satisfies RunMeta);
+    const now = Date.now();
+    this.parts.meta.write("run", { runId, startedAt: now, startSeq: this.parts.messages.lastSeq() } satisfies RunMeta);
+    this.parts.meta.write("lastActiveAt", now);
     this.launch(runId, false);
     return runId;
   }
 
-  private launch(runId: string, resumed: boolean): void {
+  /** Runs the loop; `stopReason` set means stop at once (an abort or shutdown asked for before a restart). */
+  private launch(runId: string, resumed: boolean, stopReason?: string): void {
     const controller = new AbortController();
+    if (stopReason) controller.abort(new Error(stopReason));
     const done = this.execute(runId, resumed, controller.signal).finally(() => {
-      if (this.state.kind === "running" && this.state.runId === runId) this.state = { kind: "idle" };
+      // An approval still waiting belongs to a run that is over: close it so a late decision gets 409.
+      this.parts.approvals.closeRun(runId, "The run ended before a decision was made");
+      if (this.state.kind === "running" && this.state.runId === runId) this.state = this.parts.settings.shutdown ? { kind: "shutdown" } : { kind: "idle" };
       this.startIfReady();
     });
     this.state = { kind: "running", runId, controller, done };

@@ -78,7 +78,7 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
     void mcp.close();
   };
   const beforeRun = () => mcp.refresh();
-  const runs = new RunDriver({ ctx, env, settings, state, store, meta, queues, messages, approvals, sink, onShutdown, beforeRun });
+  const runs = new RunDriver({ ctx, env, settings, state, store, meta, queues, messages, log, approvals, sink, onShutdown, beforeRun });
   const session: Session = { settings, state, store, meta, queues, messages, log, hub, waiters, sink, approvals, runs, mcp };
   return { session, ready: registerWrittenDrafts(store, env, settings.tools) };
 }

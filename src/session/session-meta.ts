@@ -19,7 +19,14 @@ export type SessionSettings = {
   shutdown?: boolean;
 };
 
-export type RunMeta = { runId: string; startedAt: number };
+export type RunMeta = {
+  runId: string;
+  startedAt: number;
+  /** The last stored message's seq when the run started: an answer after it is this run's own. */
+  startSeq?: number;
+  /** Asked for while the run was active; a run a restart interrupted resumes only to honour it. */
+  intent?: "abort";
+};
 
 export class SessionMeta {
   constructor(private readonly sql: SqlStorage) {}

@@ -1,9 +1,10 @@
 /**
  * The spec's channels as SQLite-backed queues: input (16), follow-up (32) and output (16).
- * A full queue refuses (the caller answers 429); nothing is ever dropped. Draining takes follow-ups
- * first, then input, in arrival order (the spec's Step 1).
+ * A full input or follow-up queue refuses (the caller answers 429); nothing is dropped. The output queue
+ * never refuses and never blocks a run: it keeps the 16 most recent unread answers, a 17th evicts the
+ * oldest (which stays in history and the event log). Draining takes follow-ups first, then input.
  */
-import type { AssistantMessage, UserMessage } from "../core/index.ts";
+import { fitJson, type AssistantMessage, type UserMessage } from "../core/index.ts";
 
 export type QueueKind = "input" | "followUp" | "output";
 
@@ -33,7 +34,7 @@ export class SessionQueues {
   /** Returns false (and stores nothing) when the queue is full. */
   offer(kind: QueueKind, messageId: string, message: UserMessage | AssistantMessage): boolean {
     if (this.isFull(kind)) return false;
-    this.sql.exec(`INSERT INTO queue (kind, message_id, json) VALUES (?, ?, ?)`, kind, messageId, JSON.stringify(message));
+    this.sql.exec(`INSERT INTO queue (kind, message_id, json) VALUES (?, ?, ?)`, kind, messageId, fitJson(message));
     return true;
   }
 
@@ -61,8 +62,12 @@ export class SessionQueues {
     return JSON.parse(row.json) as AssistantMessage;
   }
 
-  /** Output is never refused: a run only starts while the output queue has room (see AgentSession). */
-  pushOutput(messageId: string, message: AssistantMessage): void {
-    this.sql.exec(`INSERT INTO queue (kind, message_id, json) VALUES ('output', ?, ?)`, messageId, JSON.stringify(message));
+  /** Adds a run's answer; returns how many of the oldest unread answers it evicted (0 or more). */
+  pushOutput(messageId: string, message: AssistantMessage): number {
+    this.sql.exec(`INSERT INTO queue (kind, message_id, json) VALUES ('output', ?, ?)`, messageId, fitJson(message));
+    const excess = this.depth("output") - QUEUE_CAPACITY.output;
+    if (excess <= 0) return 0;
+    this.sql.exec(`DELETE FROM queue WHERE id IN (SELECT id FROM queue WHERE kind = 'output' ORDER BY id LIMIT ?)`, excess);
+    return excess;
   }
 }

@@ -2,10 +2,11 @@
  * The session snapshot (GET /v1/sessions/:id): status, history, queue depths, tools, pending approvals
  * and the log position to stream from, read from the live session's parts.
  */
+import type { Usage } from "../core/index.ts";
 import { QUEUE_CAPACITY } from "./session-queues.ts";
 import type { Session } from "./session-loader.ts";
 
-export function describeSession({ settings, state, store, approvals, log, queues, runs }: Session) {
+export function describeSession({ settings, state, store, approvals, log, queues, runs, meta }: Session) {
   return {
     id: settings.id,
     status: runs.status,
@@ -19,5 +20,10 @@ export function describeSession({ settings, state, store, approvals, log, queues
     pendingApprovals: approvals.pending(),
     lastEventSeq: log.lastSeq,
     activeRunId: runs.activeRunId,
+    /** Unread answers the output queue dropped to make room (they stay in history and the event log). */
+    responsesEvicted: meta.read<number>("responsesEvicted") ?? 0,
+    /** Token usage of the session's LLM calls, summed. */
+    usage: meta.read<Usage>("usage") ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    requireApproval: settings.requireApproval,
   };
 }

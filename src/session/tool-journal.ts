@@ -3,7 +3,7 @@
  * its result). Written from the event sink and from the pipeline's markExecuting, read by a resumed run
  * so that no call is silently run twice.
  */
-import type { AgentToolCall, AgentToolResult, ToolCallJournal, ToolCallJournalEntry } from "../core/index.ts";
+import { fitJson, type AgentToolCall, type AgentToolResult, type ToolCallJournal, type ToolCallJournalEntry } from "../core/index.ts";
 
 export class SqlToolJournal implements ToolCallJournal {
   constructor(
@@ -46,7 +46,7 @@ export class SqlToolJournal implements ToolCallJournal {
        ON CONFLICT (tool_call_id) DO UPDATE SET state = 'ended', json = excluded.json`,
       toolCallId,
       this.runId,
-      JSON.stringify({ result, isError }),
+      fitJson({ result, isError }),
     );
   }
 }

@@ -107,3 +107,20 @@ describe("hooks that hang", () => {
     expect(textOf(result)).toBe("afterToolCall hook failed: afterToolCall hook timed out after 30 ms");
   });
 });
+
+describe("storage first", () => {
+  it("keeps a message that could not be stored out of the in-memory history", async () => {
+    const state = newState();
+    const run = runAgentLoop({
+      state,
+      llmCall: scriptedModel([reply("never stored")]).llmCall,
+      emit: () => undefined,
+      drainPending: drainOnce(userMessage("hi")),
+      onMessage: (message) => {
+        if (message.role === "assistant") throw new Error("disk full");
+      },
+    });
+    await expect(run).rejects.toThrow("disk full");
+    expect(state.messages.map((m) => m.role)).toEqual(["user"]);
+  });
+});

@@ -2,7 +2,7 @@
  * Restarts mid-run. abortAllDurableObjects() resets every object in this Worker, so these tests live in
  * their own vitest project ("workers-restarts") where no other file's sessions can be hit.
  */
-import { abortAllDurableObjects, env, runDurableObjectAlarm } from "cloudflare:test";
+import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, createSession, llmRequests, openEvents, script, send, snapshotOf, type TestSession } from "./support.ts";
 
@@ -77,6 +77,78 @@ describe("approvals across restarts", () => {
     expect(after.filter((e) => e.event === "toolExecStart")).toHaveLength(0);
     expect(after.find((e) => e.event === "toolExecEnd")!.json).toMatchObject({ toolCallId: "ap1", isError: false });
     expect(await env.TOOL_INDEX.get("test-runs:ap1")).toBe("1");
+    await resumed.cancel();
+  });
+});
+
+describe("recovery decides from the run's own records", () => {
+  const stubOf = (s: TestSession) => env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(s.id));
+
+  it("runs a continue the restart interrupted instead of re-delivering the previous answer", async () => {
+    const session = await createSession();
+    await script(session, { text: "first answer" }, { text: "lost in the crash", delayMs: 3_000 }, { text: "continued after restart" });
+    const events = await openEvents(session);
+    await send(session, "hi");
+    await events.until("runEnd");
+    expect((await api(`/v1/sessions/${session.id}/continue`, { method: "POST", key: session.key })).status).toBe(202);
+    await waitFor(async () => (await llmRequests(session)).length === 2);
+    const last = (await events.until("messageStart")).at(-1)!;
+    await restartSessionObject(session);
+    const resumed = await openEvents(session, Number(last.id));
+    const end = (await resumed.until("runEnd")).at(-1)!;
+    expect(end.json.response).toMatchObject({ content: [{ text: "continued after restart" }] });
+    expect(await llmRequests(session)).toHaveLength(3);
+    await resumed.cancel();
+  });
+
+  it("starts a run on wake for input that was pending when the object stopped", async () => {
+    const session = await createSession();
+    await script(session, { text: "answered on wake" });
+    // As if the object stopped between accepting the message and starting its run.
+    await runInDurableObject(stubOf(session), (_instance, state) => {
+      const message = { role: "user", content: [{ type: "text", text: "are you there?" }], timestamp: Date.now() };
+      state.storage.sql.exec("INSERT INTO queue (kind, message_id, json) VALUES ('input', 'm1', ?)", JSON.stringify(message));
+    });
+    await restartSessionObject(session);
+    const events = await openEvents(session);
+    const end = (await events.until("runEnd")).at(-1)!;
+    expect(end.json.response).toMatchObject({ content: [{ text: "answered on wake" }] });
+    await events.cancel();
+  });
+
+  it("resumes a run whose abort was asked for only to stop it, without calling the LLM again", async () => {
+    const session = await createSession();
+    await script(session, { text: "too late", delayMs: 3_000 }, { text: "must not be asked for" });
+    const events = await openEvents(session);
+    await send(session, "go");
+    const before = await events.until("messageStart");
+    await waitFor(async () => (await llmRequests(session)).length === 1);
+    // The abort was recorded, then the object stopped before the run could end.
+    await runInDurableObject(stubOf(session), (_instance, state) => {
+      const row = state.storage.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'run'").one();
+      state.storage.sql.exec("UPDATE meta SET value = ? WHERE key = 'run'", JSON.stringify({ ...JSON.parse(row.value), intent: "abort" }));
+    });
+    await restartSessionObject(session);
+    const resumed = await openEvents(session, Number(before.at(-1)!.id));
+    const end = (await resumed.until("runEnd")).at(-1)!;
+    expect(end.json.stopReason).toBe("aborted");
+    expect(await llmRequests(session)).toHaveLength(1);
+    await resumed.cancel();
+  });
+
+  it("announces the partial answer a restart cut off as abandoned before asking the LLM again", async () => {
+    const session = await createSession();
+    await script(session, { text: "one two three four five six seven eight", chunkDelayMs: 400 }, { text: "fresh answer" });
+    const events = await openEvents(session);
+    await send(session, "talk");
+    const before = await events.until("messageDelta");
+    await restartSessionObject(session);
+    const resumed = await openEvents(session, Number(before.at(-1)!.id));
+    const after = await resumed.until("runEnd");
+    const types = after.map((e) => e.event);
+    expect(types.indexOf("messageAbandoned")).toBeGreaterThanOrEqual(0);
+    expect(types.indexOf("messageAbandoned")).toBeLessThan(types.indexOf("messageStart"));
+    expect(after.at(-1)!.json.response).toMatchObject({ content: [{ text: "fresh answer" }] });
     await resumed.cancel();
   });
 });

@@ -119,13 +119,14 @@ describe("approvals", () => {
 });
 
 describe("shutdown", () => {
-  it("refuses new input with 410 after DELETE and reports the status", async () => {
+  it("refuses new input and the snapshot with 410 after DELETE", async () => {
     const session = await createSession();
     expect((await api(`/v1/sessions/${session.id}`, { method: "DELETE", key: session.key })).status).toBe(200);
     const refused = await send(session, "hello?");
     expect(refused.status).toBe(410);
     expect(await refused.json()).toMatchObject({ error: { code: "gone" } });
-    expect((await snapshotOf(session)).status).toBe("shutdown");
+    const snapshot = await api(`/v1/sessions/${session.id}`, { key: session.key });
+    expect(snapshot.status).toBe(410);
   });
 });
 
@@ -143,15 +144,16 @@ describe("continue", () => {
 
 
 describe("events after shutdown", () => {
-  it("replays unseen events once, then answers 410 so clients stop reconnecting", async () => {
+  it("sends a live stream its pending events and ends it on DELETE; reconnecting gets 410", async () => {
     const session = await createSession();
     await script(session, { text: "last words" });
+    const live = await openEvents(session);
     await send(session, "hi");
     await nextResponse(session);
     await api(`/v1/sessions/${session.id}`, { method: "DELETE", key: session.key });
-    const replay = await openEvents(session);
-    const events = await replay.until("runEnd");
-    expect(await replay.next()).toBeUndefined();
+    const events = await live.until("runEnd");
+    expect(events.at(-1)!.json.response).toMatchObject({ content: [{ text: "last words" }] });
+    expect(await live.next()).toBeUndefined();
     const again = await api(`/v1/sessions/${session.id}/events`, { key: session.key, headers: { "last-event-id": events.at(-1)!.id! } });
     expect(again.status).toBe(410);
   });

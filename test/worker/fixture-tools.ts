@@ -120,6 +120,19 @@ const chatty: AgentTool = {
   },
 };
 
+const oddValues: AgentTool = {
+  name: "oddValues",
+  label: "Odd Values",
+  description: "Returns details no JSON can hold as they are: a BigInt, a cycle and 3 MB of text.",
+  inputSchema: { type: "object", properties: {} },
+  execute: (_id, _args, _signal, onPartialResult) => {
+    const cyclic: Record<string, unknown> = { name: "loop" };
+    cyclic.self = cyclic;
+    onPartialResult({ progress: 1n, cyclic });
+    return { content: [{ type: "text", text: "odd but fine" }], details: { count: 2n ** 70n, cyclic, blob: "z".repeat(3 * 1024 * 1024) }, terminate: false };
+  },
+};
+
 const moduleOf = (tool: AgentTool) => ({ getTool: () => tool });
 
 export const fixtureTools: ToolRegistry = {
@@ -131,5 +144,6 @@ export const fixtureTools: ToolRegistry = {
   hugeOutput: moduleOf(hugeOutput),
   lateUpdates: moduleOf(lateUpdates),
   malformed: moduleOf(malformed),
+  oddValues: moduleOf(oddValues),
   slowEcho: moduleOf(slowEcho),
 };

@@ -1,0 +1,29 @@
+/**
+ * A session's end of life: DELETE (after the run driver has stopped everything) and the idle deadline
+ * erase all of the session's storage, keeping only a small tombstone so later requests answer 410
+ * instead of 404. Called by AgentSession; the tombstone is the only row left in the object.
+ */
+import { SessionMeta } from "./session-meta.ts";
+import { applySchema } from "./session-schema.ts";
+
+export type Tombstone = { id: string; erasedAt: number; reason: "deleted" | "expired" };
+
+const TOMBSTONE_KEY = "tombstone";
+
+export function readTombstone(sql: SqlStorage): Tombstone | undefined {
+  return new SessionMeta(sql).read<Tombstone>(TOMBSTONE_KEY);
+}
+
+/** Erases every table and the alarm, then writes the tombstone. */
+export async function eraseSession(storage: DurableObjectStorage, id: string, reason: Tombstone["reason"]): Promise<Tombstone> {
+  await storage.deleteAlarm();
+  await storage.deleteAll();
+  applySchema(storage.sql);
+  const tombstone: Tombstone = { id, erasedAt: Date.now(), reason };
+  new SessionMeta(storage.sql).write(TOMBSTONE_KEY, tombstone);
+  return tombstone;
+}
+
+export function goneMessage(tombstone: Tombstone): string {
+  return tombstone.reason === "expired" ? "Session expired after being idle and was erased" : "Session was deleted";
+}

@@ -1,0 +1,185 @@
+/**
+ * Long-lived sessions through the Worker: the output queue never stops a chat, waiting approvals close
+ * on abort and DELETE, storing odd values never fails a run, settings change mid-session, DELETE erases
+ * the session behind a tombstone, idle sessions expire, and 50-turn chats are answered turn by turn.
+ */
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { AgentSession } from "../../src/session/agent-session.ts";
+import { api, createSession, nextResponse, openEvents, script, send, snapshotOf, type TestSession } from "./support.ts";
+
+type FullSnapshot = Awaited<ReturnType<typeof snapshotOf>> & {
+  responsesEvicted: number;
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
+  requireApproval: string[];
+  pendingApprovals: unknown[];
+  lastEventSeq: number;
+};
+const snapshot = async (s: TestSession) => (await snapshotOf(s)) as FullSnapshot;
+const textOf = (message: unknown) => ((message as { content: { text?: string }[] }).content ?? []).map((b) => b.text ?? "").join("");
+const stubOf = (s: TestSession) => env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(s.id)) as DurableObjectStub<AgentSession>;
+const approve = (s: TestSession, id: string) => api(`/v1/sessions/${s.id}/tool-calls/${id}/approval`, { method: "POST", key: s.key, json: { approve: true } });
+
+describe("the output queue", () => {
+  it("keeps answering after 16 unread answers: the 17th evicts the oldest and the snapshot counts it", async () => {
+    const s = await createSession();
+    await script(s, ...Array.from({ length: 17 }, (_, i) => ({ text: `answer ${i + 1}` })));
+    const events = await openEvents(s);
+    for (let i = 1; i <= 17; i++) {
+      expect((await send(s, `question ${i}`)).status).toBe(202);
+      const end = (await events.until("runEnd")).at(-1)!;
+      expect(textOf(end.json.response)).toBe(`answer ${i}`);
+    }
+    const snap = await snapshot(s);
+    expect(snap.queues.output).toBe(16);
+    expect(snap.responsesEvicted).toBe(1);
+    expect(textOf(await nextResponse(s))).toBe("answer 2");
+    await events.cancel();
+  });
+});
+
+describe("approvals and the end of a run", () => {
+  it("closes a waiting approval for good when the run is aborted: gone from the snapshot, a late decision gets 409", async () => {
+    const s = await createSession({ requireApproval: ["slowEcho"] });
+    await script(s, { toolCalls: [{ id: "w1", name: "slowEcho", arguments: { text: "x" } }] });
+    const events = await openEvents(s);
+    await send(s, "go");
+    await events.until("toolApprovalRequired");
+    expect((await snapshot(s)).pendingApprovals).toHaveLength(1);
+    await api(`/v1/sessions/${s.id}/abort`, { method: "POST", key: s.key });
+    expect((await events.until("runEnd")).at(-1)!.json.stopReason).toBe("aborted");
+    expect((await snapshot(s)).pendingApprovals).toEqual([]);
+    expect((await approve(s, "w1")).status).toBe(409);
+    // Nothing waits any more, so the heartbeat no longer re-arms every few seconds (only the idle deadline).
+    await runDurableObjectAlarm(stubOf(s));
+    const alarm = await runInDurableObject(stubOf(s), (_instance, state) => state.storage.getAlarm());
+    expect(alarm).not.toBeNull();
+    expect(alarm!).toBeGreaterThan(Date.now() + 86_400_000);
+    await events.cancel();
+  });
+
+  it("answers a decision after DELETE with 410 and does not run the tool", async () => {
+    const s = await createSession({ requireApproval: ["countedWork"] });
+    await script(s, { toolCalls: [{ id: "d1", name: "countedWork", arguments: {} }] });
+    const events = await openEvents(s);
+    await send(s, "go");
+    await events.until("toolApprovalRequired");
+    expect((await api(`/v1/sessions/${s.id}`, { method: "DELETE", key: s.key })).status).toBe(200);
+    expect((await approve(s, "d1")).status).toBe(410);
+  });
+});
+
+describe("stored values", () => {
+  it("finishes a run whose tool returns a BigInt, a cycle and 3 MB of details, and the next run works", async () => {
+    const s = await createSession();
+    await script(s, { toolCalls: [{ id: "o1", name: "oddValues", arguments: {} }] }, { text: "handled" }, { text: "still here" });
+    const events = await openEvents(s);
+    await send(s, "go");
+    const run = await events.until("runEnd");
+    expect(run.filter((e) => e.event === "toolExecEnd")).toHaveLength(1);
+    expect(run.at(-1)!.json.response).toMatchObject({ content: [{ text: "handled" }] });
+    const result = (await snapshotOf(s)).messages.find((m) => m.role === "toolResult") as unknown as { details: Record<string, unknown> };
+    expect(String((result.details.storageNotes as string[]).at(-1))).toMatch(/over the 100000 limit/);
+    await send(s, "again");
+    expect((await events.until("runEnd")).at(-1)!.json.response).toMatchObject({ content: [{ text: "still here" }] });
+    await events.cancel();
+  });
+});
+
+describe("settings", () => {
+  it("makes the session in view ask before every tool call after PATCH requireApproval", async () => {
+    const s = await createSession();
+    const res = await api(`/v1/sessions/${s.id}`, { method: "PATCH", key: s.key, json: { requireApproval: ["*"] } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ requireApproval: ["*"] });
+    expect((await snapshot(s)).requireApproval).toEqual(["*"]);
+    await script(s, { toolCalls: [{ id: "p1", name: "slowEcho", arguments: { text: "x", ms: 1 } }] }, { text: "ok" });
+    const events = await openEvents(s);
+    await send(s, "go");
+    expect((await events.until("toolApprovalRequired")).at(-1)!.json).toMatchObject({ toolCallId: "p1" });
+    await approve(s, "p1");
+    await events.until("runEnd");
+    await events.cancel();
+  });
+
+  it("refuses a PATCH with an unknown field, an unknown tool or nothing to change", async () => {
+    const s = await createSession();
+    for (const json of [{ systemPrompt: "x" }, { requireApproval: ["noSuchTool"] }, {}]) {
+      const res = await api(`/v1/sessions/${s.id}`, { method: "PATCH", key: s.key, json });
+      expect(res.status).toBe(400);
+    }
+  });
+});
+
+describe("end of life", () => {
+  it("erases the session's storage on DELETE and answers 410 on every route after", async () => {
+    const s = await createSession();
+    await script(s, { text: "hello" });
+    await send(s, "hi");
+    await nextResponse(s);
+    expect((await api(`/v1/sessions/${s.id}`, { method: "DELETE", key: s.key })).status).toBe(200);
+    const rows = await runInDurableObject(stubOf(s), (_instance, state) => ({
+      messages: state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM messages").one().n,
+      events: state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM events").one().n,
+      meta: state.storage.sql.exec<{ key: string }>("SELECT key FROM meta").toArray().map((r) => r.key),
+    }));
+    expect(rows).toEqual({ messages: 0, events: 0, meta: ["tombstone"] });
+    for (const [path, method] of [["", "GET"], ["/messages", "POST"], ["/events", "GET"], ["", "DELETE"]] as const) {
+      const res = await api(`/v1/sessions/${s.id}${path}`, { method, key: s.key, ...(method === "POST" ? { json: { content: "x" } } : {}) });
+      expect(res.status).toBe(410);
+    }
+  });
+
+  it("erases a session idle for longer than SESSION_IDLE_TTL_DAYS when its alarm fires", async () => {
+    const s = await createSession();
+    await runInDurableObject(stubOf(s), (_instance, state) => {
+      state.storage.sql.exec("INSERT INTO meta (key, value) VALUES ('lastActiveAt', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", String(Date.now() - 31 * 86_400_000));
+    });
+    await runDurableObjectAlarm(stubOf(s));
+    const res = await api(`/v1/sessions/${s.id}`, { key: s.key });
+    expect(res.status).toBe(410);
+    expect(await res.json()).toMatchObject({ error: { message: "Session expired after being idle and was erased" } });
+  });
+
+  it("keeps an active session when its alarm fires before the idle deadline", async () => {
+    const s = await createSession();
+    await runDurableObjectAlarm(stubOf(s));
+    expect((await snapshot(s)).status).toBe("idle");
+  });
+
+  it("shows the session's token usage totals in the snapshot", async () => {
+    const s = await createSession();
+    await script(s, { text: "one", usage: { prompt_tokens: 10, completion_tokens: 3 } }, { text: "two", usage: { prompt_tokens: 20, completion_tokens: 4 } });
+    await send(s, "a");
+    await nextResponse(s);
+    await send(s, "b");
+    await nextResponse(s);
+    expect((await snapshot(s)).usage).toEqual({ inputTokens: 30, outputTokens: 7, totalTokens: 37 });
+  });
+});
+
+describe("50-turn conversations", () => {
+  it("answers 50 turns followed only through the event stream (nobody calls responses/next)", async () => {
+    const s = await createSession();
+    await script(s, ...Array.from({ length: 50 }, (_, i) => ({ text: `reply ${i + 1}` })));
+    const events = await openEvents(s);
+    for (let i = 1; i <= 50; i++) {
+      await send(s, `turn ${i}`);
+      expect(textOf((await events.until("runEnd")).at(-1)!.json.response)).toBe(`reply ${i}`);
+    }
+    const snap = await snapshot(s);
+    expect(snap.messages).toHaveLength(100);
+    expect(snap.responsesEvicted).toBe(34);
+    await events.cancel();
+  }, 60_000);
+
+  it("answers 50 turns driven only through responses/next", async () => {
+    const s = await createSession();
+    await script(s, ...Array.from({ length: 50 }, (_, i) => ({ text: `reply ${i + 1}` })));
+    for (let i = 1; i <= 50; i++) {
+      await send(s, `turn ${i}`);
+      expect(textOf(await nextResponse(s))).toBe(`reply ${i}`);
+    }
+    expect((await snapshot(s)).responsesEvicted).toBe(0);
+  }, 60_000);
+});
