@@ -183,3 +183,25 @@ describe("50-turn conversations", () => {
     expect((await snapshot(s)).responsesEvicted).toBe(0);
   }, 60_000);
 });
+
+describe("tool-call identity through the Worker", () => {
+  it("runs the tool every turn for a model that numbers its calls call_0 each time, with an approval each turn", async () => {
+    const s = await createSession({ requireApproval: ["slowEcho"] });
+    const turn = (text: string) => [{ toolCalls: [{ id: "call_0", name: "slowEcho", arguments: { text, ms: 1 } }] }, { text: `done ${text}` }];
+    await script(s, ...turn("one"), ...turn("two"));
+    const events = await openEvents(s);
+    const ids: string[] = [];
+    for (const text of ["one", "two"]) {
+      await send(s, text);
+      const asked = (await events.until("toolApprovalRequired")).at(-1)!;
+      const id = String(asked.json.toolCallId);
+      ids.push(id);
+      expect((await approve(s, id)).status).toBe(200);
+      const run = await events.until("runEnd");
+      expect(run.find((e) => e.event === "toolExecEnd")!.json).toMatchObject({ toolCallId: id, isError: false, result: { content: [{ text: `echo: ${text}` }] } });
+    }
+    expect(ids[0]).toBe("call_0");
+    expect(ids[1]).not.toBe("call_0");
+    await events.cancel();
+  });
+});
