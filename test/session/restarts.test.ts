@@ -136,6 +136,21 @@ describe("recovery decides from the run's own records", () => {
     await resumed.cancel();
   });
 
+  it("finishes a DELETE the restart interrupted: the session is erased on wake and answers 410", async () => {
+    const session = await createSession();
+    // As if the object stopped after recording the shutdown but before erasing its storage.
+    await runInDurableObject(stubOf(session), (_instance, state) => {
+      const row = state.storage.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'session'").one();
+      state.storage.sql.exec("UPDATE meta SET value = ? WHERE key = 'session'", JSON.stringify({ ...JSON.parse(row.value), shutdown: true }));
+    });
+    await restartSessionObject(session);
+    await waitFor(async () => (await api(`/v1/sessions/${session.id}`, { key: session.key })).status === 410);
+    const left = await runInDurableObject(stubOf(session), (_instance, state) =>
+      state.storage.sql.exec<{ key: string }>("SELECT key FROM meta").toArray().map((r) => r.key),
+    );
+    expect(left).toEqual(["tombstone"]);
+  });
+
   it("announces the partial answer a restart cut off as abandoned before asking the LLM again", async () => {
     const session = await createSession();
     await script(session, { text: "one two three four five six seven eight", chunkDelayMs: 400 }, { text: "fresh answer" });
