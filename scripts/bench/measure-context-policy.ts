@@ -11,7 +11,7 @@ import { summarize, type Summary } from "./stats.ts";
 export type ContextPolicyResult = { bySize: { history: number; stepUs: Summary; sentMessages: number }[]; ratio: number };
 
 const SIZES = [2_000, 10_000, 50_000];
-const STEPS = 300;
+const STEPS = 500;
 
 function history(messages: number): AgentMessage[] {
   const out: AgentMessage[] = [];
@@ -28,22 +28,22 @@ function history(messages: number): AgentMessage[] {
 }
 
 export function measureContextPolicy(): ContextPolicyResult {
-  const bySize = SIZES.map((size) => {
-    const state: AgentState = { systemPrompt: "You are a helpful assistant.", messages: history(size), tools: new Map(), activeRun: false };
-    let sent = 0;
-    const step = () => {
-      const request = formatMsgForLLM(budgetContext(state));
-      sent = request.messages.length;
-    };
-    for (let i = 0; i < 20; i++) step(); // warm caches and the JIT
-    const samples: number[] = [];
-    for (let i = 0; i < STEPS; i++) {
+  const states = SIZES.map((size): AgentState => ({ systemPrompt: "You are a helpful assistant.", messages: history(size), tools: new Map(), activeRun: false }));
+  const sent = SIZES.map(() => 0);
+  const step = (i: number) => {
+    sent[i] = formatMsgForLLM(budgetContext(states[i]!)).messages.length;
+  };
+  for (let round = 0; round < 20; round++) states.forEach((_, i) => step(i)); // warm caches and the JIT
+  // Sizes interleaved round by round, so a busy machine slows every size alike.
+  const samples = SIZES.map((): number[] => []);
+  for (let round = 0; round < STEPS; round++) {
+    for (let i = 0; i < SIZES.length; i++) {
       const t0 = nowMs();
-      step();
-      samples.push((nowMs() - t0) * 1000);
+      step(i);
+      samples[i]!.push((nowMs() - t0) * 1000);
     }
-    return { history: size, stepUs: summarize(samples), sentMessages: sent };
-  });
+  }
+  const bySize = SIZES.map((history, i) => ({ history, stepUs: summarize(samples[i]!), sentMessages: sent[i]! }));
   return { bySize, ratio: bySize.at(-1)!.stepUs.p50 / bySize[0]!.stepUs.p50 };
 }
 
