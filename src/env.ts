@@ -1,28 +1,22 @@
 /**
- * The Worker's environment: bindings from wrangler.toml (generated `Env`) plus the optional secrets and
- * vars of DESIGN.md's configuration table, which `wrangler types` cannot know about.
+ * The Worker's environment: everything comes from `wrangler types` (worker-configuration.d.ts, regenerated
+ * by `npm run generate`): bindings and vars from wrangler.toml, secrets from .dev.vars.example. Secrets
+ * may be unset, which the generated type cannot say, so they are made optional here; the knobs below exist
+ * only for tests and operators and have no default in wrangler.toml.
  */
-import type { AgentSession } from "./session/agent-session.ts";
+type SecretName = "OPENAI_API_KEY" | "API_TOKEN" | "REDEPLOY_HOOK_SECRET";
 
-export type AppEnv = Omit<Env, "AGENT_SESSION" | "LOADER"> & {
-  AGENT_SESSION: DurableObjectNamespace<AgentSession>;
-  /** Worker Loader for written tools' sandboxed drafts; without it a written tool waits for the redeploy. */
-  LOADER?: WorkerLoader;
-  OPENAI_API_KEY?: string;
-  OPENAI_BASE_URL?: string;
-  OPENAI_MODEL?: string;
-  MAX_RETRY_DELAY_MS?: string;
-  OPENAI_STREAM?: string;
-  API_TOKEN?: string;
-  WRITE_TOOL_ENABLED?: string;
-  REDEPLOY_HOOK_URL?: string;
-  REDEPLOY_HOOK_SECRET?: string;
-  CORS_ORIGINS?: string;
-  APPROVAL_TIMEOUT_MS?: string;
-  MAX_CONTEXT_TOKENS?: string;
-  SESSION_IDLE_TTL_DAYS?: string;
-  WEATHER_API_BASE_URL?: string;
-  GEOCODING_API_BASE_URL?: string;
-  /** JSON `[{name, url, headers?, requireApproval?}]`: remote MCP servers whose tools sessions may use. */
-  MCP_SERVERS?: string;
-};
+export type AppEnv = Omit<Env, SecretName> &
+  Partial<Pick<Env, SecretName>> & {
+    /** How long a tool call waits for a human's approval; default in agent-config.ts. */
+    APPROVAL_TIMEOUT_MS?: string;
+    /** Request budget of the default context policy; default in agent-config.ts. */
+    MAX_CONTEXT_TOKENS?: string;
+    /** Idle sessions are erased after this many days; default 30. */
+    SESSION_IDLE_TTL_DAYS?: string;
+    /** getWeather's upstreams, pointed at local servers by tests. */
+    WEATHER_API_BASE_URL?: string;
+    GEOCODING_API_BASE_URL?: string;
+    /** JSON `[{name, url, headers?, requireApproval?}]`: remote MCP servers whose tools sessions may use. */
+    MCP_SERVERS?: string;
+  };

@@ -13,11 +13,14 @@ import { agentConfig } from "../agent-config.ts";
 import { parseMcpServers, selectMcpServers } from "../mcp/servers-config.ts";
 import type { AgentSession } from "../session/agent-session.ts";
 import { bundledToolNames } from "../tools/catalog.ts";
-import { secretMatches, sha256Hex } from "../credentials.ts";
+import { sha256Hex } from "../credentials.ts";
+import { checkApiToken, checkSessionCreation, isLocalRequest } from "./access-policy.ts";
 import { newSessionId, newSessionKey, readPresentedKey } from "./auth.ts";
+import { allowedOrigin } from "./cors-policy.ts";
 import { ApiError, errorResponse } from "./errors.ts";
 import { eventStreamResponse, parseLastEventId } from "./events-route.ts";
 import { settle } from "./failure-status.ts";
+import { enforceRateLimit } from "./rate-limit.ts";
 import { mountToolRoutes } from "./tool-routes.ts";
 import {
   approvalBody,
@@ -36,9 +39,8 @@ type HonoEnv = { Bindings: AppEnv };
 export const app = new Hono<HonoEnv>();
 
 app.use("/v1/*", async (c, next) => {
-  const origins = c.env.CORS_ORIGINS?.split(",").map((s) => s.trim()).filter(Boolean);
   return cors({
-    origin: origins && origins.length > 0 ? origins : "*",
+    origin: (origin) => allowedOrigin(origin, c.req.url, c.env.CORS_ORIGINS),
     allowHeaders: ["Authorization", "Content-Type", "Last-Event-ID"],
     allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
     exposeHeaders: ["Retry-After"],
@@ -63,12 +65,13 @@ app.onError((err, c) => {
 });
 app.notFound((c) => errorResponse(new ApiError(404, "not_found", `No route for ${c.req.method} ${c.req.path}`)));
 
+/** Operator routes: the API token when one is set; without one, only on localhost (README "Access and limits"). */
 async function requireApiToken(c: Context<HonoEnv>): Promise<void> {
-  const token = c.env.API_TOKEN;
-  if (!token) return;
-  const presented = readPresentedKey(c.req.raw);
-  if (!presented) throw new ApiError(401, "unauthorized", "This route needs the API token (Authorization: Bearer <API_TOKEN>)");
-  if (!(await secretMatches(presented, token))) throw new ApiError(403, "forbidden", "Invalid API token");
+  const token = c.env.API_TOKEN?.trim();
+  if (token) return checkApiToken(c.req.raw, token);
+  if (!isLocalRequest(c.req.url)) {
+    throw new ApiError(403, "forbidden", "Operator routes of a deployed Worker need API_TOKEN: set it with `wrangler secret put API_TOKEN`");
+  }
 }
 
 async function readJson<S extends z.ZodType>(c: Context<HonoEnv>, schema: S, optional = false): Promise<z.infer<S>> {
@@ -108,7 +111,8 @@ function session(c: Context<HonoEnv>): DurableObjectStub<AgentSession> {
 const key = (c: Context<HonoEnv>) => readPresentedKey(c.req.raw);
 
 app.post("/v1/sessions", async (c) => {
-  await requireApiToken(c);
+  await checkSessionCreation(c.req.raw, c.env);
+  await enforceRateLimit(c.req.raw, c.env.SESSION_RATE_LIMIT, "create a session");
   const body = await readJson(c, createSessionBody, true);
   const known = new Set(bundledToolNames());
   const unknown = [...(body.tools ?? []), ...(body.requireApproval ?? []).filter((n) => n !== "*")].filter((n) => !known.has(n));
@@ -142,12 +146,14 @@ const toBlocks = (content: z.infer<typeof messageBody>["content"]): UserContent[
 
 app.post("/v1/sessions/:id/messages", async (c) => {
   const stub = session(c);
+  await enforceRateLimit(c.req.raw, c.env.MESSAGE_RATE_LIMIT, "send a message");
   const body = await readJson(c, messageBody);
   return c.json(settle(await stub.enqueue(key(c), "input", toBlocks(body.content))), 202);
 });
 
 app.post("/v1/sessions/:id/follow-ups", async (c) => {
   const stub = session(c);
+  await enforceRateLimit(c.req.raw, c.env.MESSAGE_RATE_LIMIT, "send a message");
   const body = await readJson(c, messageBody);
   return c.json(settle(await stub.enqueue(key(c), "followUp", toBlocks(body.content))), 202);
 });

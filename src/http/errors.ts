@@ -13,6 +13,7 @@ export type ApiErrorCode =
   | "unsupported_media_type"
   | "misconfigured"
   | "queue_full"
+  | "rate_limited"
   | "internal";
 
 export class ApiError extends Error {

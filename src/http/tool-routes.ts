@@ -12,6 +12,7 @@ import { bundledToolNames } from "../tools/catalog.ts";
 import { describeWrittenTools } from "../tools/written/listing.ts";
 import { inspectWrittenTool, rejectWrittenTool } from "../tools/written/operator.ts";
 import { readPresentedKey } from "./auth.ts";
+import { isLocalRequest } from "./access-policy.ts";
 import { ApiError } from "./errors.ts";
 
 type HonoEnv = { Bindings: AppEnv };
@@ -23,7 +24,7 @@ const MAX_REASON_CHARS = 1_000;
 /** Whether the caller is the operator: the API token presented (or none configured, as on localhost). A wrong token is refused. */
 async function isOperator(c: Context<HonoEnv>): Promise<boolean> {
   const token = c.env.API_TOKEN;
-  if (!token) return true;
+  if (!token) return isLocalRequest(c.req.url); // deployed without a token, nobody is the operator
   const presented = readPresentedKey(c.req.raw);
   if (presented === undefined) return false;
   if (!(await secretMatches(presented, token))) throw new ApiError(403, "forbidden", "Invalid API token");

@@ -9,7 +9,7 @@ const withConfig = (extra: Record<string, string>) => (path: string, init: Reque
   app.fetch(new Request(`http://edge.test${path}`, init), { ...env, ...extra });
 
 describe("API_TOKEN", () => {
-  const call = withConfig({ API_TOKEN: "t0ps3cret" });
+  const call = withConfig({ API_TOKEN: "t0ps3cret", ALLOW_ANONYMOUS_SESSIONS: "false" });
 
   it("guards session creation: 401 without the token, 403 with a wrong one, 201 with it", async () => {
     expect((await call("/v1/sessions", { method: "POST" })).status).toBe(401);
@@ -48,10 +48,13 @@ describe("session keys", () => {
 });
 
 describe("CORS", () => {
-  it("allows any origin by default, without credentials", async () => {
-    const res = await withConfig({})("/v1/sessions", { method: "OPTIONS", headers: { origin: "https://app.example", "access-control-request-method": "POST" } });
-    expect(res.headers.get("access-control-allow-origin")).toBe("*");
-    expect(res.headers.get("access-control-allow-headers")).toContain("Authorization");
+  it("allows only the Worker's own origin by default, without credentials", async () => {
+    const own = await withConfig({})("/v1/sessions", { method: "OPTIONS", headers: { origin: "http://edge.test", "access-control-request-method": "POST" } });
+    expect(own.headers.get("access-control-allow-origin")).toBe("http://edge.test");
+    expect(own.headers.get("access-control-allow-credentials")).toBeNull();
+    expect(own.headers.get("access-control-allow-headers")).toContain("Authorization");
+    const other = await withConfig({})("/v1/sessions", { method: "OPTIONS", headers: { origin: "https://app.example", "access-control-request-method": "POST" } });
+    expect(other.headers.get("access-control-allow-origin")).toBeNull();
   });
 
   it("allows only the configured origins when CORS_ORIGINS is set", async () => {

@@ -1,0 +1,110 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { app } from "../../src/http/app.ts";
+import { isLocalRequest } from "../../src/http/access-policy.ts";
+import { RATE_LIMIT_PERIOD_SECONDS } from "../../src/http/rate-limit.ts";
+
+type ErrorBody = { error: { code: string; message: string } };
+
+/** The real app and bindings, answering at `origin`, with some settings replaced. */
+const at =
+  (origin: string, settings: Record<string, unknown> = {}) =>
+  (path: string, init: RequestInit = {}) =>
+    app.fetch(new Request(`${origin}${path}`, init), { ...env, ...settings });
+
+const DEPLOYED = "https://agent.example.workers.dev";
+const locked = { ALLOW_ANONYMOUS_SESSIONS: "false", API_TOKEN: undefined };
+const json = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({
+  method: "POST",
+  headers: { "content-type": "application/json", ...headers },
+  body: JSON.stringify(body),
+});
+
+describe("what counts as deployed", () => {
+  it("treats localhost, 127.0.0.1 and [::1] as local and every other host as deployed", () => {
+    expect(isLocalRequest("http://localhost:8787/v1/sessions")).toBe(true);
+    expect(isLocalRequest("http://127.0.0.1:8787/")).toBe(true);
+    expect(isLocalRequest("http://[::1]:8787/")).toBe(true);
+    expect(isLocalRequest("https://agent.example.workers.dev/")).toBe(false);
+    expect(isLocalRequest("http://localhost.evil.example/")).toBe(false);
+    expect(isLocalRequest("http://192.168.1.20:8787/")).toBe(false);
+  });
+});
+
+describe("session creation on a deployed Worker", () => {
+  it("refuses anonymous sessions without API_TOKEN, naming what to set", async () => {
+    const res = await at(DEPLOYED, locked)("/v1/sessions", { method: "POST" });
+    expect(res.status).toBe(403);
+    const body = (await res.json()) as ErrorBody;
+    expect(body.error.code).toBe("forbidden");
+    expect(body.error.message).toContain("wrangler secret put API_TOKEN");
+    expect(body.error.message).toContain('ALLOW_ANONYMOUS_SESSIONS="true"');
+  });
+
+  it("stays open on localhost without API_TOKEN, for npm start", async () => {
+    for (const origin of ["http://localhost:8787", "http://127.0.0.1:8787", "http://[::1]:8787"]) {
+      expect((await at(origin, locked)("/v1/sessions", { method: "POST" })).status).toBe(201);
+    }
+  });
+
+  it("lets anyone create sessions when the owner sets ALLOW_ANONYMOUS_SESSIONS to true", async () => {
+    const res = await at(DEPLOYED, { ALLOW_ANONYMOUS_SESSIONS: "true", API_TOKEN: undefined })("/v1/sessions", { method: "POST" });
+    expect(res.status).toBe(201);
+  });
+
+  it("asks for the token with a 401 when API_TOKEN is set and none is sent, and accepts it", async () => {
+    const call = at(DEPLOYED, { ...locked, API_TOKEN: "owner-token" });
+    const missing = await call("/v1/sessions", { method: "POST" });
+    expect(missing.status).toBe(401);
+    expect(((await missing.json()) as ErrorBody).error.message).toContain("Authorization: Bearer <API_TOKEN>");
+    expect((await call("/v1/sessions", { method: "POST", headers: { authorization: "Bearer owner-token" } })).status).toBe(201);
+  });
+});
+
+describe("rate limits (Workers Rate Limiting binding)", () => {
+  const tight = { SESSION_RATE_LIMIT: env.TIGHT_RATE_LIMIT, MESSAGE_RATE_LIMIT: env.TIGHT_RATE_LIMIT };
+
+  it("answers 429 with Retry-After once a client used up its session allowance", async () => {
+    const call = at(DEPLOYED, tight);
+    const create = () => call("/v1/sessions", { method: "POST", headers: { "cf-connecting-ip": "203.0.113.10" } });
+    for (let i = 0; i < 3; i++) expect((await create()).status).toBe(201);
+    const refused = await create();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe(String(RATE_LIMIT_PERIOD_SECONDS));
+    expect(((await refused.json()) as ErrorBody).error).toMatchObject({ code: "rate_limited" });
+  });
+
+  it("counts each client separately", async () => {
+    const call = at(DEPLOYED, tight);
+    for (let i = 0; i < 4; i++) await call("/v1/sessions", { method: "POST", headers: { "cf-connecting-ip": "203.0.113.20" } });
+    const other = await call("/v1/sessions", { method: "POST", headers: { "cf-connecting-ip": "203.0.113.21" } });
+    expect(other.status).toBe(201);
+  });
+
+  it("limits the messages a client sends, and stores none it refused", async () => {
+    const ip = { "cf-connecting-ip": "203.0.113.30" };
+    const created = (await (await at(DEPLOYED)("/v1/sessions", { method: "POST", headers: ip })).json()) as { id: string; key: string };
+    const call = at(DEPLOYED, tight);
+    const auth = { ...ip, authorization: `Bearer ${created.key}` };
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await call(`/v1/sessions/${created.id}/follow-ups`, json({ content: `m${i}` }, auth))).status);
+    expect(statuses).toEqual([202, 202, 202, 429]);
+    const snapshot = await (await call(`/v1/sessions/${created.id}`, { headers: auth })).text();
+    expect(snapshot).toContain('"m2"');
+    expect(snapshot).not.toContain('"m3"');
+  });
+
+  it("does not limit requests on localhost", async () => {
+    const call = at("http://localhost:8787", tight);
+    for (let i = 0; i < 5; i++) expect((await call("/v1/sessions", { method: "POST", headers: { "cf-connecting-ip": "203.0.113.40" } })).status).toBe(201);
+  });
+});
+
+describe("CORS", () => {
+  const preflight = (origin: string) => ({ method: "OPTIONS", headers: { origin, "access-control-request-method": "POST" } });
+
+  it("allows every origin when CORS_ORIGINS is \"*\"", async () => {
+    const res = await at(DEPLOYED, { CORS_ORIGINS: "*" })("/v1/sessions", preflight("https://other.example"));
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+  });
+});
