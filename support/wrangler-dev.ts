@@ -84,6 +84,8 @@ async function startWranglerDevOnce(options: WranglerDevOptions): Promise<Wrangl
 
   const args = [
     "dev",
+    // No remote bindings: the AI binding would otherwise need a Cloudflare login (as in `npm start`).
+    "--local",
     "--port", String(port),
     "--inspector-port", String(inspectorPort),
     "--ip", "127.0.0.1",

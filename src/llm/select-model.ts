@@ -1,51 +1,122 @@
 /**
  * Chooses the LlmCall for a deployment from its configuration (wrangler vars/secrets or process.env):
- * the OpenAI-compatible adapter when OPENAI_API_KEY is set, else the offline demo model. Called by the
- * session host once per run; cheap, so no caching. Malformed MAX_RETRY_DELAY_MS falls back to the default.
+ * MODEL_PROVIDER picks the OpenAI-compatible adapter, Workers AI (the AI binding) or the offline demo
+ * model; unset, it is "openai" when OPENAI_API_KEY is set, else "offline" (so `npm start` needs no account).
+ * A session may name its own model at creation, from the MODELS allowlist (default: the configured model).
+ * Called by the router (the allowlist) and by the session host once per run; cheap, so no caching.
  */
 import type { LlmCall } from "../core/agent-loop.ts";
-import { createOfflineLlmCall } from "./offline-model.ts";
+import { LlmError } from "./llm-error.ts";
+import { createOfflineLlmCall, OFFLINE_MODEL } from "./offline-model.ts";
 import { createOpenAiLlmCall } from "./openai-chat-model.ts";
 import { DEFAULT_MAX_RETRY_DELAY_MS } from "./retry.ts";
+import { createWorkersAiLlmCall, DEFAULT_WORKERS_AI_MODEL, type WorkersAiBinding } from "./workers-ai-model.ts";
 
 export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
+export const MODEL_PROVIDERS = ["openai", "workers-ai", "offline"] as const;
+export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
 
 export type LlmEnv = {
+  MODEL_PROVIDER?: string | undefined;
   OPENAI_API_KEY?: string | undefined;
   OPENAI_BASE_URL?: string | undefined;
   OPENAI_MODEL?: string | undefined;
+  WORKERS_AI_MODEL?: string | undefined;
+  /** Comma-separated models a session may choose; empty means only the configured one. */
+  MODELS?: string | undefined;
   MAX_RETRY_DELAY_MS?: string | undefined;
   /** "false" turns streaming off, for endpoints that cannot stream. */
   OPENAI_STREAM?: string | undefined;
+  /** The Workers AI binding (`[ai] binding = "AI"`). */
+  AI?: WorkersAiBinding | undefined;
 };
 
 export type LlmSelection =
   | { kind: "openai"; model: string; baseURL?: string; maxRetryDelayMs: number; stream: boolean }
-  | { kind: "offline" };
+  | { kind: "workers-ai"; model: string; maxRetryDelayMs: number; stream: boolean }
+  | { kind: "offline" }
+  | { kind: "invalid"; message: string };
 
-/** What selectLlmCall will build, without the secret; also what a status page may show. */
-export function describeLlmSelection(env: LlmEnv): LlmSelection {
-  if (!env.OPENAI_API_KEY?.trim()) return { kind: "offline" };
-  const baseURL = env.OPENAI_BASE_URL?.trim();
-  return {
-    kind: "openai",
-    model: env.OPENAI_MODEL?.trim() || DEFAULT_OPENAI_MODEL,
-    ...(baseURL ? { baseURL } : {}),
-    maxRetryDelayMs: parseMaxRetryDelayMs(env.MAX_RETRY_DELAY_MS),
-    stream: env.OPENAI_STREAM?.trim().toLowerCase() !== "false",
-  };
+/** Per run: the session's model (already checked against the allowlist) and who hears about retries. */
+export type LlmCallOptions = {
+  model?: string | undefined;
+  onRetry?: ((info: { retryNumber: number; delayMs: number; error: unknown }) => void) | undefined;
+};
+
+const setting = (raw: string | undefined): string => raw?.trim() ?? "";
+
+export function resolveProvider(env: LlmEnv): ModelProvider | { invalid: string } {
+  const raw = setting(env.MODEL_PROVIDER).toLowerCase();
+  if (raw === "") return setting(env.OPENAI_API_KEY) ? "openai" : "offline";
+  return (MODEL_PROVIDERS as readonly string[]).includes(raw) ? (raw as ModelProvider) : { invalid: raw };
 }
 
-export function selectLlmCall(env: LlmEnv): LlmCall {
-  const selection = describeLlmSelection(env);
-  if (selection.kind === "offline") return createOfflineLlmCall();
-  return createOpenAiLlmCall({
-    apiKey: env.OPENAI_API_KEY!.trim(),
-    model: selection.model,
-    maxRetryDelayMs: selection.maxRetryDelayMs,
-    stream: selection.stream,
-    ...(selection.baseURL ? { baseURL: selection.baseURL } : {}),
-  });
+/** The model a session gets when it names none. */
+export function configuredModel(env: LlmEnv): string {
+  const provider = resolveProvider(env);
+  if (provider === "workers-ai") return setting(env.WORKERS_AI_MODEL) || DEFAULT_WORKERS_AI_MODEL;
+  if (provider === "openai") return setting(env.OPENAI_MODEL) || DEFAULT_OPENAI_MODEL;
+  return OFFLINE_MODEL;
+}
+
+/** The models a session may choose at creation: the configured one, plus MODELS. */
+export function allowedModels(env: LlmEnv): string[] {
+  const listed = setting(env.MODELS).split(",").map((s) => s.trim()).filter(Boolean);
+  return [...new Set([configuredModel(env), ...listed])];
+}
+
+/** A session's requested model → the model to store, or a message naming the allowed ones. */
+export function checkSessionModel(env: LlmEnv, requested: string | undefined): { ok: true; model: string } | { ok: false; message: string } {
+  if (requested === undefined) return { ok: true, model: configuredModel(env) };
+  const allowed = allowedModels(env);
+  if (allowed.includes(requested)) return { ok: true, model: requested };
+  return { ok: false, message: `model "${requested}" is not allowed here; allowed: ${allowed.join(", ")} (the MODELS setting lists them)` };
+}
+
+/** What selectLlmCall will build, without the secret; also what a status page may show. */
+export function describeLlmSelection(env: LlmEnv, model?: string): LlmSelection {
+  const provider = resolveProvider(env);
+  if (typeof provider === "object") {
+    return { kind: "invalid", message: `MODEL_PROVIDER must be one of ${MODEL_PROVIDERS.join(", ")} (or empty), not "${provider.invalid}"` };
+  }
+  if (provider === "offline") return { kind: "offline" };
+  const common = {
+    model: model ?? configuredModel(env),
+    maxRetryDelayMs: parseMaxRetryDelayMs(env.MAX_RETRY_DELAY_MS),
+    stream: setting(env.OPENAI_STREAM).toLowerCase() !== "false",
+  };
+  if (provider === "workers-ai") return { kind: "workers-ai", ...common };
+  if (!setting(env.OPENAI_API_KEY)) return { kind: "invalid", message: 'MODEL_PROVIDER is "openai" but OPENAI_API_KEY is not set' };
+  const baseURL = setting(env.OPENAI_BASE_URL);
+  return { kind: "openai", ...common, ...(baseURL ? { baseURL } : {}) };
+}
+
+export function selectLlmCall(env: LlmEnv, options: LlmCallOptions = {}): LlmCall {
+  const selection = describeLlmSelection(env, options.model);
+  const onRetry = options.onRetry ? { onRetry: options.onRetry } : {};
+  switch (selection.kind) {
+    case "offline":
+      return createOfflineLlmCall();
+    case "invalid": {
+      const error = new LlmError(selection.message, { kind: "config", retryable: false });
+      return () => Promise.reject(error);
+    }
+    case "workers-ai":
+      return createWorkersAiLlmCall({ binding: env.AI, model: selection.model, maxRetryDelayMs: selection.maxRetryDelayMs, stream: selection.stream, ...onRetry });
+    case "openai":
+      return createOpenAiLlmCall({
+        apiKey: setting(env.OPENAI_API_KEY),
+        model: selection.model,
+        maxRetryDelayMs: selection.maxRetryDelayMs,
+        stream: selection.stream,
+        ...(selection.baseURL ? { baseURL: selection.baseURL } : {}),
+        ...onRetry,
+      });
+    default: {
+      const unreachable: never = selection;
+      throw new Error(`unknown LLM selection ${JSON.stringify(unreachable)}`);
+    }
+  }
 }
 
 /** A plain non-negative decimal number of milliseconds; anything else (empty, "-1", "5s", "1e3") → 30000. */
