@@ -132,6 +132,8 @@ function apply(event) {
       // A terminating tool batch ends the run with an answer that history does not hold.
       if (event.stopReason === "tool_use_terminated") view.renderFinal(event.response);
       return;
+    case "llmRetry":
+      return view.notice(`The model did not answer (${event.message}); trying again in ${Math.ceil(event.delayMs / 1000)} s (retry ${event.retry}).`);
     case "error":
       return view.notice(event.message, "error");
     default:
@@ -156,7 +158,7 @@ async function startNewSession() {
   ui.newSession.disabled = true;
   try {
     const options = ui.requireApproval.checked ? { requireApproval: ["*"] } : {};
-    const handle = await client.createSession(options);
+    const handle = await createSessionAskingForToken(options);
     saved.saveSession(handle.id, handle.key);
     await attach(handle);
     ui.prompt.focus();
@@ -166,6 +168,22 @@ async function startNewSession() {
     view.notice(`Could not create a session: ${describe(err)}.${hint}`, "error");
   } finally {
     ui.newSession.disabled = false;
+  }
+}
+
+/** A 401 means the server wants its API token: ask for it, keep it in this browser, and try again. */
+async function createSessionAskingForToken(options) {
+  for (;;) {
+    try {
+      return await client.createSession(options);
+    } catch (err) {
+      if (!(err instanceof ApiClientError) || err.status !== 401) throw err;
+      const token = window.prompt("This agent needs its API token (the API_TOKEN secret set by its owner):", "")?.trim();
+      if (!token) throw err;
+      saved.saveApiToken(token);
+      ui.apiToken.value = token;
+      client = makeClient();
+    }
   }
 }
 

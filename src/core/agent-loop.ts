@@ -34,7 +34,9 @@ export const DEFAULT_MAX_STEPS = 32;
 export const TERMINATED_TEXT = "Tool execution completed.";
 export const TERMINATED_ERROR = "One or more tool calls failed";
 
-export type LlmCallOptions = { signal?: AbortSignal; onTextDelta?: (text: string) => void };
+/** What an adapter tells about a failed attempt it is about to retry. */
+export type LlmRetryInfo = { retryNumber: number; delayMs: number; error: unknown };
+export type LlmCallOptions = { signal?: AbortSignal; onTextDelta?: (text: string) => void; onRetry?: (info: LlmRetryInfo) => void };
 export type LlmCall = (request: LlmRequest, options: LlmCallOptions) => Promise<LlmResponse>;
 
 /** The hooks a deployer sets in one configuration module (the model comes separately, as `llmCall`). */
@@ -137,6 +139,7 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
           streamed = true;
           void emit({ type: "messageDelta", text });
         },
+        onRetry: ({ retryNumber, delayMs, error }) => void emit({ type: "llmRetry", retry: retryNumber, delayMs, message: describeError(error) }),
       });
       if (!response || typeof response !== "object" || !Array.isArray(response.content)) {
         throw new Error(`llmCall returned an invalid response: ${describeError(response)}`);

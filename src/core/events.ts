@@ -33,6 +33,8 @@ export type AgentEvent =
       reason?: string;
     }
   | { type: "runEnd"; response: AssistantMessage; stopReason: StopReason }
+  /** An LLM request failed and will be tried again after `delayMs` (retry number `retry`, from 1). */
+  | { type: "llmRetry"; retry: number; delayMs: number; message: string }
   | { type: "error"; message: string }
   /** The request left out older messages to stay within the context budget (history keeps them). */
   | ({ type: "contextTrimmed" } & ContextTrim)
@@ -51,6 +53,7 @@ export const AGENT_EVENT_TYPES = [
   "toolExecEnd",
   "toolApprovalRequired",
   "runEnd",
+  "llmRetry",
   "error",
   "contextTrimmed",
   "messageAbandoned",

@@ -64,7 +64,7 @@ export function createOpenAiLlmCall(options: OpenAiLlmOptions): LlmCall {
     maxDelayMs: options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS,
   };
 
-  return async (request, { signal, onTextDelta }) => {
+  return async (request, { signal, onTextDelta, onRetry }) => {
     const body = toRequestBody(request, options.model);
     let delivered = false;
     const deliver = (text: string) => {
@@ -79,7 +79,13 @@ export function createOpenAiLlmCall(options: OpenAiLlmOptions): LlmCall {
           return attemptOnce(client, { body, stream, includeUsage, timeoutMs }, deliver, () => delivered, signal);
         },
         policy,
-        { decide: (err) => (err instanceof LlmError && err.retryable ? { retry: true, retryAfterMs: err.retryAfterMs } : { retry: false }), onRetry: options.onRetry },
+        {
+          decide: (err) => (err instanceof LlmError && err.retryable ? { retry: true, retryAfterMs: err.retryAfterMs } : { retry: false }),
+          onRetry: (info) => {
+            options.onRetry?.(info);
+            onRetry?.(info);
+          },
+        },
         signal,
       );
       return toResponse(parts, request, options.model, provider);

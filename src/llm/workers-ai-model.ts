@@ -59,7 +59,7 @@ export function createWorkersAiLlmCall(options: WorkersAiLlmOptions): LlmCall {
   const stream = options.stream ?? true;
   const timeoutMs = options.timeoutMs ?? WORKERS_AI_TIMEOUT_MS;
 
-  return async (request, { signal, onTextDelta }) => {
+  return async (request, { signal, onTextDelta, onRetry }) => {
     const inputs = toInputs(request, stream);
     let delivered = false;
     const deliver = (text: string) => {
@@ -74,7 +74,13 @@ export function createWorkersAiLlmCall(options: WorkersAiLlmOptions): LlmCall {
           return attemptOnce(binding, model, inputs, { stream, timeoutMs }, deliver, () => delivered, signal);
         },
         policy,
-        { decide: (err) => (err instanceof LlmError && err.retryable ? { retry: true } : { retry: false }), onRetry: options.onRetry },
+        {
+          decide: (err) => (err instanceof LlmError && err.retryable ? { retry: true } : { retry: false }),
+          onRetry: (info) => {
+            options.onRetry?.(info);
+            onRetry?.(info);
+          },
+        },
         signal,
       );
       return toResponse(parts, request, model);

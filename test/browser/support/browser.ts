@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { REPO_ROOT } from "../../../support/wrangler-dev.ts";
 
-export const CHROMIUM_PATH = "/usr/bin/chromium";
+/** Debian's Chromium by default; elsewhere (e.g. a Mac) point CHROMIUM_PATH at a Chrome or Chromium binary. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH?.trim() || "/usr/bin/chromium";
 export const CHROMIUM_FLAGS = [
   "--headless",
   "--no-sandbox",

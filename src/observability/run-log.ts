@@ -1,0 +1,124 @@
+/**
+ * Structured logs for Workers Logs (`[observability]`): one JSON line per finished tool call and one per
+ * finished run, built by watching the session's stamped events (the sink calls `observe` after storing
+ * each). Lines carry session, run, tool, duration, isError, tokens and LLM retries; `npm run tail` shows
+ * them live. Never throws and keeps state only for the run in progress (bounded by its open tool calls).
+ */
+import type { StampedEvent } from "../core/events.ts";
+import type { Usage } from "../core/types.ts";
+
+export type ToolCallLogLine = {
+  event: "toolCall";
+  sessionId: string;
+  runId: string | null;
+  tool: string;
+  toolCallId: string;
+  durationMs: number | null;
+  isError: boolean;
+  tokens: Usage | null;
+};
+
+export type RunLogLine = {
+  event: "run";
+  sessionId: string;
+  runId: string | null;
+  durationMs: number;
+  stopReason: string;
+  isError: boolean;
+  model: string | null;
+  toolCalls: number;
+  toolErrors: number;
+  tokens: Usage;
+  retries: number;
+  /** The run continued after a restart: its duration counts from the resumption. */
+  resumed: boolean;
+};
+
+export type LogLine = ToolCallLogLine | RunLogLine;
+
+type RunState = { startedAt: number; resumed: boolean; toolCalls: number; toolErrors: number; retries: number; tokens: Usage };
+
+const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
+
+export class RunLog {
+  private run: RunState | undefined;
+  private readonly toolStarts = new Map<string, number>();
+
+  constructor(private readonly write: (line: string) => void = (line) => console.log(line)) {}
+
+  observe(event: StampedEvent): void {
+    try {
+      this.fold(event);
+    } catch {
+      // Logging must never disturb a run.
+    }
+  }
+
+  private fold(event: StampedEvent): void {
+    const run = (this.run ??= { startedAt: event.ts, resumed: event.type !== "runStart", toolCalls: 0, toolErrors: 0, retries: 0, tokens: emptyUsage() });
+    switch (event.type) {
+      case "runStart":
+        this.run = { startedAt: event.ts, resumed: false, toolCalls: 0, toolErrors: 0, retries: 0, tokens: emptyUsage() };
+        this.toolStarts.clear();
+        return;
+      case "llmRetry":
+        run.retries++;
+        return;
+      case "messageEnd": {
+        const usage = event.message.role === "assistant" ? event.message.usage : undefined;
+        if (usage) addUsage(run.tokens, usage);
+        return;
+      }
+      case "toolExecStart":
+        this.toolStarts.set(event.toolCallId, event.ts);
+        return;
+      case "toolExecEnd": {
+        const startedAt = this.toolStarts.get(event.toolCallId);
+        this.toolStarts.delete(event.toolCallId);
+        run.toolCalls++;
+        if (event.isError) run.toolErrors++;
+        this.emit({
+          event: "toolCall",
+          sessionId: event.sessionId,
+          runId: event.runId ?? null,
+          tool: event.toolName,
+          toolCallId: event.toolCallId,
+          durationMs: startedAt === undefined ? null : event.ts - startedAt,
+          isError: event.isError,
+          tokens: event.result.usage ?? null,
+        });
+        return;
+      }
+      case "runEnd":
+        this.emit({
+          event: "run",
+          sessionId: event.sessionId,
+          runId: event.runId ?? null,
+          durationMs: event.ts - run.startedAt,
+          stopReason: event.stopReason,
+          isError: event.stopReason === "error" || event.response.errorMessage !== undefined,
+          model: event.response.model ?? null,
+          toolCalls: run.toolCalls,
+          toolErrors: run.toolErrors,
+          tokens: run.tokens,
+          retries: run.retries,
+          resumed: run.resumed,
+        });
+        this.run = undefined;
+        this.toolStarts.clear();
+        return;
+      default:
+        return; // deltas, approvals, errors and notices carry nothing these lines count
+    }
+  }
+
+  private emit(line: LogLine): void {
+    this.write(JSON.stringify(line));
+  }
+}
+
+function addUsage(total: Usage, usage: Usage): void {
+  total.inputTokens += usage.inputTokens;
+  total.outputTokens += usage.outputTokens;
+  total.totalTokens += usage.totalTokens;
+}
