@@ -44,7 +44,7 @@ const entryAt = (key: string, text: string | null) => {
 
 /** Local index over a wrangler dev state directory (the DIR given to `--persist-to`). */
 async function openLocal(configPath: string, persistTo: string): Promise<IndexPort> {
-  const proxy = await getPlatformProxy<{ TOOL_INDEX?: KVNamespace; TOOL_SOURCE?: R2Bucket }>({ configPath, persist: { path: path.join(persistTo, "v3") } });
+  const proxy = await getPlatformProxy<{ TOOL_INDEX?: KVNamespace; TOOL_SOURCE?: R2Bucket }>({ configPath, persist: { path: path.join(persistTo, "v3") }, remoteBindings: false });
   const kv = proxy.env[KV_BINDING];
   const bucket = proxy.env[R2_BINDING];
   if (!kv || !bucket) {

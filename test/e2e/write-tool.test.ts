@@ -69,7 +69,7 @@ function runRedeploy(): Promise<{ code: number; output: string }> {
 
 /** Puts a source that throws on load straight into the running Worker's local R2 and KV. */
 async function putThrowingTool(): Promise<void> {
-  const proxy = await getPlatformProxy<ToolIndexEnv>({ configPath: path.join(project.root, "wrangler.toml"), persist: { path: path.join(dev.persistTo, "v3") } });
+  const proxy = await getPlatformProxy<ToolIndexEnv>({ configPath: path.join(project.root, "wrangler.toml"), persist: { path: path.join(dev.persistTo, "v3") }, remoteBindings: false });
   try {
     const source = `${WRITTEN_TOOL_MARKER}: e2eThrows v1.\nexport function getTool() {\n  throw new Error("kaboom at load");\n}\n`;
     const entry: WrittenToolEntry = {

@@ -38,7 +38,7 @@ const afterDryRun: { tools: string[]; rows: Record<string, WrittenToolEntry | nu
 let rows: Record<string, WrittenToolEntry | null> = {};
 
 async function withIndex<T>(fn: (env: ToolIndexEnv) => Promise<T>): Promise<T> {
-  const proxy = await getPlatformProxy<ToolIndexEnv>({ configPath: path.join(project.root, "wrangler.toml"), persist: { path: path.join(state, "v3") } });
+  const proxy = await getPlatformProxy<ToolIndexEnv>({ configPath: path.join(project.root, "wrangler.toml"), persist: { path: path.join(state, "v3") }, remoteBindings: false });
   try {
     return await fn(proxy.env);
   } finally {
@@ -181,7 +181,7 @@ describe("npm run redeploy through the wrangler CLI (the remote path, here with 
 
   beforeAll(async () => {
     cliState = await mkdtemp(path.join(tmpdir(), "redeploy-cli-state-"));
-    const proxy = await getPlatformProxy<ToolIndexEnv>({ configPath: path.join(project.root, "wrangler.toml"), persist: { path: path.join(cliState, "v3") } });
+    const proxy = await getPlatformProxy<ToolIndexEnv>({ configPath: path.join(project.root, "wrangler.toml"), persist: { path: path.join(cliState, "v3") }, remoteBindings: false });
     try {
       await commitWrittenTool(proxy.env, spec("cliAdder", "return String(args.a + 2);"), { sessionId: "test" }, new Date());
     } finally {
@@ -192,7 +192,7 @@ describe("npm run redeploy through the wrangler CLI (the remote path, here with 
       const args = [...NODE_TS, path.join(project.root, "scripts", "redeploy.ts"), "--local", "--persist-to", cliState, "--index-via", "cli", "--yes"];
       execFile(node, args, { cwd: project.root }, (err, stdout, stderr) => resolve({ code: err ? 1 : 0, output: `${stdout}${stderr}` }));
     });
-    const after = await getPlatformProxy<ToolIndexEnv>({ configPath: path.join(project.root, "wrangler.toml"), persist: { path: path.join(cliState, "v3") } });
+    const after = await getPlatformProxy<ToolIndexEnv>({ configPath: path.join(project.root, "wrangler.toml"), persist: { path: path.join(cliState, "v3") }, remoteBindings: false });
     try {
       row = JSON.parse((await after.env.TOOL_INDEX.get(indexKey("cliAdder"))) ?? "null") as WrittenToolEntry | null;
     } finally {
