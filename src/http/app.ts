@@ -12,6 +12,7 @@ import type { AppEnv } from "../env.ts";
 import { agentConfig } from "../agent-config.ts";
 import { parseMcpServers, selectMcpServers } from "../mcp/servers-config.ts";
 import type { AgentSession } from "../session/agent-session.ts";
+import { checkSessionModel } from "../llm/select-model.ts";
 import { bundledToolNames } from "../tools/catalog.ts";
 import { sha256Hex } from "../credentials.ts";
 import { checkApiToken, checkSessionCreation, isLocalRequest } from "./access-policy.ts";
@@ -121,6 +122,8 @@ app.post("/v1/sessions", async (c) => {
   if (!mcp.ok) throw new ApiError(500, "misconfigured", mcp.message);
   const chosen = selectMcpServers(mcp.servers, body.mcpServers);
   if (!chosen.ok) throw new ApiError(400, "bad_request", `Unknown MCP server(s): ${chosen.unknown.join(", ")} (configured: ${mcp.servers.map((s) => s.name).join(", ") || "none"})`);
+  const model = checkSessionModel(c.env, body.model);
+  if (!model.ok) throw new ApiError(400, "bad_request", `Invalid body: ${model.message}`);
   const id = newSessionId();
   const sessionKey = newSessionKey();
   const ns = c.env.AGENT_SESSION;
@@ -134,6 +137,7 @@ app.post("/v1/sessions", async (c) => {
       tools: body.tools,
       requireApproval: body.requireApproval ?? [],
       mcpServers: chosen.servers.map((s) => s.name),
+      ...(body.model === undefined ? {} : { model: model.model }),
     }),
   );
   return c.json({ id, key: sessionKey }, 201);

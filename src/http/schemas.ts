@@ -19,6 +19,8 @@ export const createSessionBody = z.strictObject({
   requireApproval: z.array(z.union([toolName, z.literal("*")])).max(256).optional(),
   /** Names of MCP_SERVERS entries whose tools the session uses; absent means all of them. */
   mcpServers: z.array(z.string().max(64)).max(32).optional(),
+  /** One of the MODELS allowlist; checked by the router, which knows the configuration. */
+  model: z.string().min(1).max(200).optional(),
 });
 
 const textBlock = z.strictObject({ type: z.literal("text"), text: z.string().max(MAX_TEXT_CHARS) });

@@ -73,6 +73,11 @@ export function checkSessionModel(env: LlmEnv, requested: string | undefined): {
   return { ok: false, message: `model "${requested}" is not allowed here; allowed: ${allowed.join(", ")} (the MODELS setting lists them)` };
 }
 
+/** The model a session's runs use: its own while the allowlist still has it, else the configured one. */
+export function sessionModel(env: LlmEnv, stored: string | undefined): string {
+  return stored !== undefined && allowedModels(env).includes(stored) ? stored : configuredModel(env);
+}
+
 /** What selectLlmCall will build, without the secret; also what a status page may show. */
 export function describeLlmSelection(env: LlmEnv, model?: string): LlmSelection {
   const provider = resolveProvider(env);

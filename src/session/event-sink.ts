@@ -11,8 +11,9 @@ import type { OutputWaiters } from "./output-waiters.ts";
 import type { SessionMeta } from "./session-meta.ts";
 import type { SessionQueues } from "./session-queues.ts";
 import type { SqlToolJournal } from "./tool-journal.ts";
+import type { RunLog } from "../observability/run-log.ts";
 
-type SinkParts = { log: EventLog; queues: SessionQueues; meta: SessionMeta; hub: EventHub; waiters: OutputWaiters };
+type SinkParts = { log: EventLog; queues: SessionQueues; meta: SessionMeta; hub: EventHub; waiters: OutputWaiters; runLog?: RunLog };
 
 export class EventSink {
   constructor(private readonly parts: SinkParts) {}
@@ -32,6 +33,7 @@ export class EventSink {
       addUsage(meta, event.message.usage);
     }
     hub.publish(stamped.seq, stamped.type, json);
+    this.parts.runLog?.observe(stamped);
   }
 }
 

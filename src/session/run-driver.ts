@@ -7,7 +7,7 @@
 import { agentConfig } from "../agent-config.ts";
 import { describeError, runAgentLoop, toolCallsOf, type AgentEvent, type AgentState, type AssistantMessage, type ToolStore, type UserContent } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
-import { selectLlmCall } from "../llm/select-model.ts";
+import { selectLlmCall, sessionModel } from "../llm/select-model.ts";
 import type { ApprovalGate } from "./approval-gate.ts";
 import { DeltaCoalescer } from "./delta-coalescer.ts";
 import type { EventLog } from "./event-log.ts";
@@ -73,6 +73,11 @@ export class RunDriver {
 
   get isShutdown(): boolean {
     return this.state.kind === "shutdown";
+  }
+
+  /** The model this session's runs use (README "Models": a model per session). */
+  get model(): string {
+    return sessionModel(this.parts.env, this.parts.settings.model);
   }
 
   get activeRunId(): string | null {
@@ -214,7 +219,7 @@ export class RunDriver {
         {
           state,
           ...agentConfig.hooks,
-          llmCall: selectLlmCall(env),
+          llmCall: selectLlmCall(env, { model: this.model }),
           requestApproval: approvalPolicy(this.parts, runId),
           hookTimeoutMs: agentConfig.hookTimeoutMs,
           emit,

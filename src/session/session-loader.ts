@@ -8,6 +8,7 @@ import { agentConfig } from "../agent-config.ts";
 import { ToolStore, loadTools, type AgentState } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
 import { attachMcpTools, type SessionMcpTools } from "../mcp/attach.ts";
+import { RunLog } from "../observability/run-log.ts";
 import { bundledRegistry } from "../tools/catalog.ts";
 import { withToolContexts } from "../tools/tool-context.ts";
 import { registerWrittenDrafts, sessionToolHost, writtenToolListing } from "../tools/written/session-tools.ts";
@@ -64,7 +65,7 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   const log = new EventLog(sql, settings.id);
   const hub = new EventHub();
   const waiters = new OutputWaiters();
-  const sink = new EventSink({ log, queues, meta, hub, waiters });
+  const sink = new EventSink({ log, queues, meta, hub, waiters, runLog: new RunLog() });
   const state: AgentState = { systemPrompt: settings.systemPrompt, messages: messages.all(), tools: store.tools, activeRun: false };
   const approvals = new ApprovalGate(
     sql,

@@ -16,6 +16,8 @@ export type SessionSettings = {
   requireApproval: string[];
   /** MCP servers (names in MCP_SERVERS) whose tools this session uses; undefined means all configured. */
   mcpServers?: string[];
+  /** The model the creator chose (from the MODELS allowlist); undefined: the configured model. */
+  model?: string;
   shutdown?: boolean;
 };
 

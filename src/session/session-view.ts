@@ -13,6 +13,7 @@ export function describeSession({ settings, state, store, approvals, log, queues
     createdAt: settings.createdAt,
     systemPrompt: settings.systemPrompt,
     toolExecution: settings.toolExecution,
+    model: runs.model,
     messages: state.messages,
     queues: queues.depths(),
     queueCapacity: QUEUE_CAPACITY,
