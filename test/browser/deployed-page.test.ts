@@ -8,8 +8,8 @@ import type { Browser } from "playwright-core";
 import { launchChromium, openWatchedPage } from "./support/browser.ts";
 import { ChatPage, UI_TIMEOUT_MS } from "./support/chat-page.ts";
 import { buildClientBundle } from "./support/stack.ts";
-import { startWranglerDev, type WranglerDev } from "../e2e/support/wrangler-dev.ts";
-import { startMockOpenAi, type MockOpenAiServer } from "../support/mock-openai-server.ts";
+import { startWranglerDev, type WranglerDev } from "../../support/wrangler-dev.ts";
+import { startMockOpenAi, type MockOpenAiServer } from "../../support/mock-openai-server.ts";
 
 const TOKEN = "owner-token-123";
 let dev: WranglerDev;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LlmRetryInfo } from "../../src/core/agent-loop.ts";
 import { createOpenAiLlmCall } from "../../src/llm/openai-chat-model.ts";
 import { createWorkersAiLlmCall, type WorkersAiBinding } from "../../src/llm/workers-ai-model.ts";
-import { startMockOpenAi, type MockOpenAiServer } from "../support/mock-openai-server.ts";
+import { startMockOpenAi, type MockOpenAiServer } from "../../support/mock-openai-server.ts";
 import { userRequest } from "./fixtures.ts";
 
 let server: MockOpenAiServer;
