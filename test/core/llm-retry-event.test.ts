@@ -15,7 +15,7 @@ describe("llmRetry events", () => {
       return reply("done");
     };
     const sink = recordingSink();
-    await runAgentLoop({ state: newState(), hooks: { llmCall }, emit: sink.emit, drainPending: drainOnce(userMessage("hi")) });
+    await runAgentLoop({ state: newState(), llmCall, emit: sink.emit, drainPending: drainOnce(userMessage("hi")) });
     const types = sink.events.map((e) => e.type);
     expect(types.slice(0, 4)).toEqual(["runStart", "messageEnd", "messageStart", "llmRetry"]);
     expect(sink.events.filter((e) => e.type === "llmRetry")).toEqual([
