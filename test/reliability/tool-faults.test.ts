@@ -76,7 +76,8 @@ describe("load", () => {
 
   it("keeps the order of messages posted one after another", async () => {
     const s = await createSession();
-    await script(s, { text: "busy", delayMs: 300 }, { text: "read in order" });
+    // The first answer takes long enough for all five posts to land while it runs, even on a loaded machine.
+    await script(s, { text: "busy", delayMs: 2_000 }, { text: "read in order" });
     const events = await openEvents(s);
     await send(s, "first");
     await events.until("messageStart");
