@@ -61,6 +61,18 @@ describe("session creation on a deployed Worker", () => {
   });
 });
 
+describe("operator routes", () => {
+  it("refuse a deployed Worker's operator routes when no API_TOKEN is configured, naming it", async () => {
+    const res = await at(DEPLOYED, locked)("/v1/tools/noSuchTool");
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as ErrorBody).error.message).toContain("API_TOKEN");
+  });
+
+  it("stay open on localhost without API_TOKEN", async () => {
+    expect((await at("http://localhost:8787", locked)("/v1/tools/noSuchTool")).status).toBe(404);
+  });
+});
+
 describe("rate limits (Workers Rate Limiting binding)", () => {
   const tight = { SESSION_RATE_LIMIT: env.TIGHT_RATE_LIMIT, MESSAGE_RATE_LIMIT: env.TIGHT_RATE_LIMIT };
 
