@@ -10,6 +10,7 @@ import type { z } from "zod";
 import type { UserContent } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
 import { agentConfig } from "../agent-config.ts";
+import { handleMcpRequest } from "../mcp/mcp-server.ts";
 import { parseMcpServers, selectMcpServers } from "../mcp/servers-config.ts";
 import type { AgentSession } from "../session/agent-session.ts";
 import { checkSessionModel } from "../llm/select-model.ts";
@@ -48,6 +49,28 @@ app.use("/v1/*", async (c, next) => {
     maxAge: 600,
   })(c, next);
 });
+
+// MCP clients in a browser (e.g. the MCP Inspector) send and read the transport's own headers.
+app.use("/mcp", async (c, next) => {
+  const origins = c.env.CORS_ORIGINS?.split(",").map((s) => s.trim()).filter(Boolean);
+  return cors({
+    origin: origins && origins.length > 0 ? origins : "*",
+    allowHeaders: ["Authorization", "Content-Type", "Accept", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-ID"],
+    allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
+    exposeHeaders: ["Mcp-Session-Id", "Mcp-Protocol-Version"],
+    maxAge: 600,
+  })(c, next);
+});
+
+app.use(
+  "/mcp",
+  bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new ApiError(413, "payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+    },
+  }),
+);
 
 app.use(
   "/v1/*",
@@ -198,3 +221,9 @@ app.patch("/v1/sessions/:id", async (c) => {
 app.delete("/v1/sessions/:id", async (c) => c.json(settle(await session(c).shutdown(key(c)))));
 
 mountToolRoutes(app, requireApiToken);
+
+/** The Worker's tools as an MCP server (Streamable HTTP); API_TOKEN as the bearer when it is set. */
+app.all("/mcp", async (c) => {
+  await requireApiToken(c);
+  return handleMcpRequest(c.req.raw, c.env);
+});

@@ -1,0 +1,80 @@
+/**
+ * The Worker's /mcp endpoint driven by the official SDK client (Streamable HTTP), through SELF.fetch or,
+ * for API_TOKEN, the app with a token in its env.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
+import { env, SELF } from "cloudflare:test";
+import { afterEach, describe, expect, it } from "vitest";
+import { app } from "../../../src/http/app.ts";
+
+type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
+const clients: Client[] = [];
+
+async function connect(fetchImpl: FetchLike = (url, init) => SELF.fetch(url, init), headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: "test", version: "1.0.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  await client.connect(new StreamableHTTPClientTransport(new URL("http://edge.test/mcp"), { fetch: fetchImpl, requestInit: { headers } }));
+  clients.push(client);
+  return client;
+}
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+});
+
+const textOf = (result: object) => ((result as { content?: unknown }).content as { type: string; text?: string }[]).map((b) => b.text ?? "").join("");
+
+describe("the /mcp server", () => {
+  it("lists the bundled tools with their JSON Schemas, leaving out session-only writeTool", async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(["getTime", "getWeather", "slowEcho", "listTools"]));
+    expect(names).not.toContain("writeTool");
+    expect(tools.find((t) => t.name === "slowEcho")).toMatchObject({ title: "Slow Echo", inputSchema: { type: "object", required: ["text"] } });
+  });
+
+  it("runs a call and sends the tool's partial results as progress notifications", async () => {
+    const client = await connect();
+    const progress: { progress: number; message?: string }[] = [];
+    const result = await client.callTool({ name: "slowEcho", arguments: { text: "hi", ms: 30 } }, undefined, { onprogress: (p) => progress.push(p) });
+    expect(result.isError).toBe(false);
+    expect(textOf(result)).toBe("echo: hi");
+    expect(progress.map((p) => p.progress)).toEqual([1, 2, 3]);
+    expect(progress[2]!.message).toBe('{"step":3}');
+  });
+
+  it("validates arguments with the same pipeline as a session: a missing field is an error result", async () => {
+    const client = await connect();
+    const result = await client.callTool({ name: "slowEcho", arguments: { ms: 1 } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("text: required field is missing");
+  });
+
+  it("answers a tool that throws, and an unknown tool, with error results", async () => {
+    const client = await connect();
+    const boom = await client.callTool({ name: "boom", arguments: {} });
+    expect([boom.isError, textOf(boom)]).toEqual([true, "boom went the tool"]);
+    const unknown = await client.callTool({ name: "noSuchTool", arguments: {} });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toContain('Tool "noSuchTool" not found');
+  });
+
+  it("cuts an oversized result to the configured limit, with a note", async () => {
+    const client = await connect();
+    const result = await client.callTool({ name: "hugeOutput", arguments: { chars: 300_000 } });
+    const text = textOf(result);
+    expect(text.length).toBeLessThan(101_000);
+    expect(text).toMatch(/truncated|cut/i);
+  });
+
+  it("needs the API token as a bearer when API_TOKEN is set", async () => {
+    const guarded: FetchLike = async (url, init) => app.fetch(new Request(url, init), { ...env, API_TOKEN: "mcp-secret" });
+    await expect(connect(guarded)).rejects.toThrow();
+    const denied = await guarded("http://edge.test/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+    expect(denied.status).toBe(401);
+    const client = await connect(guarded, { authorization: "Bearer mcp-secret" });
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+  });
+});
