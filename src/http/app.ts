@@ -10,6 +10,8 @@ import type { z } from "zod";
 import type { UserContent } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
 import { agentConfig } from "../agent-config.ts";
+import { readChatRequest } from "../chat/chat-request.ts";
+import { UI_MESSAGE_STREAM_HEADERS, uiMessageStream } from "../chat/chat-stream.ts";
 import { handleMcpRequest } from "../mcp/mcp-server.ts";
 import { parseMcpServers, selectMcpServers } from "../mcp/servers-config.ts";
 import type { AgentSession } from "../session/agent-session.ts";
@@ -26,6 +28,7 @@ import { enforceRateLimit } from "./rate-limit.ts";
 import { mountToolRoutes } from "./tool-routes.ts";
 import {
   approvalBody,
+  chatBody,
   createSessionBody,
   describeZodError,
   MAX_BODY_BYTES,
@@ -216,6 +219,21 @@ app.patch("/v1/sessions/:id", async (c) => {
   const unknown = (body.requireApproval ?? []).filter((n) => n !== "*" && !bundledToolNames().includes(n));
   if (unknown.length > 0) throw new ApiError(400, "bad_request", `Unknown tool(s): ${[...new Set(unknown)].join(", ")}`);
   return c.json(settle(await stub.updateSettings(key(c), body)));
+});
+
+/** useChat's endpoint (AI SDK UI message stream v1): the last UI message in, that run's events out. */
+app.post("/v1/sessions/:id/chat", async (c) => {
+  const stub = session(c);
+  const body = await readJson(c, chatBody);
+  const request = readChatRequest(body.messages);
+  if (request.kind === "invalid") throw new ApiError(400, "bad_request", `Invalid chat request: ${request.message}`);
+  const afterSeq = (settle(await stub.snapshot(key(c))) as { lastEventSeq: number }).lastEventSeq;
+  let messageId: string = crypto.randomUUID();
+  if (request.kind === "message") messageId = settle(await stub.enqueue(key(c), "input", request.content)).messageId;
+  else for (const a of request.answers) settle(await stub.decideApproval(key(c), a.toolCallId, a.approve, a.reason));
+  const events = settle(await stub.openEvents(key(c), afterSeq));
+  const view = request.kind === "message" ? { awaiting: request.content } : { knownToolCallIds: request.knownToolCallIds };
+  return new Response(uiMessageStream({ events, messageId, ...view }), { headers: UI_MESSAGE_STREAM_HEADERS });
 });
 
 app.delete("/v1/sessions/:id", async (c) => c.json(settle(await session(c).shutdown(key(c)))));

@@ -43,6 +43,12 @@ export const settingsBody = z
   })
   .refine((body) => body.requireApproval !== undefined, "name at least one setting to change (requireApproval)");
 
+/** What `useChat`'s DefaultChatTransport posts: the chat's UI messages (only the last is read) and extras. */
+const uiPart = z.looseObject({ type: z.string().max(200) });
+export const chatBody = z.looseObject({
+  messages: z.array(z.looseObject({ role: z.enum(["system", "user", "assistant"]), parts: z.array(uiPart).max(10_000) })).min(1, "must not be empty"),
+});
+
 export const approvalBody = z.strictObject({
   approve: z.boolean(),
   reason: z.string().max(2_000).optional(),

@@ -1,0 +1,80 @@
+/**
+ * The body of a /chat answer: the session's own event stream, read from where it stood when the request
+ * came in, translated into UI message stream chunks (`data: <json>` lines, then `data: [DONE]`).
+ * For a new user message, events count from the moment the run took that message into its history
+ * (its messageEnd) until the end of that run; for approval answers, until the end of the running run.
+ * A run that stops to ask a human for approval ends the response (useChat sends the answer as a new request).
+ * The session stays the source of truth: a client that goes away cancels only this view, never the run.
+ */
+import { SseParser } from "../client/sse-parser.ts";
+import { AGENT_EVENT_TYPES, type AgentEvent, type UserContent } from "../core/index.ts";
+import { formatSse, formatSseComment } from "../wire/sse.ts";
+import { UiMessageChunker, type UiMessageChunk } from "./ui-message-chunks.ts";
+
+export const UI_MESSAGE_STREAM_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+  "x-vercel-ai-ui-message-stream": "v1",
+} as const;
+
+export type ChatView = {
+  /** The session's event bytes after this seq (SSE, as GET …/events serves them). */
+  events: ReadableStream<Uint8Array>;
+  messageId: string;
+  /** Set when waiting for a new user message: events before the run takes it in are not this answer's. */
+  awaiting?: UserContent[];
+  /** When continuing the client's last message: the tool calls it already shows. */
+  knownToolCallIds?: string[];
+};
+
+const known = new Set<string>(AGENT_EVENT_TYPES);
+const encoder = new TextEncoder();
+
+export function uiMessageStream({ events, messageId, awaiting, knownToolCallIds }: ChatView): ReadableStream<Uint8Array> {
+  const chunker = new UiMessageChunker(messageId, awaiting === undefined, knownToolCallIds);
+  const parser = new SseParser();
+  const reader = events.getReader();
+  const wanted = awaiting ? JSON.stringify(awaiting) : undefined;
+  let started = wanted === undefined;
+  const write = (controller: ReadableStreamDefaultController<Uint8Array>, chunks: UiMessageChunk[]) => {
+    for (const chunk of chunks) controller.enqueue(encoder.encode(formatSse({ data: JSON.stringify(chunk) })));
+  };
+  const done = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    controller.enqueue(encoder.encode(formatSse({ data: "[DONE]" })));
+    controller.close();
+    void reader.cancel().catch(() => undefined);
+  };
+
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      write(controller, chunker.start());
+    },
+    async pull(controller) {
+      const { value, done: ended } = await reader.read();
+      if (ended) {
+        // The session shut down (or the object restarted) before this run ended.
+        write(controller, [{ type: "error", errorText: "The session's event stream ended before the run finished" }, { type: "finish", finishReason: "other" }]);
+        return done(controller);
+      }
+      for (const item of parser.feed(value)) {
+        if (item.kind === "comment") controller.enqueue(encoder.encode(formatSseComment(item.text)));
+        if (item.kind !== "message" || !known.has(item.event)) continue;
+        const event = JSON.parse(item.data) as AgentEvent;
+        if (!started) {
+          started = event.type === "messageEnd" && event.message.role === "user" && JSON.stringify(event.message.content) === wanted;
+          continue;
+        }
+        write(controller, chunker.translate(event));
+        if (event.type === "runEnd") return done(controller);
+        if (event.type === "toolApprovalRequired") {
+          write(controller, chunker.pauseForApproval());
+          return done(controller);
+        }
+      }
+    },
+    async cancel() {
+      await reader.cancel().catch(() => undefined);
+    },
+  });
+}
