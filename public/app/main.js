@@ -40,6 +40,7 @@ let generation = 0;
 let lastSeq = 0;
 let running = false;
 let sessionTools = [];
+let sessionMcpTools = [];
 let toolList;
 
 const view = new ChatView(ui.messages, {
@@ -67,6 +68,7 @@ async function attach(handle) {
   for (const pending of snapshot.pendingApprovals) view.approvalRequired(pending);
   sessionTools = snapshot.tools;
   if (Array.isArray(snapshot.requireApproval)) ui.requireApproval.checked = snapshot.requireApproval.includes("*");
+  sessionMcpTools = snapshot.mcpTools ?? [];
   showTools();
   setRunning(snapshot.status === "running");
   lastSeq = snapshot.lastEventSeq;
@@ -293,7 +295,7 @@ async function loadTools() {
 }
 
 function showTools() {
-  if (toolList) renderTools(ui.tools, toolList, sessionTools);
+  if (toolList) renderTools(ui.tools, toolList, sessionTools, sessionMcpTools);
 }
 
 function logEvent(event) {

@@ -1,16 +1,19 @@
 /**
  * The tools panel: what GET /v1/tools lists (bundled tools, and tools written by the agent with their
- * review status), each marked when the current session can use it. Rendered by main.js; read-only.
+ * review status), each marked when the current session can use it, and the session's tools from remote
+ * MCP servers (from its snapshot), marked "MCP" with their server. Rendered by main.js; read-only.
  */
 import { el } from "./dom.js";
 
-const STATUS_LABELS = { bundled: "bundled", pending: "pending review", deployed: "deployed", rejected: "rejected" };
+const STATUS_LABELS = { bundled: "bundled", pending: "pending review", deployed: "deployed", rejected: "rejected", mcp: "MCP" };
 
-export function renderTools(container, list, sessionTools) {
+/** `mcpTools`: the session's remote tools, `{name, server, tool}` each. */
+export function renderTools(container, list, sessionTools, mcpTools = []) {
   const available = new Set(sessionTools ?? []);
   const groups = [
     ["Bundled", list?.bundled ?? []],
     ["Written by the agent", list?.written ?? []],
+    ["From MCP servers", mcpTools.map((t) => ({ ...t, status: "mcp" }))],
   ];
   const sections = groups
     .filter(([, tools]) => tools.length > 0)
@@ -27,7 +30,12 @@ export function renderTools(container, list, sessionTools) {
               "li",
               { class: "tool-entry", dataset: { toolName: tool.name, status: tool.status } },
               el("code", { class: "tool-entry-name", text: tool.name }),
-              el("span", { class: `badge badge-${tool.status}`, text: STATUS_LABELS[tool.status] ?? tool.status }),
+              el("span", {
+                class: `badge badge-${tool.status}`,
+                text: STATUS_LABELS[tool.status] ?? tool.status,
+                title: tool.status === "mcp" ? `Tool "${tool.tool}" of MCP server "${tool.server}"` : undefined,
+              }),
+              tool.status === "mcp" ? el("span", { class: "badge badge-mcp-server", text: tool.server }) : null,
               available.has(tool.name) ? el("span", { class: "badge badge-session", title: "Available in this session", text: "in session" }) : null,
             ),
           ),

@@ -16,6 +16,7 @@ export type {
   EventStreamOptions,
   EventsDroppedNotice,
   MessageContent,
+  McpToolEntry,
   PendingApproval,
   SessionSettingsPatch,
   SessionSnapshot,

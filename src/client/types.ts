@@ -25,6 +25,8 @@ export type CreateSessionOptions = {
   tools?: string[];
   /** Tool names (or "*" for all) whose every call waits for approve/reject. */
   requireApproval?: string[];
+  /** Names of the Worker's MCP_SERVERS whose tools the session uses; all of them when absent. */
+  mcpServers?: string[];
 };
 
 export type MessageContent = string | UserContent[];
@@ -32,6 +34,8 @@ export type MessageContent = string | UserContent[];
 export type SessionStatus = "idle" | "running" | "shutdown";
 
 export type PendingApproval = { toolCallId: string; toolName: string; expiresAt: number };
+
+export type McpToolEntry = { name: string; server: string; tool: string };
 
 export type SessionSnapshot = {
   id: string;
@@ -43,6 +47,8 @@ export type SessionSnapshot = {
   queues: { input: number; followUp: number; output: number };
   queueCapacity: { input: number; followUp: number; output: number };
   tools: string[];
+  /** The entries of `tools` that come from remote MCP servers. */
+  mcpTools?: McpToolEntry[];
   pendingApprovals: PendingApproval[];
   /** Stream events after this seq to continue exactly where the snapshot ends. */
   lastEventSeq: number;

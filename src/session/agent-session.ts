@@ -22,6 +22,9 @@ import { decideApproval } from "./tool-approval.ts";
 import { eraseSession, goneMessage, readTombstone, type Tombstone } from "./session-end.ts";
 import { updateSettings, type SettingsPatch } from "./session-settings.ts";
 
+/** How long session creation waits for the MCP servers' tool lists (they keep loading after it). */
+const MCP_LIST_WAIT_MS = 3_000;
+
 export class AgentSession extends DurableObject<AppEnv> {
   private session?: Session;
   private tombstone?: Tombstone;
@@ -45,7 +48,8 @@ export class AgentSession extends DurableObject<AppEnv> {
     if (this.session) return refuse("already_exists", "Session already exists");
     writeSettings(this.ctx.storage.sql, settings);
     const session = await this.load(settings);
-    void session.mcp.refresh(); // list remote tools now, so the first snapshot can show them
+    // List remote tools now, so the first snapshot shows them; a slow server does not hold creation long.
+    await Promise.race([session.mcp.refresh(), new Promise((resolve) => setTimeout(resolve, MCP_LIST_WAIT_MS))]);
     await session.runs.heartbeat(); // arms the idle deadline
     return ok({ id: settings.id });
   }

@@ -6,7 +6,7 @@ import type { Usage } from "../core/index.ts";
 import { QUEUE_CAPACITY } from "./session-queues.ts";
 import type { Session } from "./session-loader.ts";
 
-export function describeSession({ settings, state, store, approvals, log, queues, runs, meta }: Session) {
+export function describeSession({ settings, state, store, approvals, log, queues, runs, meta, mcp }: Session) {
   return {
     id: settings.id,
     status: runs.status,
@@ -18,6 +18,8 @@ export function describeSession({ settings, state, store, approvals, log, queues
     queues: queues.depths(),
     queueCapacity: QUEUE_CAPACITY,
     tools: store.names(),
+    /** Which of `tools` come from remote MCP servers (and from which server and tool). */
+    mcpTools: mcp.tools(),
     pendingApprovals: approvals.pending(),
     lastEventSeq: log.lastSeq,
     activeRunId: runs.activeRunId,

@@ -31,7 +31,8 @@ export async function buildClientBundle(): Promise<void> {
   await promisify(execFile)(join(REPO_ROOT, "node_modules", ".bin", "node"), ["--experimental-transform-types", "--disable-warning=ExperimentalWarning", join(REPO_ROOT, "scripts", "build-client.ts")], { cwd: REPO_ROOT });
 }
 
-export async function startStack(): Promise<Stack> {
+/** `vars`: more wrangler vars for this stack (e.g. MCP_SERVERS naming a test's own MCP server). */
+export async function startStack(options: { vars?: Record<string, string> } = {}): Promise<Stack> {
   const persistTo = mkdtempSync(join(tmpdir(), "edge-agent-browser-"));
   const started: { stop: () => Promise<void> }[] = [];
   let wrangler: WranglerDev | undefined;
@@ -48,6 +49,7 @@ export async function startStack(): Promise<Stack> {
       MAX_RETRY_DELAY_MS: "20",
       WEATHER_API_BASE_URL: weather.url,
       GEOCODING_API_BASE_URL: weather.url,
+      ...options.vars,
     };
     wrangler = await startWranglerDev({ vars, persistTo });
     const port = wrangler.port;
