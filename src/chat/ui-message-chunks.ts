@@ -105,7 +105,8 @@ export class UiMessageChunker {
         // Session errors (an unreachable MCP server, a retried call) do not end the run: a notice, not an error chunk.
         return [{ type: "data-notice", data: { level: "error", message: event.message }, transient: true }];
       case "contextTrimmed":
-        return []; // bookkeeping of what the model saw; nothing for the chat to show
+      case "llmRetry":
+        return []; // bookkeeping (what the model saw, a retried LLM call): nothing for the chat to show
       case "messageAbandoned":
         // A retried or resumed LLM call replaces the partial message: drop what this step showed.
         this.textId = undefined;
