@@ -12,9 +12,10 @@ import { app } from "../../../src/http/app.ts";
 type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 const clients: Client[] = [];
 
-async function connect(fetchImpl: FetchLike = (url, init) => SELF.fetch(url, init), headers: Record<string, string> = {}): Promise<Client> {
+/** Without API_TOKEN only local requests may use /mcp (as every operator route), hence localhost. */
+async function connect(fetchImpl: FetchLike = (url, init) => SELF.fetch(url, init), headers: Record<string, string> = {}, url = "http://localhost/mcp"): Promise<Client> {
   const client = new Client({ name: "test", version: "1.0.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-  await client.connect(new StreamableHTTPClientTransport(new URL("http://edge.test/mcp"), { fetch: fetchImpl, requestInit: { headers } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: fetchImpl, requestInit: { headers } }));
   clients.push(client);
   return client;
 }
@@ -74,7 +75,12 @@ describe("the /mcp server", () => {
     await expect(connect(guarded)).rejects.toThrow();
     const denied = await guarded("http://edge.test/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
     expect(denied.status).toBe(401);
-    const client = await connect(guarded, { authorization: "Bearer mcp-secret" });
+    const client = await connect(guarded, { authorization: "Bearer mcp-secret" }, "http://edge.test/mcp");
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  it("refuses a deployed Worker's /mcp to everyone while API_TOKEN is unset", async () => {
+    const res = await SELF.fetch("http://edge.test/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+    expect(res.status).toBe(403);
   });
 });
