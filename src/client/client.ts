@@ -13,6 +13,7 @@ import type {
   CreateSessionOptions,
   EventStreamOptions,
   MessageContent,
+  MessagePage,
   SessionSettingsPatch,
   SessionSnapshot,
   SessionStreamEvent,
@@ -107,6 +108,14 @@ export class SessionHandle {
 
   snapshot(): Promise<SessionSnapshot> {
     return this.call("GET", "");
+  }
+
+  /** A page of history, oldest first: the newest page, or the one before `before` (a cursor from a page or the snapshot). */
+  messages(options: { before?: number; limit?: number } = {}): Promise<MessagePage> {
+    const query: Record<string, string> = {};
+    if (options.before !== undefined) query.before = String(options.before);
+    if (options.limit !== undefined) query.limit = String(options.limit);
+    return this.transport.request("GET", `${this.path}/messages`, { bearer: this.key, query });
   }
 
   /** Run the loop again on the current history (after a run ended by a terminating tool). 409 while running. */

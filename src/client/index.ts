@@ -17,6 +17,7 @@ export type {
   EventsDroppedNotice,
   MessageContent,
   McpToolEntry,
+  MessagePage,
   PendingApproval,
   SessionSettingsPatch,
   SessionSnapshot,

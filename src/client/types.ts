@@ -43,7 +43,10 @@ export type SessionSnapshot = {
   createdAt: number;
   systemPrompt: string;
   toolExecution: "sequential" | "parallel";
+  /** The newest page of history (oldest first); older pages via `SessionHandle.messages({ before })`. */
   messages: AgentMessage[];
+  /** Cursor for the page before `messages`; null when they start the history. */
+  messagesBefore: number | null;
   queues: { input: number; followUp: number; output: number };
   queueCapacity: { input: number; followUp: number; output: number };
   tools: string[];
@@ -63,6 +66,13 @@ export type SessionSnapshot = {
 
 /** Settings a session may change while it lives (PATCH /v1/sessions/:id). */
 export type SessionSettingsPatch = { requireApproval?: string[] };
+
+/** A page of history (GET /v1/sessions/:id/messages), oldest first. */
+export type MessagePage = {
+  messages: AgentMessage[];
+  /** Cursor for the page before this one; null when this page starts the history. */
+  before: number | null;
+};
 
 export type ToolStatus = "bundled" | "pending" | "deployed" | "rejected" | (string & {});
 export type ToolEntry = { name: string; status: ToolStatus; [key: string]: unknown };

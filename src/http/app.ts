@@ -33,6 +33,7 @@ import {
   describeZodError,
   MAX_BODY_BYTES,
   messageBody,
+  messagePageQuery,
   sessionIdParam,
   settingsBody,
   toolCallIdParam,
@@ -179,6 +180,13 @@ app.post("/v1/sessions/:id/messages", async (c) => {
   await enforceRateLimit(c.req.raw, c.env.MESSAGE_RATE_LIMIT, "send a message");
   const body = await readJson(c, messageBody);
   return c.json(settle(await stub.enqueue(key(c), "input", toBlocks(body.content))), 202);
+});
+
+app.get("/v1/sessions/:id/messages", async (c) => {
+  const stub = session(c);
+  const query = messagePageQuery.safeParse(c.req.query());
+  if (!query.success) throw new ApiError(400, "bad_request", `Invalid query: ${describeZodError(query.error)}`);
+  return c.json(settle(await stub.messagePage(key(c), query.data.before, query.data.limit)));
 });
 
 app.post("/v1/sessions/:id/follow-ups", async (c) => {

@@ -4,6 +4,7 @@
  */
 import * as z from "zod";
 import { TOOL_NAME_PATTERN } from "../core/index.ts";
+import { MAX_PAGE_LIMIT } from "../session/message-store.ts";
 import { MAX_RESPONSE_WAIT_MS } from "../session/output-waiters.ts";
 import { SESSION_ID_PATTERN } from "./auth.ts";
 
@@ -59,6 +60,19 @@ export const toolCallIdParam = z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/
 
 export const waitQuery = z.object({
   waitMs: z.coerce.number().int().min(0).max(MAX_RESPONSE_WAIT_MS).optional(),
+});
+
+/** Messages a page holds when the client names no limit. */
+export const DEFAULT_PAGE_LIMIT = 50;
+
+/** GET /v1/sessions/:id/messages: `before` is a cursor from an earlier page (or the snapshot). */
+export const messagePageQuery = z.object({
+  before: z
+    .string()
+    .regex(/^[1-9]\d{0,14}$/, "must be a cursor from an earlier page (a positive integer)")
+    .transform(Number)
+    .optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(DEFAULT_PAGE_LIMIT),
 });
 
 /** One line per problem, each naming its field, e.g. `content: must not be empty`. */

@@ -58,6 +58,11 @@ export class AgentSession extends DurableObject<AppEnv> {
     return this.authorized(key, (s) => ok(describeSession(s)));
   }
 
+  /** A page of history before the cursor `before` (default: the newest), oldest first. */
+  messagePage(key: string | undefined, before: number | undefined, limit: number) {
+    return this.authorized(key, (s) => ok(s.messages.page(before, limit)));
+  }
+
   enqueue(key: string | undefined, kind: Exclude<QueueKind, "output">, content: UserContent[]) {
     return this.authorized(key, (s) => s.runs.enqueue(kind, content));
   }

@@ -1,19 +1,73 @@
 /**
  * The owner of the `messages` table: the session's full history, appended one message at a time (never
- * rewritten, so a step's storage cost does not grow with history). Read whole once when the session
- * loads; the loop keeps its in-memory copy and appends here through onMessage.
+ * rewritten, so a step's storage cost does not grow with history). Only the newest window is read into
+ * memory when the session wakes (history-window.ts); clients page through the rest (`page`). Each row's
+ * `seq` is the message's position in the history and the cursor of the pagination API.
  */
 import { fitJson, type AgentMessage } from "../core/index.ts";
+import { rememberStoredSize, windowStart } from "./history-window.ts";
+
+/** Rows read per query while loading the window backwards. */
+const WINDOW_READ_ROWS = 256;
+/** Most messages one page may hold (GET /v1/sessions/:id/messages?limit=). */
+export const MAX_PAGE_LIMIT = 500;
+
+export type MessagePage = {
+  /** Oldest first. */
+  messages: AgentMessage[];
+  /** Pass as `before` to get the page before this one; null when this page starts the history. */
+  before: number | null;
+};
+
+type Row = { seq: number; json: string };
 
 export class MessageStore {
   constructor(private readonly sql: SqlStorage) {}
 
-  /** Every stored message, oldest first. */
-  all(): AgentMessage[] {
-    return this.sql
-      .exec<{ json: string }>(`SELECT json FROM messages ORDER BY seq`)
-      .toArray()
-      .map((row) => JSON.parse(row.json) as AgentMessage);
+  /**
+   * The newest messages covering `maxChars` of stored JSON, back to a turn's start, oldest first. Reads
+   * backwards in batches and stops once the window's start is among the rows read, so waking a session
+   * reads a bounded number of rows whatever its age.
+   */
+  window(maxChars: number): AgentMessage[] {
+    const sizes = new Map<AgentMessage, number>();
+    const sizeOf = (m: AgentMessage) => sizes.get(m)!;
+    let loaded: AgentMessage[] = [];
+    let kept = 0;
+    for (let before = Number.MAX_SAFE_INTEGER; ; ) {
+      const rows = this.sql.exec<Row>(`SELECT seq, json FROM messages WHERE seq < ? ORDER BY seq DESC LIMIT ?`, before, WINDOW_READ_ROWS).toArray();
+      const batch = rows.reverse().map((row) => {
+        const message = JSON.parse(row.json) as AgentMessage;
+        sizes.set(message, row.json.length);
+        rememberStoredSize(message, row.json.length);
+        kept += row.json.length;
+        return message;
+      });
+      loaded = batch.concat(loaded);
+      if (rows.length < WINDOW_READ_ROWS) return loaded.slice(windowStart(loaded, maxChars, sizeOf));
+      const start = kept >= maxChars ? windowStart(loaded, maxChars, sizeOf) : 0;
+      if (start > 0) return loaded.slice(start);
+      // A turn with no message to start at within twice the window: keep what was read, minus results
+      // whose call lies before it (a tool result must never be sent without its call).
+      if (kept >= 4 * maxChars) return loaded.slice(Math.max(0, loaded.findIndex((m) => m.role !== "toolResult")));
+      before = rows[0]!.seq;
+    }
+  }
+
+  /** Up to `limit` messages stored before seq `before` (default: the newest), oldest first. */
+  page(before: number | undefined, limit: number): MessagePage {
+    const rows = this.sql
+      .exec<Row>(`SELECT seq, json FROM messages WHERE seq < ? ORDER BY seq DESC LIMIT ?`, before ?? Number.MAX_SAFE_INTEGER, limit + 1)
+      .toArray();
+    const more = rows.length > limit;
+    const kept = more ? rows.slice(0, limit) : rows;
+    kept.reverse();
+    return { messages: kept.map((r) => JSON.parse(r.json) as AgentMessage), before: more ? kept[0]!.seq : null };
+  }
+
+  /** Whether any message is stored (the window may be empty only when the history is). */
+  isEmpty(): boolean {
+    return this.sql.exec<{ seq: number }>(`SELECT seq FROM messages LIMIT 1`).toArray().length === 0;
   }
 
   /** The seq of the newest stored message (0 when none): where a run's own messages begin. */
@@ -22,6 +76,8 @@ export class MessageStore {
   }
 
   append(message: AgentMessage): void {
-    this.sql.exec(`INSERT INTO messages (json) VALUES (?)`, fitJson(message));
+    const json = fitJson(message);
+    rememberStoredSize(message, json.length);
+    this.sql.exec(`INSERT INTO messages (json) VALUES (?)`, json);
   }
 }

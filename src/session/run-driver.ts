@@ -11,6 +11,7 @@ import { selectLlmCall, sessionModel } from "../llm/select-model.ts";
 import type { ApprovalGate } from "./approval-gate.ts";
 import { DeltaCoalescer } from "./delta-coalescer.ts";
 import type { EventLog } from "./event-log.ts";
+import { trimToWindow, windowChars } from "./history-window.ts";
 import type { EventSink } from "./event-sink.ts";
 import type { MessageStore } from "./message-store.ts";
 import type { RunMeta, SessionMeta, SessionSettings } from "./session-meta.ts";
@@ -214,6 +215,9 @@ export class RunDriver {
     const journal = new SqlToolJournal(ctx.storage.sql, runId);
     const deltas = new DeltaCoalescer((event) => sink.record(runId, event, journal));
     const emit = (event: AgentEvent) => deltas.emit(event);
+    // Memory holds the window the context policy can send plus what this run appends; older messages
+    // left memory when the previous run ended, and this run's leave when it ends.
+    trimToWindow(state.messages, windowChars());
     try {
       await runAgentLoop(
         {
@@ -244,6 +248,8 @@ export class RunDriver {
       const response: AssistantMessage = { role: "assistant", content: [], stopReason: "error", errorMessage: message, timestamp: Date.now() };
       emit({ type: "error", message });
       if (meta.read<RunMeta>("run")?.runId === runId) emit({ type: "runEnd", response, stopReason: "error" });
+    } finally {
+      trimToWindow(state.messages, windowChars());
     }
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Builds a live session from its stored settings: the tool store (bundled tools the session may use,
- * written tools, then drafts), the history from the message store, the event log, sink, approval gate and
+ * written tools, then drafts), the newest window of the history from the message store, the event log, sink, approval gate and
  * run driver, wired together. Called by AgentSession on creation and whenever the object starts.
  * The returned `ready` promise settles once written tools' drafts are registered; it never rejects.
  */
@@ -16,6 +16,7 @@ import { ApprovalGate } from "./approval-gate.ts";
 import { EventHub } from "./event-hub.ts";
 import { EventLog } from "./event-log.ts";
 import { EventSink } from "./event-sink.ts";
+import { windowChars } from "./history-window.ts";
 import { MessageStore } from "./message-store.ts";
 import { OutputWaiters } from "./output-waiters.ts";
 import { RunDriver } from "./run-driver.ts";
@@ -66,7 +67,7 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   const hub = new EventHub();
   const waiters = new OutputWaiters();
   const sink = new EventSink({ log, queues, meta, hub, waiters, runLog: new RunLog() });
-  const state: AgentState = { systemPrompt: settings.systemPrompt, messages: messages.all(), tools: store.tools, activeRun: false };
+  const state: AgentState = { systemPrompt: settings.systemPrompt, messages: messages.window(windowChars()), tools: store.tools, activeRun: false };
   const approvals = new ApprovalGate(
     sql,
     (event) => sink.record(meta.read<RunMeta>("run")?.runId, event),

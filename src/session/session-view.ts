@@ -1,12 +1,17 @@
 /**
- * The session snapshot (GET /v1/sessions/:id): status, history, queue depths, tools, pending approvals
- * and the log position to stream from, read from the live session's parts.
+ * The session snapshot (GET /v1/sessions/:id): status, the last page of history with the cursor to the
+ * page before it, queue depths, tools, pending approvals and the log position to stream from, read from
+ * the live session's parts. Its size does not grow with the session's age.
  */
 import type { Usage } from "../core/index.ts";
 import { QUEUE_CAPACITY } from "./session-queues.ts";
 import type { Session } from "./session-loader.ts";
 
-export function describeSession({ settings, state, store, approvals, log, queues, runs, meta, mcp }: Session) {
+/** Messages in the snapshot's page: a screenful of conversation; older ones via GET …/messages?before=. */
+export const SNAPSHOT_PAGE_MESSAGES = 50;
+
+export function describeSession({ settings, store, approvals, log, queues, runs, meta, mcp, messages }: Session) {
+  const page = messages.page(undefined, SNAPSHOT_PAGE_MESSAGES);
   return {
     id: settings.id,
     status: runs.status,
@@ -14,7 +19,9 @@ export function describeSession({ settings, state, store, approvals, log, queues
     systemPrompt: settings.systemPrompt,
     toolExecution: settings.toolExecution,
     model: runs.model,
-    messages: state.messages,
+    messages: page.messages,
+    /** Pass as `before` to GET /v1/sessions/:id/messages for older messages; null when there are none. */
+    messagesBefore: page.before,
     queues: queues.depths(),
     queueCapacity: QUEUE_CAPACITY,
     tools: store.names(),

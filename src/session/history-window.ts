@@ -1,0 +1,61 @@
+/**
+ * The part of a session's history kept in memory: the newest messages, back to the start of a turn, whose
+ * stored size covers what the context policy can send (its token budget, with room to spare). Older
+ * messages stay in SQLite and are read on demand (pages for clients), so a session's memory and wake
+ * time do not grow with its age. Called by the session loader (on wake) and the run driver (around runs).
+ * Invariant: the window starts at a user message, or (in a turn too long for that) at an assistant
+ * message, so a tool call is never kept without its result.
+ */
+import type { AgentMessage } from "../core/index.ts";
+
+/** The default context policy's budget, in estimated tokens (MAX_CONTEXT_TOKENS). */
+export const DEFAULT_CONTEXT_TOKENS = 64_000;
+/**
+ * Stored JSON characters kept per budget token: the context policy estimates ~4 characters of content per
+ * token, and stored JSON is larger than content, so 8 keeps at least the whole budget with a wide margin.
+ */
+const CHARS_PER_TOKEN_KEPT = 8;
+
+/** Stored JSON size of messages read or written by this isolate (messages never change once stored). */
+const storedSizes = new WeakMap<AgentMessage, number>();
+
+export function rememberStoredSize(message: AgentMessage, jsonLength: number): void {
+  storedSizes.set(message, jsonLength);
+}
+
+function storedSizeOf(message: AgentMessage): number {
+  let size = storedSizes.get(message);
+  if (size === undefined) {
+    size = JSON.stringify(message).length;
+    storedSizes.set(message, size);
+  }
+  return size;
+}
+
+/** Characters of stored history to keep in memory for a context budget of `maxContextTokens`. */
+export function windowChars(maxContextTokens: number = DEFAULT_CONTEXT_TOKENS): number {
+  return maxContextTokens * CHARS_PER_TOKEN_KEPT;
+}
+
+/**
+ * Where the window over `messages` starts: walking back from the newest, the first user message at which
+ * the kept size reaches `maxChars`; in a turn longer than twice that, the first assistant message past
+ * it (a turn of thousands of tool calls must not pin all of them). 0 when everything fits.
+ */
+export function windowStart(messages: readonly AgentMessage[], maxChars: number, sizeOf: (m: AgentMessage) => number = storedSizeOf): number {
+  let kept = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    kept += sizeOf(message);
+    if (kept < maxChars) continue;
+    if (message.role === "user" || (message.role === "assistant" && kept >= 2 * maxChars)) return i;
+  }
+  return 0;
+}
+
+/** Drops from memory (never from storage) the messages before the window; returns how many were dropped. */
+export function trimToWindow(messages: AgentMessage[], maxChars: number): number {
+  const start = windowStart(messages, maxChars);
+  if (start > 0) messages.splice(0, start);
+  return start;
+}
