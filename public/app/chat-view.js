@@ -33,6 +33,30 @@ export class ChatView {
     for (const message of messages) this.renderMessage(message);
   }
 
+  /**
+   * Older history (a page loaded on scroll) above what is shown, keeping the reader's place: rendered
+   * into a detached list by the same code as live messages, then moved to the top.
+   */
+  prependHistory(messages) {
+    const list = this.list;
+    const scroller = list.parentElement;
+    const older = list.cloneNode(false);
+    const { streaming, following } = this;
+    this.list = older;
+    this.streaming = undefined;
+    this.following = false;
+    try {
+      for (const message of messages) this.renderMessage(message);
+    } finally {
+      this.list = list;
+      this.streaming = streaming;
+      this.following = following;
+    }
+    const heightBefore = scroller?.scrollHeight ?? 0;
+    list.prepend(...older.childNodes);
+    if (scroller) scroller.scrollTop += scroller.scrollHeight - heightBefore;
+  }
+
   /** After restoring a running session: calls without a result are still in progress, not queued. */
   markUnfinishedRunning() {
     for (const card of this.cards.values()) if (!card.finished) card.start(undefined);

@@ -12,6 +12,10 @@ import { renderTools, renderToolsError } from "./tools-panel.js";
 
 /** Events kept in the event-log panel; older lines are dropped so a long session stays light. */
 const EVENT_LOG_LIMIT = 2_000;
+/** Older messages fetched per page when the reader scrolls to the top of the conversation. */
+const HISTORY_PAGE = 50;
+/** How close to the top (px) the reader must scroll before the page before is fetched. */
+const LOAD_OLDER_THRESHOLD_PX = 200;
 /** Wait before trying again to load a session when the server could not be reached. */
 const RESTORE_RETRY_MS = 2_000;
 
@@ -38,6 +42,9 @@ let session;
 let stream;
 let generation = 0;
 let lastSeq = 0;
+/** Cursor of the history page before the oldest message shown; null when the start is shown. */
+let historyBefore = null;
+let loadingOlder = false;
 let running = false;
 let sessionTools = [];
 let sessionMcpTools = [];
@@ -64,6 +71,7 @@ async function attach(handle) {
   view.clear();
   ui.eventLog.replaceChildren();
   view.renderHistory(snapshot.messages);
+  historyBefore = snapshot.messagesBefore ?? null;
   if (snapshot.status === "running") view.markUnfinishedRunning();
   for (const pending of snapshot.pendingApprovals) view.approvalRequired(pending);
   sessionTools = snapshot.tools;
@@ -80,7 +88,37 @@ async function attach(handle) {
     return;
   }
   void follow(handle, current);
+  void loadOlderWhileRoom(handle, current);
 }
+
+/** The page before the oldest message shown, put above it (the snapshot carries only the newest page). */
+async function loadOlder(handle, current) {
+  if (loadingOlder || historyBefore === null) return;
+  loadingOlder = true;
+  try {
+    const page = await handle.messages({ before: historyBefore, limit: HISTORY_PAGE });
+    if (current !== generation) return;
+    view.prependHistory(page.messages);
+    historyBefore = page.before;
+  } catch (err) {
+    if (current === generation) view.notice(`Could not load older messages: ${describe(err)}`, "error");
+    historyBefore = null;
+  } finally {
+    loadingOlder = false;
+  }
+}
+
+/** Until the conversation can scroll (a tall window shows more than a page), older pages fill it. */
+async function loadOlderWhileRoom(handle, current) {
+  const scroller = ui.messages.parentElement;
+  while (scroller && historyBefore !== null && !loadingOlder && current === generation && scroller.scrollHeight <= scroller.clientHeight) {
+    await loadOlder(handle, current);
+  }
+}
+
+ui.messages.parentElement?.addEventListener("scroll", (event) => {
+  if (session && event.currentTarget.scrollTop < LOAD_OLDER_THRESHOLD_PX) void loadOlder(session, generation);
+});
 
 async function follow(handle, current) {
   const controller = new AbortController();

@@ -197,4 +197,24 @@ describe("the chat page", () => {
     expect(await chat.assistantBubbles.locator(".bubble-text").allTextContents()).toEqual([answer]);
     await screenshot(watched.page, "reloaded-after-run");
   });
+
+  it("shows the newest page of a long conversation and loads older messages when scrolled to the top", async () => {
+    const calls = Array.from({ length: 60 }, (_, i) => ({ name: "getTime", arguments: { city: i % 2 ? "Tokyo" : "Paris" } }));
+    stack.llm.enqueue({ toolCalls: calls }, { text: "All sixty clocks read." });
+    await chat.open(stack.url);
+    await chat.send("Sixty clocks, please");
+    await chat.waitForRunEnds(1);
+
+    await chat.reload();
+    // 63 messages: the snapshot holds the newest 50 (49 results and the answer), not the question.
+    expect(await chat.card("getTime").count()).toBe(49);
+    expect(await chat.userBubbles.count()).toBe(0);
+    await watched.page.locator("#messages").evaluate((list) => list.parentElement!.scrollTo({ top: 0 }));
+    await chat.userBubbles.first().waitFor(visible);
+    expect(await chat.userBubbles.locator(".bubble-text").allTextContents()).toEqual(["Sixty clocks, please"]);
+    expect(await chat.card("getTime").count()).toBe(60);
+    expect(await watched.page.locator("#messages > li").first().getAttribute("data-role")).toBe("user");
+    expect(await chat.assistantBubbles.locator(".bubble-text").allTextContents()).toEqual(["All sixty clocks read."]);
+    await screenshot(watched.page, "older-history-loaded");
+  });
 });
