@@ -22,7 +22,8 @@ import { checkApiToken, checkSessionCreation, isLocalRequest } from "./access-po
 import { newSessionId, newSessionKey, readPresentedKey } from "./auth.ts";
 import { allowedOrigin } from "./cors-policy.ts";
 import { ApiError, errorResponse } from "./errors.ts";
-import { eventStreamResponse, parseLastEventId } from "./events-route.ts";
+import { bridgeEvents } from "./event-bridge.ts";
+import { parseLastEventId } from "./events-route.ts";
 import { settle } from "./failure-status.ts";
 import { enforceRateLimit } from "./rate-limit.ts";
 import { mountToolRoutes } from "./tool-routes.ts";
@@ -207,7 +208,7 @@ app.get("/v1/sessions/:id/responses/next", async (c) => {
 app.get("/v1/sessions/:id/events", async (c) => {
   const stub = session(c);
   const afterSeq = parseLastEventId(c.req.raw);
-  return eventStreamResponse(settle(await stub.openEvents(key(c), afterSeq)));
+  return bridgeEvents(stub, key(c), afterSeq);
 });
 
 app.post("/v1/sessions/:id/continue", async (c) => c.json(settle(await session(c).continueRun(key(c))), 202));

@@ -1,8 +1,9 @@
 /**
  * GET /v1/sessions/:id/events: the router validates Last-Event-ID (header, or `?lastEventId=` where an
- * EventSource cannot send headers), asks the session's Durable Object for the event bytes over RPC and
- * builds the SSE response here, so refusals go through the app's one onError like every other route.
- * The seam is deliberate: the byte source may later be served from the Worker while the object sleeps.
+ * EventSource cannot send headers) and builds the SSE response in the Worker, so refusals go through the
+ * app's one onError like every other route. The bytes come from the session's Durable Object: for the
+ * events route through a hibernatable socket the Worker follows (event-bridge.ts), so an idle stream lets
+ * the object sleep; a stream of one request's run (e.g. /chat) may take them over RPC (openEvents).
  */
 import { SSE_HEADERS } from "../wire/sse.ts";
 import { ApiError } from "./errors.ts";

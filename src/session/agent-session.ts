@@ -9,7 +9,8 @@ import { DurableObject } from "cloudflare:workers";
 import type { UserContent } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
 import { dropDraft } from "../tools/written/session-tools.ts";
-import { openEventStream } from "./event-stream.ts";
+import { EVENT_SOCKET_HEADERS } from "./event-sockets.ts";
+import { attachEventSocket, openEventStream } from "./event-stream.ts";
 import { takeResponse } from "./output-waiters.ts";
 import { authorize } from "./session-access.ts";
 import { loadSession, readSettings, writeSettings, type Session } from "./session-loader.ts";
@@ -100,6 +101,24 @@ export class AgentSession extends DurableObject<AppEnv> {
   /** An operator rejected a written tool (POST /v1/tools/:name/reject): its draft leaves this session. */
   dropWrittenDraft(name: string): boolean {
     return this.session ? dropDraft(this.session.store, name) : false;
+  }
+
+  /** The event stream's socket path (src/http/event-bridge.ts): a hibernatable socket, or the refusal as JSON. */
+  override async fetch(request: Request): Promise<Response> {
+    const afterSeq = Number(request.headers.get(EVENT_SOCKET_HEADERS.afterSeq) ?? 0);
+    const attached = await this.authorized(request.headers.get(EVENT_SOCKET_HEADERS.key) ?? undefined, (s) => attachEventSocket(s, afterSeq));
+    return attached.ok ? attached.value : Response.json(attached);
+  }
+
+  /** Subscribers only listen; a socket's close needs no answer beyond completing the handshake. */
+  override webSocketMessage(): void {}
+
+  override webSocketClose(socket: WebSocket, code: number): void {
+    try {
+      socket.close(code === 1005 || code === 1006 ? 1000 : code, "closed");
+    } catch {
+      // Already closed.
+    }
   }
 
   override async alarm(): Promise<void> {

@@ -4,7 +4,8 @@
  * client reconnects with Last-Event-ID and replays from the log), so a slow or dead reader never stalls
  * the run. A heartbeat comment keeps idle streams open and reveals vanished clients. Events published in
  * one synchronous burst (e.g. a tool's partial results) go out as one write per subscriber, flushed in a
- * microtask: the cost of a write is paid per burst, not per event, and no latency is added.
+ * microtask: the cost of a write is paid per burst, not per event, and no latency is added. The same
+ * bursts go to subscribers attached by WebSocket (`sockets`, the path that lets an idle object sleep).
  */
 import { formatSse, formatSseComment } from "../wire/sse.ts";
 
@@ -15,6 +16,9 @@ export const MAX_SUBSCRIBER_BACKLOG_BYTES = 1_000_000;
 
 type Subscriber = { writer: WritableStreamDefaultWriter<Uint8Array>; closed: boolean };
 
+/** Subscribers reached another way (event-sockets.ts): told each burst, and when the streams end. */
+export type SocketSubscribers = { readonly active: boolean; send(chunk: string): void; closeAll(finalChunk?: string): void };
+
 const encoder = new TextEncoder();
 
 export class EventHub {
@@ -23,6 +27,8 @@ export class EventHub {
   /** Formatted events published since the last flush, in publish order. */
   private pending: string[] = [];
   private flushQueued = false;
+
+  constructor(private readonly sockets?: SocketSubscribers) {}
 
   get size(): number {
     return this.subscribers.size;
@@ -49,7 +55,7 @@ export class EventHub {
   }
 
   publish(id: number, event: string, json: string): void {
-    if (this.subscribers.size === 0) return;
+    if (this.subscribers.size === 0 && !this.sockets?.active) return;
     this.pending.push(formatSse({ id, event, data: json }));
     if (!this.flushQueued) {
       this.flushQueued = true;
@@ -64,6 +70,7 @@ export class EventHub {
     const chunk = this.pending.join("");
     this.pending = [];
     for (const subscriber of this.subscribers) this.write(subscriber, chunk);
+    this.sockets?.send(chunk);
   }
 
   /** Sends a final message (if any) and ends every stream, e.g. on shutdown. */
@@ -73,6 +80,7 @@ export class EventHub {
       if (finalChunk) this.write(subscriber, finalChunk);
       this.drop(subscriber);
     }
+    this.sockets?.closeAll(finalChunk);
   }
 
   private write(subscriber: Subscriber, chunk: string): void {

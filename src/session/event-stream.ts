@@ -7,6 +7,7 @@
 import { formatSse } from "../wire/sse.ts";
 import type { EventHub } from "./event-hub.ts";
 import type { EventLog } from "./event-log.ts";
+import { finalEventsResponse, type EventSockets } from "./event-sockets.ts";
 import { ok, refuse, type SessionResult } from "./session-result.ts";
 
 /** Browsers wait this long before reconnecting an EventSource. */
@@ -18,6 +19,26 @@ export function openEventStream({ log, hub, runs }: StreamParts, afterSeq: numbe
   const closed = runs.isShutdown;
   // A shut-down session replays what a client has not seen yet, then says it is gone so clients stop.
   if (closed && afterSeq >= log.lastSeq) return refuse("shut_down", "Session is shut down; no further events");
+  const chunks = replayChunks(log, afterSeq);
+  if (closed) return ok(finiteStream(chunks.join("")));
+  return ok(hub.subscribe(chunks));
+}
+
+/**
+ * The socket path (event-sockets.ts): the same replay, then live events through a hibernatable socket
+ * (a 101 response), or for a shut-down session the replay alone as a finite SSE body.
+ */
+export function attachEventSocket({ log, hub, runs, sockets }: StreamParts & { sockets: EventSockets }, afterSeq: number): SessionResult<Response> {
+  const closed = runs.isShutdown;
+  if (closed && afterSeq >= log.lastSeq) return refuse("shut_down", "Session is shut down; no further events");
+  // Unflushed events are in the log this replay reads: they belong to the subscribers attached before.
+  hub.flush();
+  const replay = replayChunks(log, afterSeq).join("");
+  return ok(closed ? finalEventsResponse(replay) : sockets.attach(replay));
+}
+
+/** What a client that saw up to `afterSeq` missed: the retry hint, a trimmed-log notice if due, the events. */
+function replayChunks(log: EventLog, afterSeq: number): string[] {
   const chunks: string[] = [`retry: ${CLIENT_RETRY_MS}\n\n`];
   const oldest = log.oldestSeq();
   if (afterSeq + 1 < oldest) {
@@ -25,8 +46,7 @@ export function openEventStream({ log, hub, runs }: StreamParts, afterSeq: numbe
     chunks.push(formatSse({ event: "error", data }));
   }
   for (const row of log.readAfter(afterSeq)) chunks.push(formatSse({ id: row.seq, event: row.type, data: row.json }));
-  if (closed) return ok(finiteStream(chunks.join("")));
-  return ok(hub.subscribe(chunks));
+  return chunks;
 }
 
 function finiteStream(text: string): ReadableStream<Uint8Array> {

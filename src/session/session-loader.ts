@@ -15,6 +15,7 @@ import { registerWrittenDrafts, sessionToolHost, writtenToolListing } from "../t
 import { ApprovalGate } from "./approval-gate.ts";
 import { EventHub } from "./event-hub.ts";
 import { EventLog } from "./event-log.ts";
+import { EventSockets } from "./event-sockets.ts";
 import { EventSink } from "./event-sink.ts";
 import { windowChars } from "./history-window.ts";
 import { MessageStore } from "./message-store.ts";
@@ -32,6 +33,7 @@ export type Session = {
   messages: MessageStore;
   log: EventLog;
   hub: EventHub;
+  sockets: EventSockets;
   waiters: OutputWaiters;
   sink: EventSink;
   approvals: ApprovalGate;
@@ -64,7 +66,8 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   const queues = new SessionQueues(sql);
   const messages = new MessageStore(sql);
   const log = new EventLog(sql, settings.id);
-  const hub = new EventHub();
+  const sockets = new EventSockets(ctx);
+  const hub = new EventHub(sockets);
   const waiters = new OutputWaiters();
   const sink = new EventSink({ log, queues, meta, hub, waiters, runLog: new RunLog() });
   const state: AgentState = { systemPrompt: settings.systemPrompt, messages: messages.window(windowChars()), tools: store.tools, activeRun: false };
@@ -81,6 +84,6 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   };
   const beforeRun = () => mcp.refresh();
   const runs = new RunDriver({ ctx, env, settings, state, store, meta, queues, messages, log, approvals, sink, onShutdown, beforeRun });
-  const session: Session = { settings, state, store, meta, queues, messages, log, hub, waiters, sink, approvals, runs, mcp };
+  const session: Session = { settings, state, store, meta, queues, messages, log, hub, sockets, waiters, sink, approvals, runs, mcp };
   return { session, ready: registerWrittenDrafts(store, env, settings.tools) };
 }

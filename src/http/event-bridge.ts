@@ -1,0 +1,72 @@
+/**
+ * The Worker's side of a session's event stream: it holds the browser's SSE response and follows the
+ * session's Durable Object through one hibernatable WebSocket (src/session/event-sockets.ts), writing what
+ * arrives to the response and sending the heartbeats itself. So an idle stream keeps no request, timer or
+ * stream open in the object, which can sleep; the Worker waits on I/O and uses no CPU in between.
+ * Invariants: bytes reach the browser in the order the object sent them; a reader that falls a bounded
+ * backlog behind, or leaves, ends both sides (it reconnects with Last-Event-ID and replays from the log).
+ */
+import { EVENT_SOCKET_HEADERS } from "../session/event-sockets.ts";
+import type { SessionFailure } from "../session/session-result.ts";
+import { formatSseComment, SSE_HEADERS } from "../wire/sse.ts";
+import { settle } from "./failure-status.ts";
+
+/** Proxies and browsers drop silent connections, and a vanished reader is noticed only when written to. */
+export const BRIDGE_HEARTBEAT_MS = 15_000;
+/** Bytes a reader may leave unread before its stream is cut (it resumes from the log on reconnect). */
+export const MAX_BRIDGE_BACKLOG_BYTES = 1_000_000;
+
+const encoder = new TextEncoder();
+const PING = encoder.encode(formatSseComment("ping"));
+
+type SessionStub = { fetch(request: Request): Promise<Response> };
+
+/** Opens the socket (the object authorizes and replays) and answers with the live SSE response. */
+export async function bridgeEvents(stub: SessionStub, key: string | undefined, afterSeq: number): Promise<Response> {
+  const headers = new Headers({ upgrade: "websocket", [EVENT_SOCKET_HEADERS.afterSeq]: String(afterSeq) });
+  if (key) headers.set(EVENT_SOCKET_HEADERS.key, key);
+  const answer = await stub.fetch(new Request("https://session/events", { headers }));
+  const socket = answer.webSocket;
+  if (!socket) {
+    // A shut-down session's last events come as a finite body; anything else is a refusal to map.
+    if (answer.headers.get("content-type")?.startsWith("text/event-stream")) return new Response(answer.body, { headers: SSE_HEADERS });
+    settle((await answer.json()) as SessionFailure);
+    throw new Error("unreachable: settle throws on a failure");
+  }
+  socket.accept();
+  return new Response(pipeSocketToSse(socket), { headers: SSE_HEADERS });
+}
+
+/** The SSE body fed by an accepted socket, with heartbeats every `heartbeatMs` (exported for tests). */
+export function pipeSocketToSse(socket: WebSocket, heartbeatMs = BRIDGE_HEARTBEAT_MS): ReadableStream<Uint8Array> {
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>(undefined, {
+    highWaterMark: MAX_BRIDGE_BACKLOG_BYTES,
+    size: (chunk) => chunk.byteLength,
+  });
+  const writer = writable.getWriter();
+  let open = true;
+  const end = () => {
+    if (!open) return;
+    open = false;
+    clearInterval(heartbeat);
+    writer.close().catch(() => undefined);
+    try {
+      socket.close(1000, "stream ended");
+    } catch {
+      // The object closed it first.
+    }
+  };
+  const write = (bytes: Uint8Array) => {
+    if (!open) return;
+    const room = writer.desiredSize;
+    if (room !== null && room <= 0) return end();
+    writer.write(bytes).catch(end);
+  };
+  const heartbeat = setInterval(() => write(PING), heartbeatMs);
+  // The reader leaving (a cancelled body) ends the socket at once, not at the next heartbeat.
+  writer.closed.then(end, end);
+  socket.addEventListener("message", (event) => write(typeof event.data === "string" ? encoder.encode(event.data) : new Uint8Array(event.data)));
+  socket.addEventListener("close", end);
+  socket.addEventListener("error", end);
+  return readable;
+}
