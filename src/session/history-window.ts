@@ -6,10 +6,9 @@
  * Invariant: the window starts at a user message, or (in a turn too long for that) at an assistant
  * message, so a tool call is never kept without its result.
  */
+import { agentConfig } from "../agent-config.ts";
 import type { AgentMessage } from "../core/index.ts";
 
-/** The default context policy's budget, in estimated tokens (MAX_CONTEXT_TOKENS). */
-export const DEFAULT_CONTEXT_TOKENS = 64_000;
 /**
  * Stored JSON characters kept per budget token: the context policy estimates ~4 characters of content per
  * token, and stored JSON is larger than content, so 8 keeps at least the whole budget with a wide margin.
@@ -32,8 +31,14 @@ function storedSizeOf(message: AgentMessage): number {
   return size;
 }
 
+/** The context policy's request budget in estimated tokens: MAX_CONTEXT_TOKENS, else the configured one. */
+export function contextTokens(env: { MAX_CONTEXT_TOKENS?: string }): number {
+  const raw = env.MAX_CONTEXT_TOKENS?.trim();
+  return raw && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : agentConfig.maxContextTokens;
+}
+
 /** Characters of stored history to keep in memory for a context budget of `maxContextTokens`. */
-export function windowChars(maxContextTokens: number = DEFAULT_CONTEXT_TOKENS): number {
+export function windowChars(maxContextTokens: number): number {
   return maxContextTokens * CHARS_PER_TOKEN_KEPT;
 }
 

@@ -11,7 +11,7 @@ import { selectLlmCall, sessionModel } from "../llm/select-model.ts";
 import type { ApprovalGate } from "./approval-gate.ts";
 import { DeltaCoalescer } from "./delta-coalescer.ts";
 import type { EventLog } from "./event-log.ts";
-import { trimToWindow, windowChars } from "./history-window.ts";
+import { contextTokens, trimToWindow, windowChars } from "./history-window.ts";
 import type { EventSink } from "./event-sink.ts";
 import type { MessageStore } from "./message-store.ts";
 import type { RunMeta, SessionMeta, SessionSettings } from "./session-meta.ts";
@@ -32,9 +32,6 @@ export function idleTtlMs(raw: string | undefined): number {
   const days = raw !== undefined && raw.trim() !== "" ? Number(raw) : Number.NaN;
   return (Number.isFinite(days) && days > 0 ? days : DEFAULT_SESSION_IDLE_TTL_DAYS) * DAY_MS;
 }
-
-/** A var holding a positive whole number, else undefined (the config default applies). */
-const positiveInt = (raw: string | undefined): number | undefined => (raw && /^\d+$/.test(raw.trim()) && Number(raw) > 0 ? Number(raw) : undefined);
 
 export type RunState =
   | { kind: "idle" }
@@ -217,7 +214,8 @@ export class RunDriver {
     const emit = (event: AgentEvent) => deltas.emit(event);
     // Memory holds the window the context policy can send plus what this run appends; older messages
     // left memory when the previous run ended, and this run's leave when it ends.
-    trimToWindow(state.messages, windowChars());
+    const maxContextTokens = contextTokens(env);
+    trimToWindow(state.messages, windowChars(maxContextTokens));
     try {
       await runAgentLoop(
         {
@@ -232,7 +230,7 @@ export class RunDriver {
           toolTimeoutMs: agentConfig.toolTimeoutMs,
           maxToolResultChars: agentConfig.maxToolResultChars,
           maxSteps: agentConfig.maxSteps,
-          maxContextTokens: positiveInt(env.MAX_CONTEXT_TOKENS) ?? agentConfig.maxContextTokens,
+          maxContextTokens,
           // Bundled tools carry their declared context (tool-context.ts); the rest (listTools, drafts) get no env.
           toolContext: { sessionId: settings.id, env: {} },
           journal,
@@ -249,7 +247,7 @@ export class RunDriver {
       emit({ type: "error", message });
       if (meta.read<RunMeta>("run")?.runId === runId) emit({ type: "runEnd", response, stopReason: "error" });
     } finally {
-      trimToWindow(state.messages, windowChars());
+      trimToWindow(state.messages, windowChars(maxContextTokens));
     }
   }
 }

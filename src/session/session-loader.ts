@@ -17,7 +17,7 @@ import { EventHub } from "./event-hub.ts";
 import { EventLog } from "./event-log.ts";
 import { EventSockets } from "./event-sockets.ts";
 import { EventSink } from "./event-sink.ts";
-import { windowChars } from "./history-window.ts";
+import { contextTokens, windowChars } from "./history-window.ts";
 import { MessageStore } from "./message-store.ts";
 import { OutputWaiters } from "./output-waiters.ts";
 import { RunDriver } from "./run-driver.ts";
@@ -70,7 +70,7 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   const hub = new EventHub(sockets);
   const waiters = new OutputWaiters();
   const sink = new EventSink({ log, queues, meta, hub, waiters, runLog: new RunLog() });
-  const state: AgentState = { systemPrompt: settings.systemPrompt, messages: messages.window(windowChars()), tools: store.tools, activeRun: false };
+  const state: AgentState = { systemPrompt: settings.systemPrompt, messages: messages.window(windowChars(contextTokens(env))), tools: store.tools, activeRun: false };
   const approvals = new ApprovalGate(
     sql,
     (event) => sink.record(meta.read<RunMeta>("run")?.runId, event),
