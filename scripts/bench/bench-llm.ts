@@ -1,7 +1,7 @@
 /**
  * The benchmark's LLM: the project's zero-latency mock OpenAI server with a handler that scripts tool calls
- * from the session's last user message, statelessly: `seed H` grows history to H messages with benchEcho
- * batches, `steps K` makes K single benchEcho calls in a row, `parallel N MS` one batch of N benchSleep calls,
+ * from the session's last user message: `seed H [B]` grows history to H messages with benchEcho batches
+ * (of B calls, default 50; the one state kept is each session's history length), `steps K` makes K single benchEcho calls in a row, `parallel N MS` one batch of N benchSleep calls,
  * `stream COUNT SPACING` one benchStream call, `turn` one benchEcho call; each ends with a short text. Its
  * timing taps record each gap between a tool-call reply leaving and the same session's next request arriving.
  */
@@ -55,6 +55,9 @@ export async function startBenchLlm(): Promise<BenchLlm> {
   const gaps: StepGap[] = [];
   const replies = new WeakMap<RecordedRequest, ReplyInfo>();
   const lastToolReplyAt = new Map<string, number>();
+  // Messages in each session's history (system prompt excluded), counted from what the requests and
+  // replies add: a long session's request carries only the window its context policy sends.
+  const historyOf = new Map<string, number>();
   let count = 0;
 
   const mock = await startMockOpenAi({
@@ -77,8 +80,12 @@ export async function startBenchLlm(): Promise<BenchLlm> {
   mock.setHandler((request) => {
     count += 1;
     const { tag, command, messages } = readRequest(request);
-    const reply = planReply(command, messages);
-    replies.set(request, { tag, command, calls: reply.toolCalls?.length ?? 0 });
+    let history = historyOf.get(tag) ?? 0;
+    if (messages.at(-1)?.role === "user") history += 1; // a turn's first request: its user message is new
+    const reply = planReply(command, messages, history);
+    const calls = reply.toolCalls?.length ?? 0;
+    historyOf.set(tag, history + (calls > 0 ? calls + 1 : 1));
+    replies.set(request, { tag, command, calls });
     return reply;
   });
 
@@ -134,8 +141,11 @@ export function seedText(seed: number, chars = SEED_TEXT_CHARS): string {
   return text.slice(0, chars).trimEnd();
 }
 
-/** The reply to a request whose history (system prompt excluded) is `messages`, for the command in force. */
-export function planReply(command: string, messages: readonly WireMessage[]): MockReply {
+/**
+ * The reply to a request whose history (system prompt excluded) is `messages` (possibly only its newest
+ * window) and holds `history` messages in all, for the command in force.
+ */
+export function planReply(command: string, messages: readonly WireMessage[], history = messages.length): MockReply {
   const [verb = "", ...rest] = command.trim().split(/\s+/);
   const nums = rest.map(Number);
   const done: MockReply = { text: FINAL_TEXT };
@@ -144,10 +154,10 @@ export function planReply(command: string, messages: readonly WireMessage[]): Mo
     case "seed": {
       // One more reply adds 1 message (text) or c+1 (c calls and their results); stop so the run ends at H.
       const target = nums[0] ?? 0;
-      const room = target - messages.length - 1;
+      const room = target - history - 1;
       if (room < 2) return done;
-      const count = Math.min(SEED_BATCH, room - 1);
-      return { toolCalls: Array.from({ length: count }, (_, i) => ({ name: "benchEcho", arguments: { text: seedText(messages.length + i) } })) };
+      const count = Math.min(nums[1] ?? SEED_BATCH, room - 1);
+      return { toolCalls: Array.from({ length: count }, (_, i) => ({ name: "benchEcho", arguments: { text: seedText(history + i) } })) };
     }
     case "steps":
       return rounds < (nums[0] ?? 1) ? { toolCalls: calls(1, "benchEcho", { text: "step" }) } : done;

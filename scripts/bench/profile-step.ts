@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { startWranglerDev } from "../../support/wrangler-dev.ts";
 import { startBenchLlm } from "./bench-llm.ts";
 import { createBenchClient, createBenchSession, runTurn } from "./driver.ts";
-import { processCpuSeconds, startCpuProfile, summarizeProfile } from "./cpu-profile.ts";
+import { processCpuSeconds, startCpuProfile, summarizeProfile } from "./inspect-workerd.ts";
 import { createProjectCopy, REPO_ROOT } from "./project-copy.ts";
 
 const argv = process.argv.slice(2);

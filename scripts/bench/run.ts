@@ -14,11 +14,13 @@ import { buildHeadlines, type BenchResults } from "./headlines.ts";
 import { measureBundle } from "./measure-bundle.ts";
 import { measureColdStart } from "./measure-cold-start.ts";
 import { reportContextPolicy } from "./measure-context-policy.ts";
+import { measureFanout } from "./measure-fanout.ts";
 import { measureLoad } from "./measure-load.ts";
 import { measureParallel } from "./measure-parallel.ts";
 import { measureSseLatency, measureSseThroughput } from "./measure-sse.ts";
 import { measureStepOverhead } from "./measure-step-overhead.ts";
 import { measureStorage } from "./measure-storage.ts";
+import { measureWake } from "./measure-wake.ts";
 import { createProjectCopy, REPO_ROOT } from "./project-copy.ts";
 import { describeMachine, formatTable, meetsTarget } from "./report.ts";
 
@@ -27,9 +29,10 @@ const outArg = process.argv.indexOf("--out");
 const outFile = resolve(outArg >= 0 ? process.argv[outArg + 1]! : join(REPO_ROOT, "bench-results", "latest.json"));
 
 const SIZES = [10, 100, 1000];
+const WAKE_SIZES = [10, 1000, 10_000];
 const PLAN = quick
-  ? { coldStarts: 5, warmupSteps: 5, step: { sizes: SIZES, sessionsPerSize: 2, stepsPerRun: 5 }, stepNonStreaming: { sizes: SIZES, sessionsPerSize: 2, stepsPerRun: 5 }, parallelRuns: 3, sseLatencyEvents: 50, load: { sessions: 10, turnsPerSession: 3 } }
-  : { coldStarts: 20, warmupSteps: 20, step: { sizes: SIZES, sessionsPerSize: 8, stepsPerRun: 10 }, stepNonStreaming: { sizes: SIZES, sessionsPerSize: 4, stepsPerRun: 10 }, parallelRuns: 20, sseLatencyEvents: 300, load: { sessions: 50, turnsPerSession: 5 } };
+  ? { coldStarts: 5, warmupSteps: 5, step: { sizes: SIZES, sessionsPerSize: 2, stepsPerRun: 5 }, stepNonStreaming: { sizes: SIZES, sessionsPerSize: 2, stepsPerRun: 5 }, parallelRuns: 3, sseLatencyEvents: 50, load: { sessions: 10, turnsPerSession: 3 }, fanout: { sessions: 20, subscribersPerSession: 10 }, wake: { sizes: WAKE_SIZES, restarts: 1 } }
+  : { coldStarts: 20, warmupSteps: 20, step: { sizes: SIZES, sessionsPerSize: 8, stepsPerRun: 10 }, stepNonStreaming: { sizes: SIZES, sessionsPerSize: 4, stepsPerRun: 10 }, parallelRuns: 20, sseLatencyEvents: 300, load: { sessions: 50, turnsPerSession: 5 }, fanout: { sessions: 100, subscribersPerSession: 10 }, wake: { sizes: WAKE_SIZES, restarts: 3 } };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
@@ -83,13 +86,21 @@ async function main(): Promise<void> {
     const sseThroughput = await timed("SSE throughput", () => measureSseThroughput(client, { events: 2000, subscribers: 5 }));
     llm.clear();
     const load = await timed("load", () => measureLoad(client, PLAN.load));
+    const fanout = await timed("fan-out to idle subscribers", () => measureFanout(client, dev!.url, { ...PLAN.fanout, processGroup: dev!.processGroup }));
+    llm.clear();
+    const restart = async () => {
+      await dev!.stop();
+      dev = await startDev(copy.dir, llm!, persistTo);
+      return { client: createBenchClient(dev.url), url: dev.url, inspectorPort: dev.inspectorPort };
+    };
+    const wake = await timed("wake and heap by history length", () => measureWake({ client, url: dev!.url, inspectorPort: dev!.inspectorPort }, restart, PLAN.wake));
     await dev.stop();
 
     dev = await timed("wrangler dev (OPENAI_STREAM=false)", () => startDev(copy.dir, llm!, join(copy.dir, ".bench-state-nostream"), { OPENAI_STREAM: "false" }));
     await warmUp(dev.url, PLAN.warmupSteps);
     const stepOverheadNonStreaming = await timed("step overhead, non-streaming", () => measureStepOverhead(createBenchClient(dev!.url), llm!, PLAN.stepNonStreaming));
 
-    const results: BenchResults = { stepOverhead, stepOverheadNonStreaming, parallel, sseLatency, sseThroughput, load, bundle, storage, coldStart };
+    const results: BenchResults = { stepOverhead, stepOverheadNonStreaming, parallel, sseLatency, sseThroughput, load, fanout, wake, bundle, storage, coldStart };
     const headlines = buildHeadlines(results);
     const machine = describeMachine();
     const durationS = (nowMs() - started) / 1000;
