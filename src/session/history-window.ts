@@ -2,7 +2,7 @@
  * The part of a session's history kept in memory: the newest messages, back to the start of a turn, whose
  * stored size covers what the context policy can send (its token budget, with room to spare). Older
  * messages stay in SQLite and are read on demand (pages for clients), so a session's memory and wake
- * time do not grow with its age. Called by the session loader (on wake) and the run driver (around runs).
+ * time do not grow with its age. Called by the run driver: when a run first needs history, and around runs.
  * Invariant: the window starts at a user message, or (in a turn too long for that) at an assistant
  * message, so a tool call is never kept without its result.
  */

@@ -60,6 +60,7 @@ export type RunDriverParts = {
 
 export class RunDriver {
   private state: RunState;
+  private historyLoaded = false;
 
   constructor(private readonly parts: RunDriverParts) {
     this.state = parts.settings.shutdown ? { kind: "shutdown" } : { kind: "idle" };
@@ -99,7 +100,7 @@ export class RunDriver {
   continueRun(): SessionResult<{ runId: string }> {
     if (this.state.kind === "shutdown") return refuse("shut_down", "Session is shut down");
     if (this.state.kind === "running") return refuse("run_active", "A run is active; continue is allowed only when the session is idle");
-    if (this.parts.state.messages.length === 0) return refuse("nothing_to_continue", "Nothing to continue: the session has no history");
+    if (this.parts.messages.isEmpty()) return refuse("nothing_to_continue", "Nothing to continue: the session has no history");
     return ok({ runId: this.start() });
   }
 
@@ -148,6 +149,7 @@ export class RunDriver {
     const { meta, state, messages, log, sink } = this.parts;
     const run = meta.read<RunMeta>("run");
     if (!run) return this.startIfReady();
+    this.loadHistory();
     const last = state.messages.at(-1);
     const answered = run.startSeq === undefined || messages.lastSeq() > run.startSeq;
     if (answered && last?.role === "assistant" && toolCallsOf(last).length === 0) {
@@ -180,6 +182,17 @@ export class RunDriver {
     if (Date.now() >= deadline) return "expired";
     await ctx.storage.setAlarm(deadline);
     return "alive";
+  }
+
+  /**
+   * Reads the newest window of history into memory, once per wake: a woken object that only answers
+   * snapshots, pages or streams never reads it, so waking costs the same whatever the session's age.
+   */
+  private loadHistory(): void {
+    if (this.historyLoaded) return;
+    this.historyLoaded = true;
+    const { state, messages, env } = this.parts;
+    state.messages.push(...messages.window(windowChars(contextTokens(env))));
   }
 
   private start(): string {
@@ -215,6 +228,7 @@ export class RunDriver {
     // Memory holds the window the context policy can send plus what this run appends; older messages
     // left memory when the previous run ended, and this run's leave when it ends.
     const maxContextTokens = contextTokens(env);
+    this.loadHistory();
     trimToWindow(state.messages, windowChars(maxContextTokens));
     try {
       await runAgentLoop(

@@ -1,7 +1,8 @@
 /**
  * Builds a live session from its stored settings: the tool store (bundled tools the session may use,
- * written tools, then drafts), the newest window of the history from the message store, the event log, sink, approval gate and
- * run driver, wired together. Called by AgentSession on creation and whenever the object starts.
+ * written tools, then drafts), the message store (history is read when a run needs it, not on wake),
+ * the event log, sink, approval gate and run driver, wired together. Called by AgentSession on creation
+ * and whenever the object starts.
  * The returned `ready` promise settles once written tools' drafts are registered; it never rejects.
  */
 import { agentConfig } from "../agent-config.ts";
@@ -17,7 +18,6 @@ import { EventHub } from "./event-hub.ts";
 import { EventLog } from "./event-log.ts";
 import { EventSockets } from "./event-sockets.ts";
 import { EventSink } from "./event-sink.ts";
-import { contextTokens, windowChars } from "./history-window.ts";
 import { MessageStore } from "./message-store.ts";
 import { OutputWaiters } from "./output-waiters.ts";
 import { RunDriver } from "./run-driver.ts";
@@ -70,7 +70,7 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   const hub = new EventHub(sockets);
   const waiters = new OutputWaiters();
   const sink = new EventSink({ log, queues, meta, hub, waiters, runLog: new RunLog() });
-  const state: AgentState = { systemPrompt: settings.systemPrompt, messages: messages.window(windowChars(contextTokens(env))), tools: store.tools, activeRun: false };
+  const state: AgentState = { systemPrompt: settings.systemPrompt, messages: [], tools: store.tools, activeRun: false };
   const approvals = new ApprovalGate(
     sql,
     (event) => sink.record(meta.read<RunMeta>("run")?.runId, event),

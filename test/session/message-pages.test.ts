@@ -106,6 +106,15 @@ describe("history window", () => {
     expect(windowed[0]!.role).toBe("user");
   });
 
+  it("reads no history into memory when a woken object only answers a snapshot", async () => {
+    const session = await sessionWithTurns(3);
+    const stub = env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(session.id));
+    await evictDurableObject(stub);
+    expect((await snapshotOf(session)).messages).toHaveLength(6);
+    const inMemory = await runInDurableObject(stub, (instance) => (instance as unknown as { session: { state: { messages: unknown[] } } }).session.state.messages.length);
+    expect(inMemory).toBe(0);
+  });
+
   it("sends the LLM the same history after the object was evicted and woke again", async () => {
     const session = await sessionWithTurns(2);
     const stub = env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(session.id));
