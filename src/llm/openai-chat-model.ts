@@ -10,7 +10,8 @@ import type { ChatCompletionCreateParamsBase } from "openai/resources/chat/compl
 import type { LlmCall, LlmResponse } from "../core/agent-loop.ts";
 import type { LlmRequest } from "../core/format-messages.ts";
 import { abortedError, LlmError } from "./llm-error.ts";
-import { toLlmError, type AttemptState } from "./openai-errors.ts";
+import { guardAttempt } from "./attempt-guard.ts";
+import { toLlmError } from "./openai-errors.ts";
 import { createChunkAccumulator, readCompletion, type CompletionParts } from "./openai-response.ts";
 import { serializeChatRequest, serializeList } from "./request-json.ts";
 import { DEFAULT_INITIAL_RETRY_DELAY_MS, DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_DELAY_MS, withRetries, type RetryPolicy } from "./retry.ts";
@@ -129,23 +130,7 @@ async function attemptOnce(
   hasDelivered: () => boolean,
   signal: AbortSignal | undefined,
 ): Promise<CompletionParts> {
-  const controller = new AbortController();
-  const state: AttemptState = { aborted: false, timedOut: false, timeoutMs };
-  const onAbort = () => {
-    state.aborted = true;
-    controller.abort(signal?.reason);
-  };
-  if (signal?.aborted) onAbort();
-  else signal?.addEventListener("abort", onAbort, { once: true });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  // An idle timer, re-armed by every chunk: a slow but steady stream is fine, a silent one is not.
-  const armTimer = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      state.timedOut = true;
-      controller.abort(new Error("timeout"));
-    }, timeoutMs);
-  };
+  const { controller, state, armTimer, dispose } = guardAttempt(signal, timeoutMs);
   try {
     armTimer();
     const requestOptions = { signal: controller.signal, maxRetries: 0, timeout: timeoutMs };
@@ -184,8 +169,7 @@ async function attemptOnce(
     }
     throw error;
   } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
+    dispose();
   }
 }
 

@@ -6,9 +6,9 @@
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { abortedError, LlmError } from "./llm-error.ts";
+import type { AttemptState } from "./attempt-guard.ts";
 import { isRetryableStatus, parseRetryAfterMs } from "./retry.ts";
 
-export type AttemptState = { aborted: boolean; timedOut: boolean; timeoutMs: number };
 
 /** The server's own words: `error.message` of an OpenAI error body, else what the SDK made of the body. */
 function serverMessage(err: APIError): string {

@@ -4,6 +4,7 @@
  * decides whether another attempt can help. Our own timeout and the caller's abort are told apart by the
  * attempt's flags. Used by workers-ai-model.ts.
  */
+import type { AttemptState } from "./attempt-guard.ts";
 import { abortedError, LlmError } from "./llm-error.ts";
 
 /** Codes from Workers AI's error table worth another attempt: out of capacity, timeouts. */
@@ -14,9 +15,8 @@ const STATUS_BY_CODE: Record<number, number> = {
   4006: 429, 5004: 400, 5005: 405, 5006: 400, 5007: 400, 5016: 403, 5018: 403, 5019: 405,
 };
 
-export type WorkersAiAttemptState = { aborted: boolean; timedOut: boolean; timeoutMs: number };
 
-export function toWorkersAiError(err: unknown, attempt: WorkersAiAttemptState): LlmError {
+export function toWorkersAiError(err: unknown, attempt: AttemptState): LlmError {
   if (err instanceof LlmError) return err;
   if (attempt.aborted) return abortedError(err);
   if (attempt.timedOut) {

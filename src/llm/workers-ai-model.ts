@@ -8,6 +8,7 @@
 import type { LlmCall, LlmResponse } from "../core/agent-loop.ts";
 import type { ChatMessage, LlmRequest } from "../core/format-messages.ts";
 import { SseParser } from "../client/sse-parser.ts";
+import { guardAttempt } from "./attempt-guard.ts";
 import { abortedError, LlmError } from "./llm-error.ts";
 import type { CompletionParts } from "./openai-response.ts";
 import { serializeList } from "./request-json.ts";
@@ -122,22 +123,7 @@ async function attemptOnce(
   hasDelivered: () => boolean,
   signal: AbortSignal | undefined,
 ): Promise<CompletionParts> {
-  const controller = new AbortController();
-  const state = { aborted: false, timedOut: false, timeoutMs };
-  const onAbort = () => {
-    state.aborted = true;
-    controller.abort(signal?.reason);
-  };
-  if (signal?.aborted) onAbort();
-  else signal?.addEventListener("abort", onAbort, { once: true });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const armTimer = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      state.timedOut = true;
-      controller.abort(new Error("timeout"));
-    }, timeoutMs);
-  };
+  const { controller, state, armTimer, dispose } = guardAttempt(signal, timeoutMs);
   // The binding may not watch the signal while a stream is read: cancelling the reader ends the read.
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   controller.signal.addEventListener("abort", () => void reader?.cancel().catch(() => {}), { once: true });
@@ -172,8 +158,7 @@ async function attemptOnce(
     }
     throw error;
   } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
+    dispose();
   }
 }
 
