@@ -66,8 +66,8 @@ export async function startWranglerDev(options: WranglerDevOptions = {}): Promis
     try {
       return await startWranglerDevOnce(options);
     } catch (err) {
-      const portClash = err instanceof Error && err.message.includes("Address already in use");
-      if (!portClash || options.port !== undefined || attempt >= 3) throw err;
+      // A fixed port may be briefly held by the previous server of a restart; a picked one by a parallel test.
+      if (!(err instanceof PortClash) || attempt >= 3) throw err;
     }
   }
 }
@@ -133,28 +133,38 @@ async function startWranglerDevOnce(options: WranglerDevOptions): Promise<Wrangl
   };
 
   try {
-    await waitUntilAnswering(url, options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS, exited, spawnFailed);
+    await waitUntilReady(url, options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS, () => output, exited, spawnFailed);
   } catch (err) {
     await stop();
     const reason = err instanceof Error ? err.message : String(err);
-    throw new Error(`wrangler dev did not start: ${reason}\n--- wrangler output ---\n${output}`);
+    const message = `wrangler dev did not start: ${reason}\n--- wrangler output ---\n${output}`;
+    throw err instanceof PortClash ? new PortClash(message) : new Error(message);
   }
   return { url, port, persistTo, inspectorPort, processGroup: pgid, stop, logs: () => output };
 }
 
-/** Resolves at the first HTTP answer of any status; rejects when wrangler exits or the time is up. */
-async function waitUntilAnswering(url: string, timeoutMs: number, exited: Promise<void>, spawnFailed: Promise<Error>): Promise<void> {
+class PortClash extends Error {}
+
+/**
+ * Resolves once this wrangler says it is ready on `url` and the URL answers HTTP (any status); rejects when
+ * wrangler exits, cannot bind, or the time is up. An HTTP answer alone is not enough: when two servers were
+ * handed the same free port, the loser's poll is answered by the winner while the loser fails to bind.
+ */
+async function waitUntilReady(url: string, timeoutMs: number, output: () => string, exited: Promise<void>, spawnFailed: Promise<Error>): Promise<void> {
   let gone: string | undefined;
   void exited.then(() => (gone = "wrangler exited before it answered"));
   void spawnFailed.then((err) => (gone = `could not spawn wrangler: ${err.message}`));
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
+    if (output().includes("Address already in use")) throw new PortClash("a port it was given is in use");
     if (gone) throw new Error(gone);
-    try {
-      await fetch(`${url}/v1/tools`, { signal: AbortSignal.timeout(5_000) }).then((res) => res.body?.cancel());
-      return;
-    } catch {
-      // Not listening yet (ECONNREFUSED) or still building: try again shortly.
+    if (output().includes(`Ready on ${url}`)) {
+      try {
+        await fetch(`${url}/v1/tools`, { signal: AbortSignal.timeout(5_000) }).then((res) => res.body?.cancel());
+        return;
+      } catch {
+        // Bound but not answering yet: try again shortly.
+      }
     }
     await new Promise((r) => setTimeout(r, READY_POLL_MS));
   }
