@@ -15,6 +15,7 @@ import { UI_MESSAGE_STREAM_HEADERS, uiMessageStream } from "../chat/chat-stream.
 import { handleMcpRequest } from "../mcp/mcp-server.ts";
 import { parseMcpServers, selectMcpServers } from "../mcp/servers-config.ts";
 import type { AgentSession } from "../session/agent-session.ts";
+import { isApprovalName } from "../session/approval-names.ts";
 import { checkSessionModel } from "../llm/select-model.ts";
 import { bundledToolNames } from "../tools/catalog.ts";
 import { sha256Hex } from "../credentials.ts";
@@ -143,13 +144,17 @@ app.post("/v1/sessions", async (c) => {
   await checkSessionCreation(c.req.raw, c.env);
   await enforceRateLimit(c.req.raw, c.env.SESSION_RATE_LIMIT, "create a session");
   const body = await readJson(c, createSessionBody, true);
-  const known = new Set(bundledToolNames());
-  const unknown = [...(body.tools ?? []), ...(body.requireApproval ?? []).filter((n) => n !== "*")].filter((n) => !known.has(n));
-  if (unknown.length > 0) throw new ApiError(400, "bad_request", `Unknown tool(s): ${[...new Set(unknown)].join(", ")}`);
   const mcp = parseMcpServers(c.env.MCP_SERVERS);
   if (!mcp.ok) throw new ApiError(500, "misconfigured", mcp.message);
   const chosen = selectMcpServers(mcp.servers, body.mcpServers);
   if (!chosen.ok) throw new ApiError(400, "bad_request", `Unknown MCP server(s): ${chosen.unknown.join(", ")} (configured: ${mcp.servers.map((s) => s.name).join(", ") || "none"})`);
+  const bundled = new Set(bundledToolNames());
+  const chosenNames = chosen.servers.map((s) => s.name);
+  const unknown = [
+    ...(body.tools ?? []).filter((n) => !bundled.has(n)),
+    ...(body.requireApproval ?? []).filter((n) => !isApprovalName(n, bundled, chosenNames)),
+  ];
+  if (unknown.length > 0) throw new ApiError(400, "bad_request", `Unknown tool(s): ${[...new Set(unknown)].join(", ")}`);
   const model = checkSessionModel(c.env, body.model);
   if (!model.ok) throw new ApiError(400, "bad_request", `Invalid body: ${model.message}`);
   const id = newSessionId();
@@ -164,7 +169,7 @@ app.post("/v1/sessions", async (c) => {
       toolExecution: body.toolExecution ?? agentConfig.toolExecution,
       tools: body.tools,
       requireApproval: body.requireApproval ?? [],
-      mcpServers: chosen.servers.map((s) => s.name),
+      mcpServers: chosenNames,
       ...(body.model === undefined ? {} : { model: model.model }),
     }),
   );
@@ -225,8 +230,6 @@ app.post("/v1/sessions/:id/tool-calls/:toolCallId/approval", async (c) => {
 app.patch("/v1/sessions/:id", async (c) => {
   const stub = session(c);
   const body = await readJson(c, settingsBody);
-  const unknown = (body.requireApproval ?? []).filter((n) => n !== "*" && !bundledToolNames().includes(n));
-  if (unknown.length > 0) throw new ApiError(400, "bad_request", `Unknown tool(s): ${[...new Set(unknown)].join(", ")}`);
   return c.json(settle(await stub.updateSettings(key(c), body)));
 });
 

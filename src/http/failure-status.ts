@@ -20,6 +20,7 @@ export const FAILURE_STATUS = {
   nothing_to_continue: { status: 409, code: "conflict" },
   unknown_approval: { status: 404, code: "not_found" },
   already_decided: { status: 409, code: "conflict" },
+  unknown_tool: { status: 400, code: "bad_request" },
 } as const satisfies Record<SessionFailureReason, HttpAnswer>;
 
 /** The success value, or throws the failure as an ApiError with the status the table gives its reason. */

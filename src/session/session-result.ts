@@ -13,7 +13,8 @@ export type SessionFailureReason =
   | "run_active"
   | "nothing_to_continue"
   | "unknown_approval"
-  | "already_decided";
+  | "already_decided"
+  | "unknown_tool";
 
 export type SessionFailure = { ok: false; reason: SessionFailureReason; message: string };
 export type SessionResult<T> = { ok: true; value: T } | SessionFailure;

@@ -121,6 +121,38 @@ describe("MCP servers' tools in a session", () => {
     await events.cancel();
   });
 
+  it("asks a human before an MCP tool named in requireApproval at creation", async () => {
+    const session = await createSession({ mcpServers: ["mock"], requireApproval: ["mock_clock"] });
+    await script(session, { toolCalls: [{ id: "c1", name: "mock_clock", arguments: {} }] }, { text: "asked" });
+    const events = await openEvents(session);
+    await send(session, "what time");
+    expect((await events.until("toolApprovalRequired")).at(-1)!.json.toolName).toBe("mock_clock");
+    await events.cancel();
+  });
+
+  it("asks a human before an MCP tool after PATCH requireApproval names it", async () => {
+    const session = await createSession({ mcpServers: ["mock"] });
+    await toolsOnceListed(session, ["mock_clock"]);
+    const patched = await api(`/v1/sessions/${session.id}`, { method: "PATCH", key: session.key, json: { requireApproval: ["mock_clock"] } });
+    expect(patched.status).toBe(200);
+    expect(await patched.json()).toEqual({ requireApproval: ["mock_clock"] });
+    await script(session, { toolCalls: [{ id: "c2", name: "mock_clock", arguments: {} }] }, { text: "asked" });
+    const events = await openEvents(session);
+    await send(session, "what time");
+    expect((await events.until("toolApprovalRequired")).at(-1)!.json.toolName).toBe("mock_clock");
+    await events.cancel();
+  });
+
+  it("refuses requireApproval names that are neither the session's tools nor of its MCP servers", async () => {
+    const created = await api("/v1/sessions", { method: "POST", json: { mcpServers: ["mock"], requireApproval: ["legacy_echo"] } });
+    expect(created.status).toBe(400);
+    expect(((await created.json()) as { error: { message: string } }).error.message).toBe("Unknown tool(s): legacy_echo");
+    const session = await createSession({ mcpServers: ["mock"] });
+    const patched = await api(`/v1/sessions/${session.id}`, { method: "PATCH", key: session.key, json: { requireApproval: ["mock_echo", "gated_clock"] } });
+    expect(patched.status).toBe(400);
+    expect(((await patched.json()) as { error: { message: string } }).error.message).toBe("Unknown tool(s): gated_clock");
+  });
+
   it("reaches a server that speaks only the older HTTP+SSE transport", async () => {
     const session = await createSession({ mcpServers: ["legacy"] });
     const word = unique();
