@@ -1,6 +1,6 @@
 /**
- * The tool registry routes: `GET /v1/tools` (bundled and deployed tools for anyone; with the API token,
- * every written tool, drafts of every session included), and the operator's `GET /v1/tools/:name` (a
+ * The tool registry routes: `GET /v1/tools` (bundled and deployed tools and the MCP servers' tools for
+ * anyone; with the API token, every written tool, drafts of every session included), and the operator's `GET /v1/tools/:name` (a
  * written tool's source, spec and checks) and `POST /v1/tools/:name/reject` (marks it rejected and drops
  * the draft from the session that wrote it). Mounted by app.ts, whose token check it is given.
  */
@@ -8,6 +8,7 @@ import type { Context, Hono } from "hono";
 import type { AppEnv } from "../env.ts";
 import { TOOL_NAME_PATTERN } from "../core/tool-store.ts";
 import { secretMatches } from "../credentials.ts";
+import { describeMcpServers } from "../mcp/mcp-catalog.ts";
 import { bundledToolNames } from "../tools/catalog.ts";
 import { describeWrittenTools } from "../tools/written/listing.ts";
 import { inspectWrittenTool, rejectWrittenTool } from "../tools/written/operator.ts";
@@ -54,10 +55,16 @@ async function readReason(c: Context<HonoEnv>): Promise<string | undefined> {
 export function mountToolRoutes(app: Hono<HonoEnv>, requireApiToken: TokenCheck): void {
   app.get("/v1/tools", async (c) => {
     const operator = await isOperator(c);
-    const { draftRuntime, written } = await describeWrittenTools(c.env);
+    const [{ draftRuntime, written }, mcp] = await Promise.all([describeWrittenTools(c.env), describeMcpServers(c.env.MCP_SERVERS, operator)]);
     // Drafts belong to the session that wrote them: their text and code are for the operator only.
     const visible = operator ? written : written.filter((t) => t.status === "deployed");
-    return c.json({ bundled: bundledToolNames().map((name) => ({ name, status: "bundled" })), written: visible, draftRuntime });
+    return c.json({
+      bundled: bundledToolNames().map((name) => ({ name, status: "bundled" })),
+      written: visible,
+      mcp: mcp.servers,
+      ...(mcp.error ? { mcpError: mcp.error } : {}),
+      draftRuntime,
+    });
   });
 
   app.get("/v1/tools/:name", async (c) => {

@@ -1,0 +1,47 @@
+/**
+ * The registry's view of the deployer's MCP servers (GET /v1/tools): each configured server with the
+ * tools it lists now, under the names sessions give them, or why it could not be listed. One listing per
+ * isolate is reused for a minute, so an open route cannot make the Worker hammer the servers.
+ * Invariant: never rejects, and never shows a server's headers; why a server could not be listed (which
+ * names its URL) only to the operator.
+ */
+import { McpConnection } from "./mcp-connection.ts";
+import { mcpToolName } from "./mcp-tool.ts";
+import { parseMcpServers, type McpServerConfig } from "./servers-config.ts";
+
+export type McpCatalogEntry =
+  | { server: string; requireApproval: boolean | string[]; tools: { name: string; tool: string; description?: string }[] }
+  | { server: string; requireApproval: boolean | string[]; error: string };
+
+const CACHE_MS = 60_000;
+let cached: { raw: string; at: number; listing: Promise<McpCatalogEntry[]> } | undefined;
+
+/** The servers of `MCP_SERVERS` and their tools; `operator` adds the reasons of failures. */
+export async function describeMcpServers(raw: string | undefined, operator: boolean, now = Date.now()): Promise<{ servers: McpCatalogEntry[]; error?: string }> {
+  const parsed = parseMcpServers(raw);
+  if (!parsed.ok) return { servers: [], error: operator ? parsed.message : "MCP_SERVERS is misconfigured" };
+  if (parsed.servers.length === 0) return { servers: [] };
+  const key = raw ?? "";
+  if (!cached || cached.raw !== key || now - cached.at > CACHE_MS) {
+    cached = { raw: key, at: now, listing: Promise.all(parsed.servers.map(listServer)) };
+  }
+  const servers = await cached.listing;
+  return { servers: operator ? servers : servers.map((s) => ("error" in s ? { ...s, error: "unreachable" } : s)) };
+}
+
+async function listServer(server: McpServerConfig): Promise<McpCatalogEntry> {
+  const requireApproval = server.requireApproval ?? false;
+  const connection = new McpConnection(server, () => undefined);
+  try {
+    const tools = await connection.listTools();
+    return {
+      server: server.name,
+      requireApproval,
+      tools: tools.map((t) => ({ name: mcpToolName(server.name, t.name), tool: t.name, ...(t.description ? { description: t.description } : {}) })),
+    };
+  } catch (err) {
+    return { server: server.name, requireApproval, error: err instanceof Error ? err.message : String(err) };
+  } finally {
+    await connection.close();
+  }
+}
