@@ -39,7 +39,7 @@ export default defineConfig({
       {
         test: {
           name: "node",
-          include: ["test/core/**/*.test.ts", "test/llm/**/*.test.ts", "test/tools/**/*.test.ts", "test/scripts/**/*.test.ts", "test/client/**/*.test.ts", "test/observability/**/*.test.ts", "test/**/*.node.test.ts", "test/mcp/*.test.ts"],
+          include: ["test/core/**/*.test.ts", "test/llm/**/*.test.ts", "test/tools/**/*.test.ts", "test/scripts/**/*.test.ts", "test/client/**/*.test.ts", "test/wire/**/*.test.ts", "test/observability/**/*.test.ts", "test/**/*.node.test.ts", "test/mcp/*.test.ts"],
           environment: "node",
         },
       },

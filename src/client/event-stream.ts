@@ -6,7 +6,7 @@
  * ApiClientError; the caller's signal or `break` ends it cleanly and closes the connection.
  */
 import { ApiClientError, errorFromResponse, isPermanentStatus } from "./errors.ts";
-import { SseParser, type SseMessage } from "./sse-parser.ts";
+import { SseParser, type SseMessage } from "../wire/sse-parser.ts";
 import type { ConnectionState, EventStreamOptions, SessionStreamEvent, StampedEvent } from "./types.ts";
 
 /** Used until the server's first `retry:` field arrives (it sends 1000). */

@@ -5,7 +5,7 @@
 export { AgentClient, SessionHandle, createClient } from "./client.ts";
 export { ApiClientError } from "./errors.ts";
 export { streamSessionEvents, type EventStreamTarget } from "./event-stream.ts";
-export { SseParser, type SseItem, type SseMessage } from "./sse-parser.ts";
+export { SseParser, type SseItem, type SseMessage } from "../wire/sse-parser.ts";
 export type {
   AgentMessage,
   ApprovalResult,

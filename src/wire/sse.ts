@@ -3,9 +3,10 @@
  * which writes events, and the router, which sets the headers. Multi-line data is split into several
  * `data:` lines, as the SSE format requires.
  */
-export type SseMessage = { id?: string | number; event?: string; data: string; retry?: number };
+/** One event to write: what formatSse turns into `id:`, `event:`, `retry:` and `data:` lines. */
+export type SseFields = { id?: string | number; event?: string; data: string; retry?: number };
 
-export function formatSse(message: SseMessage): string {
+export function formatSse(message: SseFields): string {
   let out = "";
   if (message.id !== undefined) out += `id: ${message.id}\n`;
   if (message.event) out += `event: ${message.event}\n`;

@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { formatSse } from "../../src/wire/sse.ts";
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
@@ -72,10 +73,10 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The bytes the Worker writes for one stamped event (src/wire/sse.ts formatSse). */
+/** The bytes the Worker writes for one stamped event. */
 export function wireEvent(seq: number, type = "messageDelta"): string {
   const data = JSON.stringify({ type, text: `t${seq}`, seq, sessionId: "s_test", ts: 1_000 + seq });
-  return `id: ${seq}\nevent: ${type}\ndata: ${data}\n\n`;
+  return formatSse({ id: seq, event: type, data });
 }
 
 export function wireEvents(from: number, to: number): string {

@@ -3,7 +3,7 @@
  * it feeds response bytes to the client SDK's parser as they arrive, so a test sees each event when the
  * server sends it. Events come out in wire order; comments (`: ping`) are counted, never returned.
  */
-import { SseParser } from "../../src/client/sse-parser.ts";
+import { SseParser } from "../../src/wire/sse-parser.ts";
 
 export type SseEvent = {
   id?: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SseParser, type SseItem } from "../../src/client/sse-parser.ts";
+import { SseParser, type SseItem } from "../../src/wire/sse-parser.ts";
 
 const encoder = new TextEncoder();
 
@@ -27,7 +27,7 @@ const SERVER_STREAM =
   'id: 2\nevent: messageDelta\ndata: {"seq":2,"type":"messageDelta","text":"héllo 🌍"}\n\n' +
   ": ping\n\n" +
   "id: 3\nevent: note\ndata: first line\ndata: second line\n\n" +
-  'event: error\ndata: {"type":"error","code":"events_dropped","oldestSeq":7}\n\n';
+  'event: eventsDropped\ndata: {"type":"eventsDropped","oldestSeq":7}\n\n';
 
 const SERVER_ITEMS: SseItem[] = [
   { kind: "retry", ms: 1000 },
@@ -35,7 +35,7 @@ const SERVER_ITEMS: SseItem[] = [
   { kind: "message", event: "messageDelta", data: '{"seq":2,"type":"messageDelta","text":"héllo 🌍"}', id: "2", lastEventId: "2" },
   { kind: "comment", text: "ping" },
   { kind: "message", event: "note", data: "first line\nsecond line", id: "3", lastEventId: "3" },
-  { kind: "message", event: "error", data: '{"type":"error","code":"events_dropped","oldestSeq":7}', lastEventId: "3" },
+  { kind: "message", event: "eventsDropped", data: '{"type":"eventsDropped","oldestSeq":7}', lastEventId: "3" },
 ];
 
 describe("SseParser", () => {

@@ -1,6 +1,7 @@
 /**
  * An incremental Server-Sent Events parser (the WHATWG event-stream rules) over raw bytes or text.
- * Used by the client's event stream, one parser per connection; chunks may split anywhere, even inside
+ * The one parser of the wire format (src/wire/sse.ts writes it): used by the client SDK's event stream,
+ * one parser per connection, and by the tests' SSE reader; chunks may split anywhere, even inside
  * a UTF-8 sequence or between CR and LF. Invariants: items come out in stream order; an event is emitted
  * only once its terminating blank line arrived, so a connection cut mid-event yields nothing of it.
  */
