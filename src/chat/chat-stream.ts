@@ -6,9 +6,10 @@
  * A run that stops to ask a human for approval ends the response (useChat sends the answer as a new request).
  * The session stays the source of truth: a client that goes away cancels only this view, never the run.
  */
-import { SseParser } from "../client/sse-parser.ts";
-import { AGENT_EVENT_TYPES, type AgentEvent, type UserContent } from "../core/index.ts";
+import type { UserContent } from "../core/index.ts";
+import type { WireEvent } from "../wire/events.ts";
 import { formatSse, formatSseComment } from "../wire/sse.ts";
+import { SseParser } from "../wire/sse-parser.ts";
 import { UiMessageChunker, type UiMessageChunk } from "./ui-message-chunks.ts";
 
 export const UI_MESSAGE_STREAM_HEADERS = {
@@ -28,7 +29,6 @@ export type ChatView = {
   knownToolCallIds?: string[];
 };
 
-const known = new Set<string>(AGENT_EVENT_TYPES);
 const encoder = new TextEncoder();
 
 export function uiMessageStream({ events, messageId, awaiting, knownToolCallIds }: ChatView): ReadableStream<Uint8Array> {
@@ -59,8 +59,10 @@ export function uiMessageStream({ events, messageId, awaiting, knownToolCallIds 
       }
       for (const item of parser.feed(value)) {
         if (item.kind === "comment") controller.enqueue(encoder.encode(formatSseComment(item.text)));
-        if (item.kind !== "message" || !known.has(item.event)) continue;
-        const event = JSON.parse(item.data) as AgentEvent;
+        if (item.kind !== "message") continue;
+        const event = JSON.parse(item.data) as WireEvent;
+        // A trimmed-log notice cannot concern this answer: it reads from where the session stood just now.
+        if (event.type === "eventsDropped") continue;
         if (!started) {
           started = event.type === "messageEnd" && event.message.role === "user" && JSON.stringify(event.message.content) === wanted;
           continue;

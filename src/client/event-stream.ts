@@ -7,7 +7,7 @@
  */
 import { ApiClientError, errorFromResponse, isPermanentStatus } from "./errors.ts";
 import { SseParser, type SseMessage } from "../wire/sse-parser.ts";
-import type { ConnectionState, EventStreamOptions, SessionStreamEvent, StampedEvent } from "./types.ts";
+import type { ConnectionState, EventsDroppedEvent, EventStreamOptions, SessionStreamEvent, StampedEvent } from "./types.ts";
 
 /** Used until the server's first `retry:` field arrives (it sends 1000). */
 const DEFAULT_RETRY_MS = 1_000;
@@ -139,7 +139,10 @@ async function readWithin(
   }
 }
 
-/** The JSON payload as a typed event; anything else (no seq, not an object) is not ours and is skipped. */
+/**
+ * The JSON payload as a typed event: an `eventsDropped` notice (it has no seq), or a stamped event. Anything
+ * else (no seq, not an object) is not ours and is skipped. Event types newer than this SDK pass through.
+ */
 function toStreamEvent(message: SseMessage): SessionStreamEvent | undefined {
   let data: unknown;
   try {
@@ -149,9 +152,7 @@ function toStreamEvent(message: SseMessage): SessionStreamEvent | undefined {
   }
   if (typeof data !== "object" || data === null) return undefined;
   const record = data as Record<string, unknown>;
-  if (message.event === "error" && message.id === undefined && record.code === "events_dropped" && typeof record.oldestSeq === "number") {
-    return { type: "eventsDropped", oldestSeq: record.oldestSeq, message: typeof record.message === "string" ? record.message : "Events were dropped" };
-  }
+  if (record.type === "eventsDropped") return typeof record.oldestSeq === "number" ? (data as EventsDroppedEvent) : undefined;
   if (typeof record.seq !== "number" || typeof record.type !== "string") return undefined;
   return data as StampedEvent;
 }

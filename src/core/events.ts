@@ -1,6 +1,7 @@
 /**
  * The one event union the runtime emits, tagged by `type`. The core emits these bare; the host's sink
- * stamps them with `seq`, `sessionId`, `runId` and `ts` (see `StampedEvent`) before storing and streaming.
+ * stamps them with `seq`, `sessionId`, `runId` and `ts` before storing and streaming (the wire union in
+ * src/wire/events.ts is derived from this one, so a type added here reaches every consumer).
  * Per tool call the order is toolExecStart → toolExecUpdate* → toolExecEnd, never an update after the end.
  */
 import type { AgentMessage, AgentToolResult, AssistantMessage, ContextTrim, StopReason } from "./types.ts";
@@ -42,27 +43,3 @@ export type AgentEvent =
   | { type: "messageAbandoned"; reason: string };
 
 export type AgentEventType = AgentEvent["type"];
-
-export const AGENT_EVENT_TYPES = [
-  "runStart",
-  "messageStart",
-  "messageDelta",
-  "messageEnd",
-  "toolExecStart",
-  "toolExecUpdate",
-  "toolExecEnd",
-  "toolApprovalRequired",
-  "runEnd",
-  "llmRetry",
-  "error",
-  "contextTrimmed",
-  "messageAbandoned",
-] as const satisfies readonly AgentEventType[];
-
-/** An event as stored in the session's log and sent over SSE. */
-export type StampedEvent = AgentEvent & {
-  seq: number;
-  sessionId: string;
-  runId?: string;
-  ts: number;
-};

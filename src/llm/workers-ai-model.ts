@@ -7,7 +7,7 @@
  */
 import type { LlmCall, LlmResponse } from "../core/agent-loop.ts";
 import type { ChatMessage, LlmRequest } from "../core/format-messages.ts";
-import { SseParser } from "../client/sse-parser.ts";
+import { SseParser } from "../wire/sse-parser.ts";
 import { guardAttempt } from "./attempt-guard.ts";
 import { abortedError, LlmError } from "./llm-error.ts";
 import type { CompletionParts } from "./openai-response.ts";

@@ -4,7 +4,7 @@
  * each). Lines carry session, run, tool, duration, isError, tokens and LLM retries; `npm run tail` shows
  * them live. Never throws and keeps state only for the run in progress (bounded by its open tool calls).
  */
-import type { StampedEvent } from "../core/events.ts";
+import type { StampedEvent } from "../wire/events.ts";
 import type { Usage } from "../core/types.ts";
 
 export type ToolCallLogLine = {

@@ -10,7 +10,7 @@ import type { UserContent } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
 import { dropDraft } from "../tools/written/session-tools.ts";
 import { EVENT_SOCKET_HEADERS } from "./event-sockets.ts";
-import { attachEventSocket, openEventStream } from "./event-stream.ts";
+import { attachEventSocket, openEventStream } from "./event-feed.ts";
 import { takeResponse } from "./output-waiters.ts";
 import { authorize } from "./session-access.ts";
 import { loadSession, readSettings, writeSettings, type Session } from "./session-loader.ts";

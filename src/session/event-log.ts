@@ -3,7 +3,8 @@
  * also its SSE id, so Last-Event-ID replay is `readAfter(seq)`. Old events are trimmed to a bounded
  * window; `oldestSeq` tells a reconnecting client whether what it missed is still here.
  */
-import { fitJson, type AgentEvent, type StampedEvent } from "../core/index.ts";
+import { fitJson, type AgentEvent } from "../core/index.ts";
+import type { StampedEvent } from "../wire/events.ts";
 
 /** Events kept per session; older ones are trimmed in batches so trimming costs nothing per append. */
 export const EVENT_RETENTION = 5_000;
@@ -14,7 +15,7 @@ export class EventLog {
 
   constructor(
     private readonly sql: SqlStorage,
-    private readonly sessionId: string,
+    readonly sessionId: string,
     private readonly retention = EVENT_RETENTION,
   ) {
     const row = sql.exec<{ seq: number | null }>(`SELECT MAX(seq) AS seq FROM events`).one();

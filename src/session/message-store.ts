@@ -5,19 +5,13 @@
  * `seq` is the message's position in the history and the cursor of the pagination API.
  */
 import { fitJson, type AgentMessage } from "../core/index.ts";
+import type { MessagePage } from "../wire/snapshot.ts";
 import { rememberStoredSize, windowStart } from "./history-window.ts";
 
 /** Rows read per query while loading the window backwards. */
 const WINDOW_READ_ROWS = 256;
 /** Most messages one page may hold (GET /v1/sessions/:id/messages?limit=). */
 export const MAX_PAGE_LIMIT = 500;
-
-export type MessagePage = {
-  /** Oldest first. */
-  messages: AgentMessage[];
-  /** Pass as `before` to get the page before this one; null when this page starts the history. */
-  before: number | null;
-};
 
 type Row = { seq: number; json: string };
 

@@ -7,6 +7,7 @@
 import { agentConfig } from "../agent-config.ts";
 import { describeError, runAgentLoop, toolCallsOf, type AgentEvent, type AgentState, type AssistantMessage, type ToolStore, type UserContent } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
+import type { SessionStatus } from "../wire/snapshot.ts";
 import { selectLlmCall, sessionModel } from "../llm/select-model.ts";
 import type { ApprovalGate } from "./approval-gate.ts";
 import { DeltaCoalescer } from "./delta-coalescer.ts";
@@ -37,8 +38,6 @@ export type RunState =
   | { kind: "idle" }
   | { kind: "running"; runId: string; controller: AbortController; done: Promise<void> }
   | { kind: "shutdown" };
-
-export type SessionStatus = RunState["kind"];
 
 export type RunDriverParts = {
   ctx: DurableObjectState;

@@ -1,6 +1,8 @@
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClientError, createClient, type ConnectionState, type SessionStreamEvent } from "../../src/client/index.ts";
+import { eventsDropped } from "../../src/wire/events.ts";
+import { formatSse } from "../../src/wire/sse.ts";
 import { delay, openSse, resumeAfter, startTestServer, take, wireEvent, wireEvents, type Handler, type TestServer } from "./support.ts";
 
 let server: TestServer | undefined;
@@ -175,13 +177,12 @@ describe("SessionHandle.events", () => {
   it("yields an eventsDropped notice for trimmed events and continues with the replay", async () => {
     const { url } = await serve((_req, res) => {
       openSse(res, 20);
-      const notice = JSON.stringify({ type: "error", code: "events_dropped", message: "Events 3–4 are no longer retained", oldestSeq: 5 });
-      res.write(`event: error\ndata: ${notice}\n\n${wireEvents(5, 6)}`);
+      res.write(formatSse({ event: "eventsDropped", data: JSON.stringify(eventsDropped("s_test", 2, 5, 1_000)) }) + wireEvents(5, 6));
     });
     const events = eventsOf(url, { lastEventId: 2 });
     const got = await take(events, 3);
     await events.return();
-    expect(got[0]).toEqual({ type: "eventsDropped", oldestSeq: 5, message: "Events 3–4 are no longer retained" });
+    expect(got[0]).toMatchObject({ type: "eventsDropped", oldestSeq: 5, message: "Events 3–4 are no longer retained; replay starts at 5" });
     expect(seqs(got.slice(1))).toEqual([5, 6]);
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AgentEvent, StampedEvent } from "../../src/core/events.ts";
+import type { AgentEvent } from "../../src/core/events.ts";
+import type { StampedEvent } from "../../src/wire/events.ts";
 import type { AssistantMessage } from "../../src/core/types.ts";
 import { RunLog, type LogLine } from "../../src/observability/run-log.ts";
 

@@ -120,9 +120,9 @@ describe("event retention", () => {
     await nextResponse(s, 15_000);
     const replay = await openEvents(s, 1);
     const first = (await replay.next())!;
-    expect(first.event).toBe("error");
+    expect(first.event).toBe("eventsDropped");
     expect(first.id).toBeUndefined();
-    expect(first.json).toMatchObject({ code: "events_dropped" });
+    expect(first.json).toMatchObject({ type: "eventsDropped", sessionId: s.id });
     const oldest = Number(first.json.oldestSeq);
     expect(oldest).toBeGreaterThan(2);
     expect(Number((await replay.next())!.id)).toBe(oldest);

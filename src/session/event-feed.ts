@@ -1,9 +1,11 @@
 /**
- * A session's event stream body: what the client missed (after the seq it names) replayed from the log,
- * then every new event live. Replay and subscription happen in one synchronous block, so the client sees
- * no gap and no duplicate. A client asking for events already trimmed is told so first. The router
- * validates Last-Event-ID and wraps the returned bytes in the SSE response (src/http/events-route.ts).
+ * A session's event feed: the bytes of its SSE stream. What the client missed (after the seq it names) is
+ * replayed from the log, then every new event follows live. Replay and subscription happen in one
+ * synchronous block, so the client sees no gap and no duplicate. A client asking for events already
+ * trimmed gets an `eventsDropped` first. The router validates Last-Event-ID and wraps the bytes in the
+ * SSE response (src/http/events-route.ts).
  */
+import { eventsDropped } from "../wire/events.ts";
 import { formatSse } from "../wire/sse.ts";
 import type { EventHub } from "./event-hub.ts";
 import type { EventLog } from "./event-log.ts";
@@ -42,8 +44,8 @@ function replayChunks(log: EventLog, afterSeq: number): string[] {
   const chunks: string[] = [`retry: ${CLIENT_RETRY_MS}\n\n`];
   const oldest = log.oldestSeq();
   if (afterSeq + 1 < oldest) {
-    const data = JSON.stringify({ type: "error", code: "events_dropped", message: `Events ${afterSeq + 1}–${oldest - 1} are no longer retained; replay starts at ${oldest}`, oldestSeq: oldest });
-    chunks.push(formatSse({ event: "error", data }));
+    const notice = eventsDropped(log.sessionId, afterSeq, oldest, Date.now());
+    chunks.push(formatSse({ event: notice.type, data: JSON.stringify(notice) }));
   }
   for (const row of log.readAfter(afterSeq)) chunks.push(formatSse({ id: row.seq, event: row.type, data: row.json }));
   return chunks;

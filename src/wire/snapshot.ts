@@ -1,0 +1,52 @@
+/**
+ * The session snapshot (GET /v1/sessions/:id) and a page of its history (GET …/messages) as declared
+ * types: the session's view and message store return them and the client SDK re-exports them, so server
+ * and client cannot drift apart.
+ */
+import type { AgentMessage, ToolExecutionMode, Usage } from "../core/types.ts";
+
+export type SessionStatus = "idle" | "running" | "shutdown";
+
+export type QueueDepths = { input: number; followUp: number; output: number };
+
+export type PendingApproval = { toolCallId: string; toolName: string; expiresAt: number };
+
+/** A tool of the session that comes from a remote MCP server: its name here, the server and its name there. */
+export type McpToolEntry = { name: string; server: string; tool: string };
+
+export type SessionSnapshot = {
+  id: string;
+  status: SessionStatus;
+  createdAt: number;
+  systemPrompt: string;
+  toolExecution: ToolExecutionMode;
+  /** The model this session's LLM calls use. */
+  model: string;
+  /** The newest page of history (oldest first); older pages via GET …/messages?before=. */
+  messages: AgentMessage[];
+  /** Pass as `before` to GET /v1/sessions/:id/messages for older messages; null when there are none. */
+  messagesBefore: number | null;
+  queues: QueueDepths;
+  queueCapacity: QueueDepths;
+  tools: string[];
+  /** Which of `tools` come from remote MCP servers (and from which server and tool). */
+  mcpTools: McpToolEntry[];
+  pendingApprovals: PendingApproval[];
+  /** Stream events after this seq to continue exactly where the snapshot ends. */
+  lastEventSeq: number;
+  activeRunId: string | null;
+  /** Unread answers the output queue dropped to make room (they stay in history and the event log). */
+  responsesEvicted: number;
+  /** Token usage of the session's LLM calls, summed. */
+  usage: Usage;
+  /** Tool names (or "*") whose calls wait for approval; change with updateSettings. */
+  requireApproval: string[];
+};
+
+/** A page of history (GET /v1/sessions/:id/messages). */
+export type MessagePage = {
+  /** Oldest first. */
+  messages: AgentMessage[];
+  /** Pass as `before` to get the page before this one; null when this page starts the history. */
+  before: number | null;
+};
