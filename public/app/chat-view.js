@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The conversation: user and assistant bubbles, streaming assistant text, tool cards and notices, in the
  * order events happen. Fed by main.js with snapshot messages (history) and then live events; both paths
@@ -7,17 +8,33 @@
 import { el, textOfContent } from "./dom.js";
 import { ToolCard } from "./tool-card.js";
 
+/** @import { AgentMessage, AssistantMessage, PendingApproval, StampedEvent, UserMessage } from "../client.js" */
+/**
+ * The stamped event of one type.
+ * @template {StampedEvent["type"]} T
+ * @typedef {Extract<StampedEvent, { type: T }>} EventOf
+ */
+
 export class ChatView {
+  /**
+   * @param {HTMLElement} list
+   * @param {{ onDecide: (toolCallId: string, approve: boolean) => Promise<unknown> }} handlers
+   */
   constructor(list, { onDecide }) {
     this.list = list;
     this.onDecide = onDecide;
+    /** @type {Map<string, ToolCard>} */
     this.cards = new Map();
+    /** @type {HTMLElement | undefined} */
     this.streaming = undefined;
+    /** @type {{ text: string; bubble: HTMLElement }[]} */
     this.pendingUsers = [];
+    /** @type {string | undefined} */
+    this.lastNotice = undefined;
     // Follow the conversation only while the reader is at its end, so scrolling back is not undone.
     this.following = true;
     list.parentElement?.addEventListener("scroll", () => {
-      const scroller = list.parentElement;
+      const scroller = /** @type {HTMLElement} */ (list.parentElement);
       this.following = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
     });
   }
@@ -29,6 +46,7 @@ export class ChatView {
     this.pendingUsers = [];
   }
 
+  /** @param {AgentMessage[]} messages */
   renderHistory(messages) {
     for (const message of messages) this.renderMessage(message);
   }
@@ -36,11 +54,12 @@ export class ChatView {
   /**
    * Older history (a page loaded on scroll) above what is shown, keeping the reader's place: rendered
    * into a detached list by the same code as live messages, then moved to the top.
+   * @param {AgentMessage[]} messages
    */
   prependHistory(messages) {
     const list = this.list;
     const scroller = list.parentElement;
-    const older = list.cloneNode(false);
+    const older = /** @type {HTMLElement} */ (list.cloneNode(false));
     const { streaming, following } = this;
     this.list = older;
     this.streaming = undefined;
@@ -62,7 +81,10 @@ export class ChatView {
     for (const card of this.cards.values()) if (!card.finished) card.start(undefined);
   }
 
-  /** A user message this page just sent: shown at once, confirmed when the session takes it into history. */
+  /**
+   * A user message this page just sent: shown at once, confirmed when the session takes it into history.
+   * @param {string} text
+   */
   addPendingUser(text) {
     this.following = true;
     const bubble = this.bubble("user", text);
@@ -72,12 +94,16 @@ export class ChatView {
     return bubble;
   }
 
+  /** @param {HTMLElement} bubble */
   removePendingUser(bubble) {
     this.pendingUsers = this.pendingUsers.filter((p) => p.bubble !== bubble);
     bubble.remove();
   }
 
-  /** A message appended to the session's history (messageEnd, or a snapshot entry). */
+  /**
+   * A message appended to the session's history (messageEnd, or a snapshot entry).
+   * @param {AgentMessage} message
+   */
   renderMessage(message) {
     if (message.role === "user") return this.renderUser(message);
     if (message.role === "assistant") return this.renderAssistant(message);
@@ -95,38 +121,50 @@ export class ChatView {
     this.streaming = bubble;
   }
 
+  /** @param {string} text */
   appendDelta(text) {
     if (!this.streaming) this.startAssistant();
-    this.streaming.querySelector(".bubble-text").append(text);
+    this.streaming?.querySelector(".bubble-text")?.append(text);
     this.scrollToEnd();
   }
 
+  /** @param {EventOf<"toolExecStart">} event */
   toolStart(event) {
     const card = this.card(event.toolCallId, event.toolName, event.arguments);
     card.start(event.ts);
   }
 
+  /** @param {EventOf<"toolExecUpdate">} event */
   toolUpdate(event) {
     this.card(event.toolCallId, event.toolName, event.arguments).addPartial(event.partialResult);
     this.scrollToEnd();
   }
 
+  /** @param {EventOf<"toolExecEnd">} event */
   toolEnd(event) {
     this.card(event.toolCallId, event.toolName).finish({ content: event.result?.content, isError: event.isError, endedAt: event.ts });
     this.scrollToEnd();
   }
 
+  /** @param {EventOf<"toolApprovalRequired"> | PendingApproval & { arguments?: unknown }} request */
   approvalRequired({ toolCallId, toolName, arguments: args }) {
     const card = this.card(toolCallId, toolName, args);
     card.requestApproval((approve) => this.onDecide(toolCallId, approve));
     this.scrollToEnd();
   }
 
-  /** A run's final answer that is not part of history (a terminating tool batch). */
+  /**
+   * A run's final answer that is not part of history (a terminating tool batch).
+   * @param {AssistantMessage} response
+   */
   renderFinal(response) {
     this.renderAssistant(response);
   }
 
+  /**
+   * @param {string} text
+   * @param {"info" | "error"} [kind]
+   */
   notice(text, kind = "info") {
     this.lastNotice = text;
     this.list.append(el("li", { class: `notice notice-${kind}`, role: kind === "error" ? "alert" : undefined, text }));
@@ -134,6 +172,7 @@ export class ChatView {
   }
 
   // ── internals ───────────────────────────────────────────────────────────
+  /** @param {UserMessage} message */
   renderUser(message) {
     const text = textOfContent(message.content);
     const pending = this.pendingUsers[0];
@@ -148,6 +187,7 @@ export class ChatView {
     this.bubble("user", text);
   }
 
+  /** @param {AssistantMessage} message */
   renderAssistant(message) {
     const text = textOfContent(message.content);
     // A live `error` event was already shown as a notice; its message-shaped copy adds nothing.
@@ -158,7 +198,8 @@ export class ChatView {
     if (bubble) {
       bubble.classList.remove("is-streaming");
       bubble.removeAttribute("aria-busy");
-      bubble.querySelector(".bubble-text").textContent = text;
+      const textNode = bubble.querySelector(".bubble-text");
+      if (textNode) textNode.textContent = text;
       if (message.errorMessage && !shownAsNotice) {
         bubble.classList.add("has-error");
         bubble.append(el("p", { class: "bubble-error", text: describeStop(message) }));
@@ -183,9 +224,14 @@ export class ChatView {
     this.streaming = undefined;
     bubble.classList.remove("is-streaming");
     bubble.removeAttribute("aria-busy");
-    if (!bubble.querySelector(".bubble-text").textContent) bubble.remove();
+    if (!bubble.querySelector(".bubble-text")?.textContent) bubble.remove();
   }
 
+  /**
+   * @param {string} toolCallId
+   * @param {string} [toolName]
+   * @param {unknown} [args]
+   */
   card(toolCallId, toolName, args) {
     let card = this.cards.get(toolCallId);
     if (!card) {
@@ -198,6 +244,10 @@ export class ChatView {
     return card;
   }
 
+  /**
+   * @param {"user" | "assistant"} role
+   * @param {string} text
+   */
   bubble(role, text) {
     const bubble = el(
       "li",
@@ -216,6 +266,7 @@ export class ChatView {
   }
 }
 
+/** @param {AssistantMessage} message */
 function describeStop(message) {
   if (message.stopReason === "aborted") return "Stopped: the run was aborted.";
   return message.errorMessage;

@@ -1,14 +1,17 @@
+// @ts-check
 /**
  * The web page's controller: creates or restores a session (id and key kept in localStorage), renders its
  * snapshot, then follows its event stream from snapshot.lastEventSeq, and wires the controls (send, abort,
  * approvals, new session, tools panel). The client SDK (./client.js, built from src/client) reconnects by
- * itself; this module shows the connection state and applies each event once (dedupe by seq).
+ * itself and yields each event once, in seq order; this module shows the connection state and applies them.
  */
 import { ApiClientError, createClient } from "../client.js";
 import { ChatView } from "./chat-view.js";
 import { el } from "./dom.js";
 import * as saved from "./session-store.js";
 import { renderTools, renderToolsError } from "./tools-panel.js";
+
+/** @import { ConnectionState, CreateSessionOptions, McpToolEntry, SessionHandle, SessionStreamEvent, ToolList } from "../client.js" */
 
 /** Events kept in the event-log panel; older lines are dropped so a long session stays light. */
 const EVENT_LOG_LIMIT = 2_000;
@@ -19,39 +22,61 @@ const LOAD_OLDER_THRESHOLD_PX = 200;
 /** Wait before trying again to load a session when the server could not be reached. */
 const RESTORE_RETRY_MS = 2_000;
 
-const byId = (id) => document.getElementById(id);
+/**
+ * The page's element with this id, of the expected kind (index.html and this module must agree).
+ * @template {HTMLElement} T
+ * @param {string} id
+ * @param {{ new (): T; prototype: T }} kind
+ * @returns {T}
+ */
+function byId(id, kind) {
+  const node = document.getElementById(id);
+  if (!(node instanceof kind)) throw new Error(`index.html has no ${kind.name} #${id}`);
+  return node;
+}
+
 const ui = {
-  messages: byId("messages"),
-  form: byId("composer"),
-  prompt: byId("prompt"),
-  send: byId("send"),
-  abort: byId("abort"),
-  newSession: byId("new-session"),
-  requireApproval: byId("require-approval"),
-  connection: byId("connection"),
-  sessionId: byId("session-id"),
-  runState: byId("run-state"),
-  tools: byId("tools"),
-  refreshTools: byId("refresh-tools"),
-  eventLog: byId("event-log"),
-  apiToken: byId("api-token"),
+  messages: byId("messages", HTMLOListElement),
+  form: byId("composer", HTMLFormElement),
+  prompt: byId("prompt", HTMLTextAreaElement),
+  send: byId("send", HTMLButtonElement),
+  abort: byId("abort", HTMLButtonElement),
+  newSession: byId("new-session", HTMLButtonElement),
+  requireApproval: byId("require-approval", HTMLInputElement),
+  connection: byId("connection", HTMLSpanElement),
+  sessionId: byId("session-id", HTMLElement),
+  runState: byId("run-state", HTMLSpanElement),
+  tools: byId("tools", HTMLDivElement),
+  refreshTools: byId("refresh-tools", HTMLButtonElement),
+  eventLog: byId("event-log", HTMLOListElement),
+  settings: byId("settings", HTMLFormElement),
+  apiToken: byId("api-token", HTMLInputElement),
 };
 
+/** @typedef {ConnectionState | "failed"} ShownConnectionState */
+
 let client = makeClient();
+/** @type {SessionHandle | undefined} */
 let session;
+/** @type {AbortController | undefined} */
 let stream;
 let generation = 0;
-let lastSeq = 0;
-/** Cursor of the history page before the oldest message shown; null when the start is shown. */
+/** @type {number | null} Cursor of the history page before the oldest message shown; null when the start is shown. */
 let historyBefore = null;
 let loadingOlder = false;
 let running = false;
+/** @type {string[]} */
 let sessionTools = [];
+/** @type {McpToolEntry[]} */
 let sessionMcpTools = [];
+/** @type {ToolList | undefined} */
 let toolList;
 
 const view = new ChatView(ui.messages, {
-  onDecide: (toolCallId, approve) => (approve ? session.approve(toolCallId) : session.reject(toolCallId)),
+  onDecide: async (toolCallId, approve) => {
+    if (!session) throw new Error("No session");
+    return approve ? session.approve(toolCallId) : session.reject(toolCallId);
+  },
 });
 
 function makeClient() {
@@ -60,6 +85,7 @@ function makeClient() {
 }
 
 // ── Session lifecycle ────────────────────────────────────────────────────
+/** @param {SessionHandle} handle */
 async function attach(handle) {
   const current = ++generation;
   stream?.abort();
@@ -79,7 +105,6 @@ async function attach(handle) {
   sessionMcpTools = snapshot.mcpTools ?? [];
   showTools();
   setRunning(snapshot.status === "running");
-  lastSeq = snapshot.lastEventSeq;
   const open = snapshot.status !== "shutdown";
   setComposerEnabled(open);
   if (!open) {
@@ -87,11 +112,15 @@ async function attach(handle) {
     view.notice("This session was shut down. Start a new session to continue.");
     return;
   }
-  void follow(handle, current);
+  void follow(handle, current, snapshot.lastEventSeq);
   void loadOlderWhileRoom(handle, current);
 }
 
-/** The page before the oldest message shown, put above it (the snapshot carries only the newest page). */
+/**
+ * The page before the oldest message shown, put above it (the snapshot carries only the newest page).
+ * @param {SessionHandle} handle
+ * @param {number} current the attach generation this page belongs to
+ */
 async function loadOlder(handle, current) {
   if (loadingOlder || historyBefore === null) return;
   loadingOlder = true;
@@ -108,7 +137,11 @@ async function loadOlder(handle, current) {
   }
 }
 
-/** Until the conversation can scroll (a tall window shows more than a page), older pages fill it. */
+/**
+ * Until the conversation can scroll (a tall window shows more than a page), older pages fill it.
+ * @param {SessionHandle} handle
+ * @param {number} current
+ */
 async function loadOlderWhileRoom(handle, current) {
   const scroller = ui.messages.parentElement;
   while (scroller && historyBefore !== null && !loadingOlder && current === generation && scroller.scrollHeight <= scroller.clientHeight) {
@@ -117,27 +150,26 @@ async function loadOlderWhileRoom(handle, current) {
 }
 
 ui.messages.parentElement?.addEventListener("scroll", (event) => {
-  if (session && event.currentTarget.scrollTop < LOAD_OLDER_THRESHOLD_PX) void loadOlder(session, generation);
+  if (session && event.currentTarget instanceof HTMLElement && event.currentTarget.scrollTop < LOAD_OLDER_THRESHOLD_PX) void loadOlder(session, generation);
 });
 
-async function follow(handle, current) {
+/**
+ * Applies the session's events after `afterSeq` until another session is attached.
+ * @param {SessionHandle} handle
+ * @param {number} current the attach generation this stream belongs to
+ * @param {number} afterSeq
+ */
+async function follow(handle, current, afterSeq) {
   const controller = new AbortController();
   stream = controller;
+  /** @type {(state: ConnectionState, detail?: { delayMs?: number }) => void} */
   const onConnectionChange = (state, detail) => {
     if (current === generation) setConnection(state, detail);
   };
   try {
-    for await (const event of handle.events({ lastEventId: lastSeq, signal: controller.signal, onConnectionChange })) {
+    for await (const event of handle.events({ lastEventId: afterSeq, signal: controller.signal, onConnectionChange })) {
       if (current !== generation) return;
-      if (event.type === "eventsDropped") {
-        view.notice("Some events are no longer available; reloading the conversation.");
-        void attach(handle).catch(reportRestoreFailure);
-        return;
-      }
-      if (event.seq <= lastSeq) continue;
-      lastSeq = event.seq;
-      logEvent(event);
-      apply(event);
+      if (!apply(event)) return;
     }
   } catch (err) {
     if (current !== generation) return;
@@ -146,42 +178,77 @@ async function follow(handle, current) {
   }
 }
 
+/**
+ * Shows one event; false when the stream should stop (the page reloads the session instead).
+ * @param {SessionStreamEvent} event
+ * @returns {boolean}
+ */
 function apply(event) {
+  if (event.type === "eventsDropped") {
+    view.notice("Some events are no longer available; reloading the conversation.");
+    if (session) void attach(session).catch(reportRestoreFailure);
+    return false;
+  }
+  logEvent(event);
   switch (event.type) {
     case "runStart":
-      return setRunning(true);
+      setRunning(true);
+      break;
     case "messageStart":
-      return view.startAssistant();
+      view.startAssistant();
+      break;
     case "messageDelta":
-      return view.appendDelta(event.text);
+      view.appendDelta(event.text);
+      break;
     case "messageAbandoned":
       // The streamed text will not be completed (a failed or restarted LLM call): drop it.
-      return view.dropStreaming();
+      view.dropStreaming();
+      break;
+    case "contextTrimmed":
+      break; // the event log shows it; the conversation keeps every message
     case "messageEnd":
-      return view.renderMessage(event.message);
+      view.renderMessage(event.message);
+      break;
     case "toolExecStart":
-      return view.toolStart(event);
+      view.toolStart(event);
+      break;
     case "toolExecUpdate":
-      return view.toolUpdate(event);
+      view.toolUpdate(event);
+      break;
     case "toolExecEnd":
-      return view.toolEnd(event);
+      view.toolEnd(event);
+      break;
     case "toolApprovalRequired":
-      return view.approvalRequired(event);
+      view.approvalRequired(event);
+      break;
     case "runEnd":
       setRunning(false);
       // A terminating tool batch ends the run with an answer that history does not hold.
       if (event.stopReason === "tool_use_terminated") view.renderFinal(event.response);
-      return;
+      break;
     case "llmRetry":
-      return view.notice(`The model did not answer (${event.message}); trying again in ${Math.ceil(event.delayMs / 1000)} s (retry ${event.retry}).`);
+      view.notice(`The model did not answer (${event.message}); trying again in ${Math.ceil(event.delayMs / 1000)} s (retry ${event.retry}).`);
+      break;
     case "error":
-      return view.notice(event.message, "error");
+      view.notice(event.message, "error");
+      break;
     default:
-      return; // an event type newer than this page: logged, not shown
+      unhandled(event);
   }
+  return true;
 }
 
-/** The control applies to the session in view (and is remembered for new sessions). */
+/**
+ * Every event type must be handled in `apply` (tsc fails on this call until it is). A server newer than
+ * this page may still send one at run time: it is logged, not shown.
+ * @param {never} _event
+ */
+function unhandled(_event) {}
+
+/**
+ * The control applies to the session in view (and is remembered for new sessions).
+ * @param {boolean} checked
+ */
 async function changeRequireApproval(checked) {
   saved.saveRequireApproval(checked);
   if (!session) return;
@@ -211,7 +278,10 @@ async function startNewSession() {
   }
 }
 
-/** A 401 means the server wants its API token: ask for it, keep it in this browser, and try again. */
+/**
+ * A 401 means the server wants its API token: ask for it, keep it in this browser, and try again.
+ * @param {CreateSessionOptions} options
+ */
 async function createSessionAskingForToken(options) {
   for (;;) {
     try {
@@ -241,6 +311,7 @@ async function restore() {
   }
 }
 
+/** @param {unknown} err */
 function reportRestoreFailure(err) {
   setConnection("reconnecting", { delayMs: RESTORE_RETRY_MS });
   ui.runState.textContent = `Cannot load the session: ${describe(err)}`;
@@ -277,7 +348,7 @@ ui.abort.addEventListener("click", () => void abortRun());
 ui.newSession.addEventListener("click", () => void startNewSession());
 ui.requireApproval.addEventListener("change", () => void changeRequireApproval(ui.requireApproval.checked));
 ui.refreshTools.addEventListener("click", () => void loadTools());
-byId("settings").addEventListener("submit", (event) => event.preventDefault());
+ui.settings.addEventListener("submit", (event) => event.preventDefault());
 ui.apiToken.addEventListener("change", () => {
   saved.saveApiToken(ui.apiToken.value.trim());
   client = makeClient();
@@ -297,6 +368,7 @@ async function abortRun() {
 }
 
 // ── Status, tools, event log ─────────────────────────────────────────────
+/** @param {boolean} on */
 function setRunning(on) {
   running = on;
   ui.abort.hidden = !on;
@@ -304,11 +376,13 @@ function setRunning(on) {
   ui.runState.textContent = on ? "Working…" : "Idle";
 }
 
+/** @param {boolean} on */
 function setComposerEnabled(on) {
   ui.prompt.disabled = !on;
   ui.send.disabled = !on;
 }
 
+/** @type {Record<ShownConnectionState, string>} */
 const CONNECTION_LABELS = {
   connecting: "Connecting…",
   open: "Live",
@@ -317,6 +391,10 @@ const CONNECTION_LABELS = {
   failed: "Disconnected",
 };
 
+/**
+ * @param {ShownConnectionState} state
+ * @param {{ delayMs?: number }} [detail]
+ */
 function setConnection(state, detail) {
   ui.connection.dataset.state = state;
   const seconds = detail?.delayMs !== undefined ? Math.max(1, Math.round(detail.delayMs / 1000)) : undefined;
@@ -336,12 +414,14 @@ function showTools() {
   if (toolList) renderTools(ui.tools, toolList, sessionTools, sessionMcpTools);
 }
 
+/** @param {Exclude<SessionStreamEvent, { type: "eventsDropped" }>} event */
 function logEvent(event) {
   const detail = "toolName" in event ? ` ${event.toolName}` : event.type === "runEnd" ? ` ${event.stopReason}` : "";
   ui.eventLog.append(el("li", { dataset: { seq: String(event.seq), type: event.type }, text: `#${event.seq} ${event.type}${detail}` }));
-  while (ui.eventLog.childElementCount > EVENT_LOG_LIMIT) ui.eventLog.firstElementChild.remove();
+  while (ui.eventLog.childElementCount > EVENT_LOG_LIMIT) ui.eventLog.firstElementChild?.remove();
 }
 
+/** @param {unknown} err */
 function describe(err) {
   return err instanceof Error ? err.message : String(err);
 }

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * What the page remembers across reloads, in localStorage: the current session's id and key (so a reload
  * restores it), the "require approval" toggle and an optional API token. Storage failures (private mode,
@@ -7,6 +8,7 @@ const SESSION_KEY = "edge-agent.session";
 const APPROVAL_KEY = "edge-agent.requireApproval";
 const TOKEN_KEY = "edge-agent.apiToken";
 
+/** @returns {{ id: string; key: string } | undefined} */
 export function loadSession() {
   try {
     const value = JSON.parse(localStorage.getItem(SESSION_KEY) ?? "null");
@@ -16,6 +18,10 @@ export function loadSession() {
   }
 }
 
+/**
+ * @param {string} id
+ * @param {string} key
+ */
 export function saveSession(id, key) {
   write(SESSION_KEY, JSON.stringify({ id, key }));
 }
@@ -29,10 +35,11 @@ export function forgetSession() {
 }
 
 export const loadRequireApproval = () => read(APPROVAL_KEY) === "true";
-export const saveRequireApproval = (on) => write(APPROVAL_KEY, String(Boolean(on)));
+export const saveRequireApproval = (/** @type {boolean} */ on) => write(APPROVAL_KEY, String(Boolean(on)));
 export const loadApiToken = () => read(TOKEN_KEY) ?? "";
-export const saveApiToken = (token) => write(TOKEN_KEY, token);
+export const saveApiToken = (/** @type {string} */ token) => write(TOKEN_KEY, token);
 
+/** @param {string} key */
 function read(key) {
   try {
     return localStorage.getItem(key);
@@ -41,6 +48,10 @@ function read(key) {
   }
 }
 
+/**
+ * @param {string} key
+ * @param {string} value
+ */
 function write(key, value) {
   try {
     localStorage.setItem(key, value);

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * One tool call as a live card in the conversation: name, arguments, partial results as they arrive,
  * the approval question when the session asks for one, then the result or error with its duration.
@@ -6,6 +7,9 @@
  */
 import { el, formatDuration, formatJson, textOfContent } from "./dom.js";
 
+/** @typedef {"pending" | "running" | "approval" | "done" | "error"} CardState */
+
+/** @type {Record<CardState, string>} */
 const STATE_LABELS = {
   pending: "Queued",
   running: "Running…",
@@ -15,10 +19,18 @@ const STATE_LABELS = {
 };
 
 export class ToolCard {
+  /**
+   * @param {string} toolCallId
+   * @param {string} toolName
+   * @param {unknown} [args]
+   */
   constructor(toolCallId, toolName, args) {
     this.toolCallId = toolCallId;
     this.toolName = toolName;
+    /** @type {number | undefined} */
     this.startedAt = undefined;
+    /** @type {CardState} */
+    this.state = "pending";
     this.finished = false;
     this.approvalOpen = false;
     this.stateLabel = el("span", { class: "tool-state" });
@@ -40,13 +52,16 @@ export class ToolCard {
     this.setState("pending");
   }
 
+  /** @param {unknown} args */
   setArguments(args) {
     if (args === undefined) return;
     const text = formatJson(args);
     this.argsView.textContent = text;
-    this.element.querySelector(".tool-args summary").textContent = `Arguments ${summarize(text)}`;
+    const summary = this.element.querySelector(".tool-args summary");
+    if (summary) summary.textContent = `Arguments ${summarize(text)}`;
   }
 
+  /** @param {number | undefined} ts when the server started the call (undefined when restoring history) */
   start(ts) {
     if (this.finished) return;
     // A second start for the same call: the server restarted mid-call and ran it again (idempotent tools).
@@ -57,6 +72,7 @@ export class ToolCard {
     if (this.state !== "approval") this.setState("running");
   }
 
+  /** @param {unknown} partialResult */
   addPartial(partialResult) {
     if (this.finished) return;
     this.settleApproval();
@@ -64,14 +80,17 @@ export class ToolCard {
     this.partials.append(el("li", { class: "tool-partial", text: compactJson(partialResult) }));
   }
 
-  /** Shows Approve/Reject; `decide(approve)` returns a promise that settles when the server answered. */
+  /**
+   * Shows Approve/Reject; `decide(approve)` returns a promise that settles when the server answered.
+   * @param {(approve: boolean) => Promise<unknown>} decide
+   */
   requestApproval(decide) {
     if (this.finished) return;
     this.setState("approval");
     const status = el("span", { class: "approval-status", role: "status" });
     const approve = el("button", { type: "button", class: "approve", text: "Approve" });
     const reject = el("button", { type: "button", class: "reject", text: "Reject" });
-    const answer = async (yes) => {
+    const answer = async (/** @type {boolean} */ yes) => {
       approve.disabled = true;
       reject.disabled = true;
       status.textContent = yes ? "Approving…" : "Rejecting…";
@@ -82,7 +101,7 @@ export class ToolCard {
       } catch (err) {
         approve.disabled = false;
         reject.disabled = false;
-        status.textContent = `Could not send: ${err?.message ?? err}`;
+        status.textContent = `Could not send: ${err instanceof Error ? err.message : String(err)}`;
       }
     };
     approve.addEventListener("click", () => answer(true));
@@ -99,6 +118,7 @@ export class ToolCard {
   /**
    * The approval question is over. With `text` (answered on this page) the outcome stays on the card;
    * without (answered elsewhere, or the call moved on) an open question just disappears.
+   * @param {string} [text]
    */
   settleApproval(text) {
     if (text) {
@@ -112,6 +132,7 @@ export class ToolCard {
     }
   }
 
+  /** @param {{ content: unknown; isError: boolean | undefined; endedAt: number | undefined }} outcome */
   finish({ content, isError, endedAt }) {
     if (this.finished) return;
     this.finished = true;
@@ -124,6 +145,7 @@ export class ToolCard {
     this.result.hidden = false;
   }
 
+  /** @param {CardState} state */
   setState(state) {
     this.state = state;
     this.element.dataset.state = state;
@@ -132,6 +154,7 @@ export class ToolCard {
 }
 
 /** Partial results are progress notes: one line each reads better than indented JSON. */
+/** @param {unknown} value */
 function compactJson(value) {
   if (typeof value === "string") return value;
   try {
@@ -142,6 +165,7 @@ function compactJson(value) {
 }
 
 /** A one-line preview for the collapsed arguments. */
+/** @param {string} json */
 function summarize(json) {
   const flat = json.replace(/\s+/g, " ").trim();
   return flat.length > 60 ? `${flat.slice(0, 59)}…` : flat;

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The tools panel: what GET /v1/tools lists (bundled tools, and tools written by the agent with their
  * review status), each marked when the current session can use it, and the session's tools from remote
@@ -5,11 +6,20 @@
  */
 import { el } from "./dom.js";
 
+/** @import { McpToolEntry, ToolEntry, ToolList } from "../client.js" */
+
+/** @type {Record<string, string>} */
 const STATUS_LABELS = { bundled: "bundled", pending: "pending review", deployed: "deployed", rejected: "rejected", mcp: "MCP" };
 
-/** `mcpTools`: the session's remote tools, `{name, server, tool}` each. */
+/**
+ * @param {HTMLElement} container
+ * @param {ToolList | undefined} list
+ * @param {string[] | undefined} sessionTools
+ * @param {McpToolEntry[]} [mcpTools] the session's tools from remote MCP servers
+ */
 export function renderTools(container, list, sessionTools, mcpTools = []) {
   const available = new Set(sessionTools ?? []);
+  /** @type {[string, ToolEntry[]][]} */
   const groups = [
     ["Bundled", list?.bundled ?? []],
     ["Written by the agent", list?.written ?? []],
@@ -45,6 +55,10 @@ export function renderTools(container, list, sessionTools, mcpTools = []) {
   container.replaceChildren(...(sections.length > 0 ? sections : [el("p", { class: "muted", text: "No tools registered." })]));
 }
 
+/**
+ * @param {HTMLElement} container
+ * @param {string} message
+ */
 export function renderToolsError(container, message) {
   container.replaceChildren(el("p", { class: "muted", role: "alert", text: message }));
 }

@@ -27,8 +27,10 @@ export type {
   StampedEvent,
   ToolEntry,
   ToolList,
+  ToolResultMessage,
   ToolStatus,
   UserContent,
+  UserMessage,
   WireEvent,
   WireEventType,
 } from "./types.ts";

@@ -6,7 +6,7 @@
 import type { UserContent, AssistantMessage } from "../core/types.ts";
 import type { WireEvent } from "../wire/events.ts";
 
-export type { AgentMessage, AssistantMessage, UserContent } from "../core/types.ts";
+export type { AgentMessage, AssistantMessage, ToolResultMessage, UserContent, UserMessage } from "../core/types.ts";
 export type { EventsDroppedEvent, StampedEvent, WireEvent, WireEventType } from "../wire/events.ts";
 export type { McpToolEntry, MessagePage, PendingApproval, QueueDepths, SessionSnapshot, SessionStatus } from "../wire/snapshot.ts";
 
