@@ -6,6 +6,7 @@
  * with a readable message (the core pipeline turns it into an error result); the signal reaches fetch.
  */
 import * as z from "zod";
+import { isPlainObject } from "../src/core/plain-object.ts";
 import { defineTool } from "../src/tools/define-tool.ts";
 import type { AgentTool } from "../src/core/types.ts";
 
@@ -82,14 +83,13 @@ async function fetchJson(url: URL, service: string, signal: AbortSignal | undefi
   }
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isNumber = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 const optionalString = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
 
 function readLocation(body: unknown, city: string): Location {
-  const first = isRecord(body) && Array.isArray(body.results) ? body.results[0] : undefined;
+  const first = isPlainObject(body) && Array.isArray(body.results) ? body.results[0] : undefined;
   if (first === undefined) throw new Error(`City "${city}" not found. Check the spelling or try a nearby larger city.`);
-  if (!isRecord(first) || !isNumber(first.latitude) || !isNumber(first.longitude)) {
+  if (!isPlainObject(first) || !isNumber(first.latitude) || !isNumber(first.longitude)) {
     throw new Error("The geocoding service returned a result without coordinates");
   }
   return {
@@ -102,15 +102,15 @@ function readLocation(body: unknown, city: string): Location {
 }
 
 function readCurrent(body: unknown): { temperature: number; windSpeed: number; weatherCode: number; units: Record<string, unknown> } {
-  const current = isRecord(body) ? body.current : undefined;
-  if (!isRecord(current) || !isNumber(current.temperature_2m) || !isNumber(current.wind_speed_10m) || !isNumber(current.weather_code)) {
+  const current = isPlainObject(body) ? body.current : undefined;
+  if (!isPlainObject(current) || !isNumber(current.temperature_2m) || !isNumber(current.wind_speed_10m) || !isNumber(current.weather_code)) {
     throw new Error("The weather service returned no current temperature, wind speed and weather code");
   }
   return {
     temperature: current.temperature_2m,
     windSpeed: current.wind_speed_10m,
     weatherCode: current.weather_code,
-    units: isRecord(body) && isRecord(body.current_units) ? body.current_units : {},
+    units: isPlainObject(body) && isPlainObject(body.current_units) ? body.current_units : {},
   };
 }
 

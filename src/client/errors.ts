@@ -3,6 +3,7 @@
  * becomes an ApiClientError carrying the HTTP status and the server's `{error:{code,message}}`.
  * Called by the request helper and the event stream; a caller branches on `status`/`code`, never on text.
  */
+import { isPlainObject } from "../core/plain-object.ts";
 
 export class ApiClientError extends Error {
   override readonly name = "ApiClientError";
@@ -28,7 +29,7 @@ export async function errorFromResponse(response: Response): Promise<ApiClientEr
     // The body broke off; the status alone still tells the caller what happened.
   }
   const body = parseJson(text);
-  const error = isRecord(body) && isRecord(body.error) ? body.error : undefined;
+  const error = isPlainObject(body) && isPlainObject(body.error) ? body.error : undefined;
   const code = typeof error?.code === "string" ? error.code : codeForStatus(response.status);
   const message =
     typeof error?.message === "string" ? error.message : `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
@@ -60,8 +61,4 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -4,7 +4,7 @@
  * values; the loop and the host's storage call these so that storing a value never throws and no row
  * outgrows what storage accepts (Durable Object SQLite rows hold at most 2 MB).
  */
-import { isPlainObject } from "./tool-arguments.ts";
+import { isPlainObject } from "./plain-object.ts";
 
 export type JsonSafe = { value: unknown; notes: string[] };
 

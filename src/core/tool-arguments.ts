@@ -5,6 +5,7 @@
  * Messages name each failing field by path so the model can repair its call.
  */
 import * as z from "zod";
+import { isPlainObject } from "./plain-object.ts";
 import type { AgentTool, JsonSchema, ToolArguments } from "./types.ts";
 
 z.config({ jitless: true });
@@ -29,11 +30,6 @@ export function parseToolArguments(raw: unknown, toolName: string): ParsedArgume
     return { ok: false, error: `Arguments for tool "${toolName}" must be a JSON object` };
   }
   return { ok: true, args: raw };
-}
-
-/** A JSON object (not null, not an array): the shape tool arguments and schemas must have. */
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 const compiled = new WeakMap<JsonSchema, z.ZodType>();

@@ -7,7 +7,7 @@
  * Ids are ours to trust: a missing id, one repeated inside the response, or one `isTaken` reports (used
  * earlier in the session, e.g. `call_0` every turn) is replaced by a fresh unique id before storing.
  */
-import { isPlainObject } from "./tool-arguments.ts";
+import { isPlainObject } from "./plain-object.ts";
 import type { AgentToolCall, AssistantContent, AssistantMessage, LlmResponse, ToolArguments } from "./types.ts";
 
 export type ExtractedToolCalls = {

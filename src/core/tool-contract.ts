@@ -3,7 +3,8 @@
  * generator and writeTool) and a loaded tool module (registry generator and redeploy, which run it inside
  * workerd next to the module, never in Node). Pure and dependency-light, so any host can bundle it.
  */
-import { compileInputSchema, isPlainObject } from "./tool-arguments.ts";
+import { isPlainObject } from "./plain-object.ts";
+import { compileInputSchema } from "./tool-arguments.ts";
 import type { JsonSchema } from "./types.ts";
 
 /** Problems with a tool's inputSchema, one line each; empty when it is a usable JSON Schema object. */

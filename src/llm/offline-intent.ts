@@ -5,6 +5,7 @@
  * and a property is filled only when the message supplies a value (nothing is invented).
  */
 import type { ChatTool } from "../core/format-messages.ts";
+import { isPlainObject } from "../core/plain-object.ts";
 
 export type PlannedToolCall = { name: string; arguments: Record<string, unknown> };
 
@@ -72,14 +73,14 @@ function fillArguments(message: string, start: number, end: number, schema: Reco
 }
 
 function readArguments(text: string, schema: Record<string, unknown>): Record<string, unknown> {
-  const properties = isRecord(schema.properties) ? schema.properties : {};
+  const properties = isPlainObject(schema.properties) ? schema.properties : {};
   const args: Record<string, unknown> = {};
   const pairs = readPairs(text);
   const enumWords = new Set<string>();
-  for (const property of Object.values(properties)) if (isRecord(property) && Array.isArray(property.enum)) for (const v of property.enum) enumWords.add(String(v).toLowerCase());
+  for (const property of Object.values(properties)) if (isPlainObject(property) && Array.isArray(property.enum)) for (const v of property.enum) enumWords.add(String(v).toLowerCase());
 
   for (const [key, raw] of Object.entries(properties)) {
-    const property = isRecord(raw) ? raw : {};
+    const property = isPlainObject(raw) ? raw : {};
     const explicit = pairs.get(key) ?? pairs.get(key.toLowerCase());
     if (explicit !== undefined) {
       args[key] = coerce(explicit, property);
@@ -141,10 +142,6 @@ function findPlace(text: string, excluded: ReadonlySet<string>, propertyKeys: re
     return phrase.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(" ");
   }
   return undefined;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 function escapeRegExp(text: string): string {

@@ -4,7 +4,7 @@
  * lexical scan of each code body. Pure: the caller passes the names in use. Every problem is reported,
  * one line each, so the model can fix them all in one retry.
  */
-import { isPlainObject } from "../../core/tool-arguments.ts";
+import { isPlainObject } from "../../core/plain-object.ts";
 import { checkInputSchema } from "../../core/tool-contract.ts";
 import { TOOL_NAME_PATTERN } from "../../core/tool-store.ts";
 import type { WriteToolInput, WrittenToolSpec } from "./spec.ts";
