@@ -3,7 +3,7 @@
  * Every hook is optional; an absent hook means the spec's default (see src/core/agent-loop.ts).
  * Session bodies may override systemPrompt, toolExecution, the tool subset and the approval list.
  */
-import { DEFAULT_MAX_CONTEXT_TOKENS, type AgentHooks, type AgentTool, type AgentToolCall, type ToolExecutionMode } from "./core/index.ts";
+import { DEFAULT_MAX_CONTEXT_TOKENS, DEFAULT_MAX_STEPS, type AgentHooks, type AgentTool, type AgentToolCall, type ToolExecutionMode } from "./core/index.ts";
 
 export type ApprovalPolicy = (toolCall: AgentToolCall, tool: AgentTool, session: { requireApproval: readonly string[] }) => boolean;
 
@@ -32,7 +32,7 @@ export const agentConfig: AgentConfig = {
   systemPrompt:
     "You are a helpful assistant running at the edge. Use the tools you have when they help; call listTools to see them.",
   toolExecution: "parallel",
-  maxSteps: 32,
+  maxSteps: DEFAULT_MAX_STEPS,
   toolTimeoutMs: 60_000,
   maxToolResultChars: 100_000,
   maxParallelToolCalls: 8,

@@ -55,11 +55,6 @@ export class ToolStore {
   }
 }
 
-// The spec's free-function API, for readers who know it.
-export const registerTool = (store: ToolStore, tool: AgentTool): void => store.register(tool);
-export const getTools = (store: ToolStore): Map<string, AgentTool> => store.tools;
-export const clearTools = (store: ToolStore): void => store.clear();
-
 export function listTool(store: ToolStore, extra?: ToolListingExtra): AgentTool {
   return {
     name: "listTools",
