@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ApiClientError, createClient, type ConnectionState, type SessionStreamEvent } from "../../src/client/index.ts";
 import { eventsDropped } from "../../src/wire/events.ts";
 import { formatSse } from "../../src/wire/sse.ts";
-import { delay, openSse, resumeAfter, startTestServer, take, wireEvent, wireEvents, type Handler, type TestServer } from "./support.ts";
+import { openSse, resumeAfter, startTestServer, take, wireEvent, wireEvents, type Handler, type TestServer } from "./support.ts";
+import { sleep } from "../support/time.ts";
 
 let server: TestServer | undefined;
 
@@ -82,7 +83,7 @@ describe("SessionHandle.events", () => {
     const first = await take(events, 3);
     const pending = take(events, 3);
     await srv.close(); // the client sees the drop, then refused connections while down
-    await delay(300);
+    await sleep(300);
     available = 6;
     await srv.restart();
     const second = await pending;
@@ -109,7 +110,7 @@ describe("SessionHandle.events", () => {
     const error: unknown = await events.next().catch((err: unknown) => err);
     expect(error).toBeInstanceOf(ApiClientError);
     expect(error).toMatchObject({ status: 401, code: "unauthorized", message: "Missing session key" });
-    await delay(100);
+    await sleep(100);
     expect(requests).toHaveLength(2);
     expect(await events.next()).toEqual({ done: true, value: undefined });
   });
@@ -224,7 +225,7 @@ describe("SessionHandle.events", () => {
     const next = events.next();
     controller.abort();
     expect(await next).toEqual({ done: true, value: undefined });
-    await delay(50);
+    await sleep(50);
     expect(closed).toBe(true);
   });
 
@@ -240,7 +241,7 @@ describe("SessionHandle.events", () => {
       got.push(event);
       if (got.length === 2) break;
     }
-    await delay(50);
+    await sleep(50);
     expect(seqs(got)).toEqual([1, 2]);
     expect(closed).toBe(true);
   });

@@ -118,4 +118,3 @@ export async function take<T>(iterator: AsyncIterator<T>, count: number, timeout
   return items;
 }
 
-export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

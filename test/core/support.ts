@@ -22,8 +22,11 @@ import type {
   ToolMap,
   UserMessage,
 } from "../../src/core/types.ts";
+import { textOf } from "../support/text.ts";
+import { sleep } from "../support/time.ts";
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** The shared helpers, re-exported for the core tests that import everything from here. */
+export { sleep, textOf };
 
 // ── Scripted model ─────────────────────────────────────────────────────────
 /** A queued step: a response, an error to throw, or a function of the request (to inspect it mid-run). */
@@ -161,10 +164,6 @@ export function drainOnce(...messages: UserMessage[]): () => UserMessage[] {
   };
 }
 
-/** The text blocks of a message joined by newlines. */
-export function textOf(message: { content: readonly { type: string; text?: string }[] }): string {
-  return message.content.flatMap((b) => (b.type === "text" && typeof b.text === "string" ? [b.text] : [])).join("\n");
-}
 
 // ── Batch runner ───────────────────────────────────────────────────────────
 export type BatchRun = { batch: AgentToolCallBatch; sink: RecordingSink };

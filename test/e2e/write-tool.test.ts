@@ -17,11 +17,11 @@ import type { WriteToolInput, WrittenToolEntry } from "../../src/tools/written/s
 import { startScriptedLlm, type ScriptedLlm } from "../support/scripted-llm.ts";
 import type { MockReply } from "../../support/mock-openai-server.ts";
 import { copyProject, REPO_ROOT, type TempProject } from "../support/temp-project.ts";
-import { createApi, type E2eApi, type E2eSession } from "./support/http-api.ts";
+import { createApi, textOf, type E2eApi, type E2eSession } from "./support/http-api.ts";
 import { startWranglerDev, type WranglerDev } from "../../support/wrangler-dev.ts";
 
 type ToolsBody = { bundled: { name: string }[]; written: { name: string; status: string; draft: boolean; error?: string }[] };
-type ToolResult = { role: string; toolCallId: string; toolName: string; isError: boolean; addedToolNames?: string[]; content: { text?: string }[] };
+type ToolResult = { role: string; toolCallId: string; toolName: string; isError: boolean; addedToolNames?: string[]; content: { type: string; text?: string }[] };
 
 /** wrangler dev notices tools/ changes, rebuilds and reloads in a few seconds here; this is the ceiling. */
 const RELOAD_TIMEOUT_MS = 60_000;
@@ -55,7 +55,6 @@ async function toolResultsOf(session: E2eSession): Promise<ToolResult[]> {
 }
 
 const tools = async (): Promise<ToolsBody> => (await (await api.call("/v1/tools")).json()) as ToolsBody;
-const textOf = (r: ToolResult | undefined) => (r?.content ?? []).map((c) => c.text ?? "").join("");
 
 function runRedeploy(): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {

@@ -3,6 +3,7 @@ import { LlmError } from "../../src/llm/llm-error.ts";
 import { createOpenAiLlmCall, type OpenAiLlmOptions } from "../../src/llm/openai-chat-model.ts";
 import { startMockOpenAi, type MockOpenAiServer } from "../../support/mock-openai-server.ts";
 import { deltaRecorder, userRequest } from "./fixtures.ts";
+import { sleep } from "../support/time.ts";
 
 let server: MockOpenAiServer;
 beforeAll(async () => {
@@ -13,16 +14,15 @@ beforeEach(() => server.reset());
 
 // Backoff of 1 ms, so only a server-requested wait can make a retry slow.
 const llm = (options: Partial<OpenAiLlmOptions> = {}) => createOpenAiLlmCall({ apiKey: "test-key", baseURL: server.url, model: "test-model", initialRetryDelayMs: 1, ...options });
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await delay(5);
+  while (!condition()) await sleep(5);
 }
 
 describe("the OpenAI adapter's retries", () => {
   it("waits out a 429's Retry-After before retrying", async () => {
     server.enqueue({ status: 429, errorMessage: "Rate limit reached", headers: { "retry-after": "1" } }, { text: "done" });
     const call = llm()(userRequest("hi"), {});
-    await delay(400);
+    await sleep(400);
     expect(server.requests).toHaveLength(1);
     const response = await call;
     expect(server.requests).toHaveLength(2);
@@ -32,7 +32,7 @@ describe("the OpenAI adapter's retries", () => {
   it("honours retry-after-ms over backoff", async () => {
     server.enqueue({ status: 429, headers: { "retry-after-ms": "400" } }, { text: "done" });
     const call = llm()(userRequest("hi"), {});
-    await delay(150);
+    await sleep(150);
     expect(server.requests).toHaveLength(1);
     await call;
     expect(server.requests).toHaveLength(2);

@@ -50,5 +50,4 @@ export async function toolResults(session: TestSession): Promise<ToolResultMessa
   return snapshot.messages.filter((m): m is ToolResultMessage => m.role === "toolResult");
 }
 
-export const textOf = (message: { content: { type: string; text?: string }[] } | undefined): string =>
-  (message?.content ?? []).map((b) => b.text ?? "").join("");
+export { textOf } from "../support/text.ts";

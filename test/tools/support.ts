@@ -57,9 +57,7 @@ export function prepareCall(tool: AgentTool, args: ToolArguments): Promise<Prepa
   return prepareToolCall(context, assistantMessage, { type: "function", id: "call-1", name: tool.name, arguments: args }, config);
 }
 
-export function textOf(result: AgentToolResult | ToolResultMessage): string {
-  return result.content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
-}
+export { textOf } from "../support/text.ts";
 
 /** Calls execute directly, as the spec's "direct execution" does; partial results are collected. */
 export async function executeDirectly(

@@ -5,15 +5,7 @@
  * late or floods of partial results).
  */
 import type { AgentTool, ToolRegistry } from "../../src/core/index.ts";
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => {
-      clearTimeout(timer);
-      reject(new Error("aborted"));
-    }, { once: true });
-  });
+import { sleep } from "../support/time.ts";
 
 const slowEcho: AgentTool = {
   name: "slowEcho",
