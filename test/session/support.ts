@@ -1,36 +1,33 @@
 /**
- * Helpers for integration tests that drive the Worker through SELF.fetch: sessions with a scripted
- * model, and an incremental SSE reader that parses events as bytes arrive.
+ * Helpers for integration tests that drive the Worker in workerd: sessions with a scripted model, created
+ * and read through the client SDK (its fetch is SELF.fetch), raw requests (`api`, `send`) where a test
+ * checks exact statuses or sends malformed input, and an incremental SSE reader for wire-level checks.
  */
 import { SELF } from "cloudflare:test";
 import { inject } from "vitest";
 import type { MockReply } from "../../support/mock-openai-server.ts";
+import { createClient, type CreateSessionOptions, type SessionHandle } from "../../src/client/index.ts";
+import { apiRequestInit, type ApiInit } from "../support/http.ts";
 import { SseReader } from "../support/sse-reader.ts";
 
 export { SseReader, type SseEvent } from "../support/sse-reader.ts";
 
-export type TestSession = { id: string; key: string; scriptId: string; auth: Record<string, string> };
+export type TestSession = { id: string; key: string; scriptId: string; handle: SessionHandle };
 
-export async function api(path: string, init: RequestInit & { key?: string; json?: unknown } = {}): Promise<Response> {
-  const headers = new Headers(init.headers);
-  if (init.key) headers.set("authorization", `Bearer ${init.key}`);
-  let body = init.body;
-  if (init.json !== undefined) {
-    headers.set("content-type", "application/json");
-    body = JSON.stringify(init.json);
-  }
-  return SELF.fetch(`http://edge.test${path}`, { ...init, headers, body });
+const BASE_URL = "http://edge.test";
+
+/** The client SDK against the Worker under test. */
+export const client = createClient({ baseUrl: BASE_URL, fetch: (input, init) => SELF.fetch(input, init) });
+
+export async function api(path: string, init: ApiInit = {}): Promise<Response> {
+  return SELF.fetch(`${BASE_URL}${path}`, apiRequestInit(init));
 }
 
-export async function createSession(options: Record<string, unknown> = {}): Promise<TestSession> {
+/** A new session whose model replies are scripted per session (see `script`). */
+export async function createSession(options: CreateSessionOptions = {}): Promise<TestSession> {
   const scriptId = crypto.randomUUID();
-  const res = await api("/v1/sessions", {
-    method: "POST",
-    json: { systemPrompt: `Test agent [script:${scriptId}]`, ...options },
-  });
-  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${await res.text()}`);
-  const { id, key } = (await res.json()) as { id: string; key: string };
-  return { id, key, scriptId, auth: { authorization: `Bearer ${key}` } };
+  const handle = await client.createSession({ systemPrompt: `Test agent [script:${scriptId}]`, ...options });
+  return { id: handle.id, key: handle.key, scriptId, handle };
 }
 
 export type SnapshotMessage = {
@@ -44,10 +41,9 @@ export type SnapshotMessage = {
 
 export type Snapshot = { status: string; messages: SnapshotMessage[]; queues: Record<string, number> };
 
+/** The snapshot, loosely typed so tests can read any message's blocks without narrowing first. */
 export async function snapshotOf(session: TestSession): Promise<Snapshot> {
-  const res = await api(`/v1/sessions/${session.id}`, { key: session.key });
-  if (res.status !== 200) throw new Error(`snapshot failed: ${res.status}`);
-  return res.json();
+  return (await session.handle.snapshot()) as unknown as Snapshot;
 }
 
 export async function script(session: TestSession, ...replies: MockReply[]): Promise<void> {
@@ -64,9 +60,9 @@ export async function send(session: TestSession, content: unknown, kind: "messag
 }
 
 export async function nextResponse(session: TestSession, waitMs = 10_000): Promise<Record<string, unknown>> {
-  const res = await api(`/v1/sessions/${session.id}/responses/next?waitMs=${waitMs}`, { key: session.key });
-  if (res.status !== 200) throw new Error(`no response: ${res.status}`);
-  return res.json();
+  const message = await session.handle.takeResponse(waitMs);
+  if (!message) throw new Error(`no response within ${waitMs} ms`);
+  return message;
 }
 
 export async function openEvents(session: TestSession, lastEventId?: number | string): Promise<SseReader> {
