@@ -1,5 +1,5 @@
 /**
- * formatMsgForLLM's default (spec §14): an AgentContext → OpenAI Chat Completions request body parts.
+ * formatMsgForLLM's default hook: an AgentContext → OpenAI Chat Completions request body parts.
  * Wire types are declared here by hand so the core stays free of the `openai` package.
  * Tool calls go out with JSON-text arguments; results go out as `tool` messages with `tool_call_id`.
  * History is append-only and a stored message is never changed, so each message (and tool) is formatted

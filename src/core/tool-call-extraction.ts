@@ -1,6 +1,6 @@
 /**
- * Tool-call extraction (spec §7). Reads a model response and returns the normalized assistant message
- * (every tool call as a `toolCall` block with an id) plus the calls to run. Accepts the real OpenAI shape
+ * Tool-call extraction (the spec's extract_tool_calls). Reads a model response and returns the normalized
+ * assistant message (every tool call as a `toolCall` block with an id) plus the calls to run. Accepts the real OpenAI shape
  * (`{id, type:"function", function:{name, arguments:"<json>"}}`), both of the spec's shapes (a
  * `tool_calls` block and single `tool_call` blocks, flat or nested) and our own `toolCall` blocks.
  * Never throws: an unreadable entry becomes a call marked `invalid`, which the pipeline answers with an error.

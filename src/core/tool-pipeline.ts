@@ -1,5 +1,6 @@
 /**
- * The per-call pipeline (spec §8): prepareToolCall → executePreparedToolCall → finalizeExecutedToolCall.
+ * The per-call pipeline (README "Agent semantics"): prepareToolCall → executePreparedToolCall →
+ * finalizeExecutedToolCall.
  * No phase throws: every failure (unknown tool, bad arguments, a refused approval, a blocking, throwing or
  * hanging hook, a throwing, hanging or aborted execute, a malformed result) becomes an outcome with
  * isError=true. Hooks get the run's signal and `hookTimeoutMs`; an approval waits on the signal only.

@@ -1,5 +1,5 @@
 /**
- * Building tool results and result messages (spec §11–12). Failures are values: an error result is a
+ * Building tool results and result messages (createErrorToolResult, createToolResultMessage). Failures are values: an error result is a
  * normal AgentToolResult with one text block, wrapped in an outcome whose `isError` is true.
  */
 import { boundObject } from "./json-safe.ts";

@@ -1,5 +1,5 @@
 /**
- * ToolStore (spec §4): a per-agent tool registry with O(1) lookup and insertion order.
+ * ToolStore (the spec's toolStore): a per-agent tool registry with O(1) lookup and insertion order.
  * Each store is isolated; `listTools` is bound to its own store so the model sees only that agent's tools.
  * `loadTools` fills a store from a registry object (the build-time generated one) and adds listTools.
  */

@@ -154,7 +154,7 @@ export type AgentToolCall = {
   invalid?: string;
 };
 
-// ── Pipeline outcomes (spec §8) ────────────────────────────────────────────
+// ── Pipeline outcomes (prepare → execute → finalize) ─────────────────────
 export type PreparedToolCall = {
   kind: "prepared";
   tool: AgentTool;

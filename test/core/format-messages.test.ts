@@ -1,5 +1,5 @@
 /**
- * formatMsgForLLM (spec §14): history and tools → OpenAI Chat Completions messages and tool list.
+ * formatMsgForLLM: history and tools → OpenAI Chat Completions messages and tool list.
  */
 import { describe, expect, it } from "vitest";
 import { formatMsgForLLM } from "../../src/core/format-messages.ts";

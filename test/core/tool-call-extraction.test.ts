@@ -1,5 +1,5 @@
 /**
- * Tool-call extraction (spec §7): the real OpenAI shape, both spec shapes, generated ids used
+ * Tool-call extraction: the real OpenAI shape, both spec shapes, generated ids used
  * consistently, and malformed entries answered with an error result without stopping the others.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * ToolStore, listTools and loadTools: isolation, order, lookup and registry loading (spec §4).
+ * ToolStore, listTools and loadTools: isolation, order, lookup and registry loading.
  */
 import { describe, expect, it } from "vitest";
 import { ToolStore, listTool, loadTools } from "../../src/core/tool-store.ts";

@@ -1,5 +1,5 @@
 /**
- * What writeTool takes (spec §15, for TypeScript) and what the tool index stores about a written tool.
+ * What writeTool takes (the spec's writeTool input, in TypeScript) and what the tool index stores about a written tool.
  * The spec is the model's input, kept verbatim in R2 beside the rendered source; the entry is the KV
  * index row that the session, the HTTP API and scripts/redeploy.ts read. Shared vocabulary only.
  */
