@@ -7,12 +7,13 @@
  */
 import { Miniflare, convertV4MiniflareOptions } from "miniflare";
 import { describeError } from "../../src/core/tool-results.ts";
+import { DRAFT_COMPATIBILITY_DATE } from "../../src/tools/written/draft-tool.ts";
 import { CHECKER_MODULE, listModules } from "./bundle-tools.ts";
 
 /** Loading a tool is a handful of imports; a module still busy after this is stuck. */
 export const LOAD_TIMEOUT_MS = 5_000;
-/** Same runtime as the Worker (wrangler.toml's compatibility_date). */
-export const CHECK_COMPATIBILITY_DATE = "2026-11-01";
+/** Same runtime as the Worker and its drafts (wrangler.toml's compatibility_date). */
+export const CHECK_COMPATIBILITY_DATE = DRAFT_COMPATIBILITY_DATE;
 
 export type ModuleCheck = { name: string; module: string };
 
