@@ -28,6 +28,8 @@ export type CreateSessionOptions = {
   requireApproval?: string[];
   /** Names of the Worker's MCP_SERVERS whose tools the session uses; all of them when absent. */
   mcpServers?: string[];
+  /** A model from the Worker's MODELS allowlist; the configured model when absent. */
+  model?: string;
 };
 
 export type MessageContent = string | UserContent[];
