@@ -101,15 +101,24 @@ export async function startBenchLlm(): Promise<BenchLlm> {
   };
 }
 
+/** A message's text: a string, or the text parts of a content array (how some clients send even plain text). */
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((part: { text?: unknown } | null) => (typeof part?.text === "string" ? part.text : "")).join("");
+}
+
 function readRequest(request: RecordedRequest): { tag: string; command: string; messages: WireMessage[] } {
   const all = (request.body.messages ?? []) as WireMessage[];
-  const system = all[0]?.role === "system" && typeof all[0].content === "string" ? all[0].content : "";
+  // Clients other than ours (the step comparison's peers) may send the prompt as "developer" or as parts.
+  const hasSystem = all[0]?.role === "system" || all[0]?.role === "developer";
+  const system = hasSystem ? textOf(all[0]!.content) : "";
   const tag = system.startsWith("bench:") ? system.slice("bench:".length) : "";
-  const messages = all[0]?.role === "system" ? all.slice(1) : all;
+  const messages = hasSystem ? all.slice(1) : all;
   let command = "";
   for (let i = messages.length - 1; i >= 0; i--) {
     if (messages[i]!.role === "user") {
-      command = typeof messages[i]!.content === "string" ? (messages[i]!.content as string) : "";
+      command = textOf(messages[i]!.content);
       break;
     }
   }

@@ -11,6 +11,7 @@ import type { SseLatencyResult, SseThroughputResult } from "./measure-sse.ts";
 import type { StepOverheadResult } from "./measure-step-overhead.ts";
 import type { StorageResult } from "./measure-storage.ts";
 import type { WakeResult } from "./measure-wake.ts";
+import { peerHeadlines, type PeerComparisonResult } from "./measure-peers.ts";
 import type { Headline } from "./report.ts";
 
 export type BenchResults = {
@@ -25,6 +26,8 @@ export type BenchResults = {
   bundle: BundleSize[];
   storage: StorageResult;
   coldStart: ColdStartResult;
+  /** The step against other runtimes (Agents SDK, pi-agent-core) on the same LLM and history. */
+  peers?: PeerComparisonResult;
 };
 
 const STEP_P50_TARGET_MS = 2;
@@ -102,6 +105,7 @@ export function buildHeadlines(r: BenchResults): Headline[] {
     ...stepHeadlines(r.stepOverhead, "", true),
     ...(r.stepOverheadNonStreaming ? stepHeadlines(r.stepOverheadNonStreaming, " (non-streaming)", false) : []),
     ...stepGoalHeadlines(r),
+    ...(r.peers ? peerHeadlines(r.peers) : []),
     { name: `${parallelName}, p50`, value: parallel.ratioP50, unit: "×", target: { op: "<=", value: PARALLEL_RATIO_TARGET } },
     { name: `${parallelName}, p95`, value: parallel.ratioP95, unit: "×" },
     { name: "SSE latency p50", value: r.sseLatency.latencyMs.p50, unit: "ms", target: { op: "<=", value: SSE_P50_TARGET_MS } },

@@ -4,6 +4,8 @@
  * `wrangler dev` on 127.0.0.1, runs each measurement through the client SDK, repeats the step measurement
  * on a second `wrangler dev` with streaming off, stops everything it started, prints a table and writes
  * JSON (default bench-results/latest.json). `--quick` runs fewer repetitions; `--out FILE` moves the JSON.
+ * Last, the step against other runtimes (measure-peers.ts); `--peers-only` runs just that comparison
+ * (JSON default bench-results/peers.json).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -17,22 +19,27 @@ import { reportContextPolicy } from "./measure-context-policy.ts";
 import { measureFanout } from "./measure-fanout.ts";
 import { measureLoad } from "./measure-load.ts";
 import { measureParallel } from "./measure-parallel.ts";
+import { peerHeadlines, runPeerComparison, type PeerComparisonOptions } from "./measure-peers.ts";
 import { measureSseLatency, measureSseThroughput } from "./measure-sse.ts";
 import { measureStepOverhead } from "./measure-step-overhead.ts";
 import { measureStorage } from "./measure-storage.ts";
 import { measureWake } from "./measure-wake.ts";
 import { createProjectCopy, REPO_ROOT } from "./project-copy.ts";
-import { describeMachine, formatTable, meetsTarget } from "./report.ts";
+import { describeMachine, formatTable, meetsTarget, type Headline } from "./report.ts";
 
 const quick = process.argv.includes("--quick");
+const peersOnly = process.argv.includes("--peers-only");
 const outArg = process.argv.indexOf("--out");
-const outFile = resolve(outArg >= 0 ? process.argv[outArg + 1]! : join(REPO_ROOT, "bench-results", "latest.json"));
+const outFile = resolve(outArg >= 0 ? process.argv[outArg + 1]! : join(REPO_ROOT, "bench-results", peersOnly ? "peers.json" : "latest.json"));
 
 const SIZES = [10, 100, 1000];
 const WAKE_SIZES = [10, 1000, 10_000];
 const PLAN = quick
   ? { coldStarts: 5, warmupSteps: 5, step: { sizes: SIZES, sessionsPerSize: 2, stepsPerRun: 5 }, stepNonStreaming: { sizes: SIZES, sessionsPerSize: 2, stepsPerRun: 5 }, parallelRuns: 3, sseLatencyEvents: 50, load: { sessions: 10, turnsPerSession: 3 }, fanout: { sessions: 20, subscribersPerSession: 10 }, wake: { sizes: WAKE_SIZES, restarts: 1 } }
   : { coldStarts: 20, warmupSteps: 20, step: { sizes: SIZES, sessionsPerSize: 8, stepsPerRun: 10 }, stepNonStreaming: { sizes: SIZES, sessionsPerSize: 4, stepsPerRun: 10 }, parallelRuns: 20, sseLatencyEvents: 300, load: { sessions: 50, turnsPerSession: 5 }, fanout: { sessions: 100, subscribersPerSession: 10 }, wake: { sizes: WAKE_SIZES, restarts: 3 } };
+
+/** The step against other runtimes: sessions per runtime, mode and size (each one turn of `steps 10`). */
+const PEERS_PLAN: PeerComparisonOptions = { sizes: [10, 1000], sessionsPerCell: quick ? 2 : 8, stepsPerRun: 10, warmupSteps: quick ? 5 : 20 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
@@ -99,24 +106,12 @@ async function main(): Promise<void> {
     dev = await timed("wrangler dev (OPENAI_STREAM=false)", () => startDev(copy.dir, llm!, join(copy.dir, ".bench-state-nostream"), { OPENAI_STREAM: "false" }));
     await warmUp(dev.url, PLAN.warmupSteps);
     const stepOverheadNonStreaming = await timed("step overhead, non-streaming", () => measureStepOverhead(createBenchClient(dev!.url), llm!, PLAN.stepNonStreaming));
+    await dev.stop();
+    llm.clear();
+    const peers = await timed("step against other runtimes", () => runPeerComparison(copy.dir, llm!, PEERS_PLAN, log));
 
-    const results: BenchResults = { stepOverhead, stepOverheadNonStreaming, parallel, sseLatency, sseThroughput, load, fanout, wake, bundle, storage, coldStart };
-    const headlines = buildHeadlines(results);
-    const machine = describeMachine();
-    const durationS = (nowMs() - started) / 1000;
-    const output = {
-      generatedAt: new Date().toISOString(),
-      quick,
-      machine,
-      durationS,
-      devReadyMs,
-      headlines: headlines.map((h) => ({ ...h, met: meetsTarget(h) })),
-      details: results,
-    };
-    mkdirSync(dirname(outFile), { recursive: true });
-    writeFileSync(outFile, `${JSON.stringify(output, null, 2)}\n`);
-    process.stdout.write(`\nedge-agent bench${quick ? " (quick)" : ""}: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}\n\n`);
-    process.stdout.write(`${formatTable(headlines)}\n\nJSON: ${outFile} (${durationS.toFixed(0)} s)\n`);
+    const results: BenchResults = { stepOverhead, stepOverheadNonStreaming, parallel, sseLatency, sseThroughput, load, fanout, wake, bundle, storage, coldStart, peers };
+    writeOutput(buildHeadlines(results), results, { durationS: (nowMs() - started) / 1000, devReadyMs });
   } finally {
     await dev?.stop();
     await llm?.close();
@@ -124,7 +119,34 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
+function writeOutput(headlines: Headline[], details: unknown, extra: { durationS: number; devReadyMs?: number }): void {
+  const machine = describeMachine();
+  const output = { generatedAt: new Date().toISOString(), quick, peersOnly, machine, ...extra, headlines: headlines.map((h) => ({ ...h, met: meetsTarget(h) })), details };
+  mkdirSync(dirname(outFile), { recursive: true });
+  writeFileSync(outFile, `${JSON.stringify(output, null, 2)}\n`);
+  const what = peersOnly ? "bench, step against other runtimes" : "bench";
+  process.stdout.write(`\nedge-agent ${what}${quick ? " (quick)" : ""}: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}\n\n`);
+  process.stdout.write(`${formatTable(headlines)}\n\nJSON: ${outFile} (${extra.durationS.toFixed(0)} s)\n`);
+}
+
+/** `--peers-only`: the comparison alone, on a project copy with the bench tools and the bench LLM. */
+async function mainPeersOnly(): Promise<void> {
+  const started = nowMs();
+  const copy = createProjectCopy();
+  process.once("exit", () => copy.remove());
+  let llm: BenchLlm | undefined;
+  try {
+    copy.addBenchTools();
+    llm = await startBenchLlm();
+    const peers = await timed("step against other runtimes", () => runPeerComparison(copy.dir, llm!, PEERS_PLAN, log));
+    writeOutput(peerHeadlines(peers), { peers }, { durationS: (nowMs() - started) / 1000 });
+  } finally {
+    await llm?.close();
+    copy.remove();
+  }
+}
+
+(peersOnly ? mainPeersOnly() : main()).catch((err: unknown) => {
   process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exitCode = 1;
 });
