@@ -3,7 +3,8 @@
  * the agent never shares an event loop with the bench LLM or the driver): one pi `Agent` per session,
  * its transcript seeded with the canonical history, pi-ai's OpenAI Chat Completions API against the bench
  * LLM, the same benchEcho tool. Commands arrive over the IPC channel: seed, turn; each is answered once.
- * Invariant: a turn whose last assistant message is an error or aborted answers with an error.
+ * Written in erasable TypeScript only (Node strips the types). Invariant: a turn whose last assistant
+ * message is an error or aborted answers with an error.
  */
 import { Agent, type AgentMessage, type AgentTool } from "@earendil-works/pi-agent-core";
 import { createModels, createProvider, type Model } from "@earendil-works/pi-ai";
