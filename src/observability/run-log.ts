@@ -2,7 +2,9 @@
  * Structured logs for Workers Logs (`[observability]`): one JSON line per finished tool call and one per
  * finished run, built by watching the session's stamped events (the sink calls `observe` after storing
  * each). Lines carry session, run, tool, duration, isError, tokens and LLM retries; `npm run tail` shows
- * them live. Never throws and keeps state only for the run in progress (bounded by its open tool calls).
+ * them. A run's tool-call lines are written just before its run line (or once HELD_LINES_MAX wait): a
+ * console.log costs ~1 ms of CPU under `wrangler dev`, which a step must not pay, and Workers Logs deliver
+ * an invocation's lines when it ends anyway. Never throws; keeps state only for the run in progress.
  */
 import type { StampedEvent } from "../wire/events.ts";
 import type { Usage } from "../core/types.ts";
@@ -40,9 +42,13 @@ type RunState = { startedAt: number; resumed: boolean; toolCalls: number; toolEr
 
 const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
 
+/** Tool-call lines held back at most: a run with more writes them in groups of this many. */
+export const HELD_LINES_MAX = 64;
+
 export class RunLog {
   private run: RunState | undefined;
   private readonly toolStarts = new Map<string, number>();
+  private held: string[] = [];
 
   constructor(private readonly write: (line: string) => void = (line) => console.log(line)) {}
 
@@ -113,7 +119,20 @@ export class RunLog {
   }
 
   private emit(line: LogLine): void {
-    this.write(JSON.stringify(line));
+    const text = JSON.stringify(line);
+    if (line.event === "toolCall") {
+      this.held.push(text);
+      if (this.held.length >= HELD_LINES_MAX) this.release();
+      return;
+    }
+    this.release();
+    this.write(text);
+  }
+
+  private release(): void {
+    const lines = this.held;
+    this.held = [];
+    for (const line of lines) this.write(line);
   }
 }
 

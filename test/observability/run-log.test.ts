@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/core/events.ts";
 import type { StampedEvent } from "../../src/wire/events.ts";
 import type { AssistantMessage } from "../../src/core/types.ts";
-import { RunLog, type LogLine } from "../../src/observability/run-log.ts";
+import { HELD_LINES_MAX, RunLog, type LogLine } from "../../src/observability/run-log.ts";
 
 /** A RunLog whose lines are collected, fed events stamped as the session's sink stamps them. */
 function harness() {
@@ -24,17 +24,31 @@ const usage = (input: number, output: number) => ({ inputTokens: input, outputTo
 const toolResult = { content: [{ type: "text" as const, text: "ok" }], details: {}, terminate: false };
 
 describe("the structured run log", () => {
-  it("writes one line per tool call with its duration and outcome", () => {
+  it("writes one line per tool call with its duration and outcome, just before the run's line", () => {
     const { lines, feed } = harness();
     feed(1_000, { type: "runStart" });
     feed(1_100, { type: "toolExecStart", toolCallId: "c1", toolName: "getWeather", arguments: {} });
     feed(1_350, { type: "toolExecEnd", toolCallId: "c1", toolName: "getWeather", result: { ...toolResult, usage: usage(3, 4) }, isError: false });
     feed(1_400, { type: "toolExecStart", toolCallId: "c2", toolName: "getTime", arguments: {} });
     feed(1_410, { type: "toolExecEnd", toolCallId: "c2", toolName: "getTime", result: toolResult, isError: true });
-    expect(lines).toEqual([
+    expect(lines).toEqual([]);
+    feed(1_500, { type: "runEnd", response: answer("done"), stopReason: "stop" });
+    expect(lines.slice(0, 2)).toEqual([
       { event: "toolCall", sessionId: "s_1", runId: "run-1", tool: "getWeather", toolCallId: "c1", durationMs: 250, isError: false, tokens: usage(3, 4) },
       { event: "toolCall", sessionId: "s_1", runId: "run-1", tool: "getTime", toolCallId: "c2", durationMs: 10, isError: true, tokens: null },
     ]);
+    expect(lines.map((l) => l.event)).toEqual(["toolCall", "toolCall", "run"]);
+  });
+
+  it("writes held tool-call lines once HELD_LINES_MAX of them wait, so a long run holds few", () => {
+    const { lines, feed } = harness();
+    feed(0, { type: "runStart" });
+    for (let i = 0; i < HELD_LINES_MAX + 1; i++) {
+      feed(i, { type: "toolExecStart", toolCallId: `c${i}`, toolName: "getTime", arguments: {} });
+      feed(i, { type: "toolExecEnd", toolCallId: `c${i}`, toolName: "getTime", result: toolResult, isError: false });
+    }
+    expect(lines).toHaveLength(HELD_LINES_MAX);
+    expect(lines.at(-1)).toMatchObject({ event: "toolCall", toolCallId: `c${HELD_LINES_MAX - 1}` });
   });
 
   it("writes one line per run with duration, tokens summed over its LLM calls, tool counts and retries", () => {
