@@ -23,7 +23,7 @@ export type StorageResult = {
 const PAYLOAD: Record<string, string> = {
   messages: "LENGTH(json)",
   events: "LENGTH(json) + LENGTH(type)",
-  tool_journal: "LENGTH(tool_call_id) + LENGTH(run_id) + LENGTH(state) + IFNULL(LENGTH(json), 0)",
+  tool_call_journal: "LENGTH(tool_call_id) + LENGTH(run_id) + LENGTH(state) + IFNULL(LENGTH(json), 0)",
   queue: "LENGTH(kind) + LENGTH(message_id) + LENGTH(json)",
   meta: "LENGTH(key) + LENGTH(value)",
 };

@@ -1,26 +1,44 @@
 /**
- * The session's one event sink. Every event (from the loop, the approval gate, run bookkeeping) goes
- * through `record`: appended to the durable log first, then the tool journal and run bookkeeping, then
- * fanned out to live SSE subscribers. A runEnd puts the run's answer on the output queue and clears the
- * run marker in the same synchronous block as its log append, so the two commit together.
+ * The session's one event sink. Every event (from the loop, the approval gate, run bookkeeping) is
+ * appended to the durable log, then the tool journal and run bookkeeping follow, and once its row is
+ * written it is fanned out to live SSE subscribers (stored before published). `record` writes at once;
+ * `defer` (the loop's events) leaves the row in the write buffer for the next flush point, so a step's
+ * events are written together. A runEnd puts the run's answer on the output queue and clears the run
+ * marker in the same synchronous block as its log append and the flush, so they commit together.
  */
 import { readUsage, type AgentEvent, type Usage } from "../core/index.ts";
+import type { StampedEvent } from "../wire/events.ts";
 import type { EventHub } from "./event-hub.ts";
 import type { EventLog } from "./event-log.ts";
 import type { OutputWaiters } from "./output-waiters.ts";
 import type { SessionMeta } from "./session-meta.ts";
 import type { SessionQueues } from "./session-queues.ts";
 import type { SqlToolJournal } from "./tool-journal.ts";
+import type { WriteBuffer } from "./write-buffer.ts";
 import type { RunLog } from "../observability/run-log.ts";
 
-type SinkParts = { log: EventLog; queues: SessionQueues; meta: SessionMeta; hub: EventHub; waiters: OutputWaiters; runLog?: RunLog };
+type SinkParts = { log: EventLog; buffer: WriteBuffer; queues: SessionQueues; meta: SessionMeta; hub: EventHub; waiters: OutputWaiters; runLog?: RunLog };
 
 export class EventSink {
-  constructor(private readonly parts: SinkParts) {}
+  private readonly publish: (stamped: StampedEvent, json: string) => void;
 
+  constructor(private readonly parts: SinkParts) {
+    this.publish = (stamped, json) => {
+      parts.hub.publish(stamped.seq, stamped.type, json);
+      parts.runLog?.observe(stamped);
+    };
+  }
+
+  /** Stores the event (and everything queued before it) and publishes it before returning. */
   record(runId: string | undefined, event: AgentEvent, journal?: SqlToolJournal): void {
-    const { log, queues, meta, hub, waiters } = this.parts;
-    const { stamped, json } = log.append(event, runId, Date.now());
+    this.defer(runId, event, journal);
+    this.parts.buffer.flush();
+  }
+
+  /** Queues the event; it is stored, then published, at the write buffer's next flush. */
+  defer(runId: string | undefined, event: AgentEvent, journal?: SqlToolJournal): void {
+    const { log, buffer, queues, meta, waiters } = this.parts;
+    log.append(event, runId, Date.now(), this.publish);
     if (event.type === "toolExecStart") journal?.markStarted(event.toolCallId);
     else if (event.type === "toolExecEnd") journal?.markEnded(event.toolCallId, event.result, event.isError);
     else if (event.type === "runEnd") {
@@ -28,12 +46,12 @@ export class EventSink {
       if (evicted > 0) meta.write("responsesEvicted", (meta.read<number>("responsesEvicted") ?? 0) + evicted);
       meta.delete("run");
       meta.write("lastActiveAt", Date.now());
+      // The answer's waiters may read events next: everything of the run is stored first.
+      buffer.flush();
       waiters.wakeAll();
     } else if (event.type === "messageEnd" && event.message.role === "assistant" && event.message.usage) {
       addUsage(meta, event.message.usage);
     }
-    hub.publish(stamped.seq, stamped.type, json);
-    this.parts.runLog?.observe(stamped);
   }
 }
 

@@ -2,11 +2,15 @@
  * The owner of the `messages` table: the session's full history, appended one message at a time (never
  * rewritten, so a step's storage cost does not grow with history). Only the newest window is read into
  * memory, when a run first needs it (history-window.ts); clients page through the rest (`page`). Each row's
- * `seq` is the message's position in the history and the cursor of the pagination API.
+ * `seq` is the message's position in the history and the cursor of the pagination API. Appends go through the
+ * session's write buffer (write-buffer.ts); every read flushes it first, so a read sees every message appended.
  */
 import { fitJson, type AgentMessage } from "../core/index.ts";
 import type { MessagePage } from "../wire/snapshot.ts";
 import { rememberStoredSize, windowStart } from "./history-window.ts";
+import type { BufferedTable, WriteBuffer } from "./write-buffer.ts";
+
+const MESSAGES: BufferedTable = { name: "messages", columns: ["json"] };
 
 /** Rows read per query while loading the window backwards. */
 const WINDOW_READ_ROWS = 256;
@@ -16,7 +20,10 @@ export const MAX_PAGE_LIMIT = 500;
 type Row = { seq: number; json: string };
 
 export class MessageStore {
-  constructor(private readonly sql: SqlStorage) {}
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly buffer: WriteBuffer,
+  ) {}
 
   /**
    * The newest messages covering `maxChars` of stored JSON, back to a turn's start, oldest first. Reads
@@ -24,6 +31,7 @@ export class MessageStore {
    * reads a bounded number of rows whatever its age.
    */
   window(maxChars: number): AgentMessage[] {
+    this.buffer.flush();
     const sizes = new Map<AgentMessage, number>();
     const sizeOf = (m: AgentMessage) => sizes.get(m)!;
     let loaded: AgentMessage[] = [];
@@ -50,6 +58,7 @@ export class MessageStore {
 
   /** Up to `limit` messages stored before seq `before` (default: the newest), oldest first. */
   page(before: number | undefined, limit: number): MessagePage {
+    this.buffer.flush();
     const rows = this.sql
       .exec<Row>(`SELECT seq, json FROM messages WHERE seq < ? ORDER BY seq DESC LIMIT ?`, before ?? Number.MAX_SAFE_INTEGER, limit + 1)
       .toArray();
@@ -61,17 +70,20 @@ export class MessageStore {
 
   /** Whether any message is stored (the window may be empty only when the history is). */
   isEmpty(): boolean {
+    this.buffer.flush();
     return this.sql.exec<{ seq: number }>(`SELECT seq FROM messages LIMIT 1`).toArray().length === 0;
   }
 
   /** The seq of the newest stored message (0 when none): where a run's own messages begin. */
   lastSeq(): number {
+    this.buffer.flush();
     return this.sql.exec<{ seq: number | null }>(`SELECT MAX(seq) AS seq FROM messages`).one().seq ?? 0;
   }
 
+  /** Queues the message; it is written at the write buffer's next flush, before any read of this table. */
   append(message: AgentMessage): void {
     const json = fitJson(message);
     rememberStoredSize(message, json.length);
-    this.sql.exec(`INSERT INTO messages (json) VALUES (?)`, json);
+    this.buffer.add(MESSAGES, [json]);
   }
 }

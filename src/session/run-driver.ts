@@ -20,6 +20,7 @@ import { QUEUE_CAPACITY, type QueueKind, type SessionQueues } from "./session-qu
 import { ok, refuse, type SessionResult } from "./session-result.ts";
 import { approvalPolicy } from "./tool-approval.ts";
 import { SqlToolJournal } from "./tool-journal.ts";
+import type { WriteBuffer } from "./write-buffer.ts";
 
 /** While a run is active an alarm fires this often: it keeps the object alive and resumes it after a restart. */
 export const RUN_HEARTBEAT_MS = 10_000;
@@ -46,6 +47,7 @@ export type RunDriverParts = {
   state: AgentState;
   store: ToolStore;
   meta: SessionMeta;
+  buffer: WriteBuffer;
   queues: SessionQueues;
   messages: MessageStore;
   log: EventLog;
@@ -219,10 +221,13 @@ export class RunDriver {
   }
 
   private async execute(runId: string, resumed: boolean, signal: AbortSignal): Promise<void> {
-    const { ctx, env, settings, state, store, queues, messages, meta, sink } = this.parts;
+    const { ctx, env, settings, state, store, queues, messages, meta, sink, buffer } = this.parts;
     await this.parts.beforeRun?.();
-    const journal = new SqlToolJournal(ctx.storage.sql, runId);
-    const deltas = new DeltaCoalescer((event) => sink.record(runId, event, journal));
+    const journal = new SqlToolJournal(ctx.storage.sql, buffer, runId, resumed);
+    // The loop's events and messages wait in the write buffer and are written together at the step's flush
+    // points: before a tool executes (the journal), before each LLM request (below), and at the runEnd.
+    const deltas = new DeltaCoalescer((event) => sink.defer(runId, event, journal));
+    const llmCall = selectLlmCall(env, { model: this.model });
     const emit = (event: AgentEvent) => deltas.emit(event);
     // Memory holds the window the context policy can send plus what this run appends; older messages
     // left memory when the previous run ended, and this run's leave when it ends.
@@ -234,7 +239,10 @@ export class RunDriver {
         {
           state,
           ...agentConfig.hooks,
-          llmCall: selectLlmCall(env, { model: this.model }),
+          llmCall: (request, options) => {
+            buffer.flush();
+            return llmCall(request, options);
+          },
           requestApproval: approvalPolicy(this.parts, runId),
           hookTimeoutMs: agentConfig.hookTimeoutMs,
           emit,

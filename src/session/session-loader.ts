@@ -23,12 +23,15 @@ import { OutputWaiters } from "./output-waiters.ts";
 import { RunDriver } from "./run-driver.ts";
 import { SessionMeta, type RunMeta, type SessionSettings } from "./session-meta.ts";
 import { SessionQueues } from "./session-queues.ts";
+import { WriteBuffer } from "./write-buffer.ts";
 
 export type Session = {
   settings: SessionSettings;
   state: AgentState;
   store: ToolStore;
   meta: SessionMeta;
+  /** Where the run's messages, events and journal rows wait for their next flush point. */
+  buffer: WriteBuffer;
   queues: SessionQueues;
   messages: MessageStore;
   log: EventLog;
@@ -63,13 +66,14 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   loadTools(store, withToolContexts(allowed, sessionToolHost(store, env)), writtenToolListing(env, store));
 
   const meta = new SessionMeta(sql);
+  const buffer = new WriteBuffer(sql);
   const queues = new SessionQueues(sql);
-  const messages = new MessageStore(sql);
-  const log = new EventLog(sql, settings.id);
+  const messages = new MessageStore(sql, buffer);
+  const log = new EventLog(sql, buffer, settings.id);
   const sockets = new EventSockets(ctx);
   const hub = new EventHub(sockets);
   const waiters = new OutputWaiters();
-  const sink = new EventSink({ log, queues, meta, hub, waiters, runLog: new RunLog() });
+  const sink = new EventSink({ log, buffer, queues, meta, hub, waiters, runLog: new RunLog() });
   const state: AgentState = { systemPrompt: settings.systemPrompt, messages: [], tools: store.tools, activeRun: false };
   const approvals = new ApprovalGate(
     sql,
@@ -83,7 +87,7 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
     void mcp.close();
   };
   const beforeRun = () => mcp.refresh();
-  const runs = new RunDriver({ ctx, env, settings, state, store, meta, queues, messages, log, approvals, sink, onShutdown, beforeRun });
-  const session: Session = { settings, state, store, meta, queues, messages, log, hub, sockets, waiters, sink, approvals, runs, mcp };
+  const runs = new RunDriver({ ctx, env, settings, state, store, meta, buffer, queues, messages, log, approvals, sink, onShutdown, beforeRun });
+  const session: Session = { settings, state, store, meta, buffer, queues, messages, log, hub, sockets, waiters, sink, approvals, runs, mcp };
   return { session, ready: registerWrittenDrafts(store, env, settings.tools) };
 }

@@ -1,6 +1,7 @@
 /**
  * Small JSON values in the `meta` table: the session's settings and the active run's id.
- * A present `run` row means a run was started and has not recorded its runEnd yet.
+ * A present `run` row means a run was started and has not recorded its runEnd yet. Values read or written
+ * are remembered (as JSON text): the object is the table's only writer, so a repeated read costs no storage call.
  */
 import type { ToolExecutionMode } from "../core/index.ts";
 
@@ -31,22 +32,28 @@ export type RunMeta = {
 };
 
 export class SessionMeta {
+  /** Key → its stored JSON text, or null when absent. Parsed at each read, so callers never share an object. */
+  private readonly known = new Map<string, string | null>();
+
   constructor(private readonly sql: SqlStorage) {}
 
   read<T>(key: string): T | undefined {
-    const row = this.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0];
-    return row ? (JSON.parse(row.value) as T) : undefined;
+    let text = this.known.get(key);
+    if (text === undefined) {
+      text = this.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0]?.value ?? null;
+      this.known.set(key, text);
+    }
+    return text === null ? undefined : (JSON.parse(text) as T);
   }
 
   write(key: string, value: unknown): void {
-    this.sql.exec(
-      `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-      key,
-      JSON.stringify(value),
-    );
+    const text = JSON.stringify(value);
+    this.sql.exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, text);
+    this.known.set(key, text);
   }
 
   delete(key: string): void {
     this.sql.exec(`DELETE FROM meta WHERE key = ?`, key);
+    this.known.set(key, null);
   }
 }

@@ -3,6 +3,8 @@
  * A full input or follow-up queue refuses (the caller answers 429); nothing is dropped. The output queue
  * never refuses and never blocks a run: it keeps the 16 most recent unread answers, a 17th evicts the
  * oldest (which stays in history and the event log). Draining takes follow-ups first, then input.
+ * The object is the table's only writer, so the number of pending user messages is kept in memory: the
+ * loop's check at every step boundary costs no storage call when nothing is pending.
  */
 import { fitJson, type AssistantMessage, type UserMessage } from "../core/index.ts";
 
@@ -13,6 +15,9 @@ export const QUEUE_CAPACITY: Readonly<Record<QueueKind, number>> = { input: 16, 
 export type QueueDepths = Record<QueueKind, number>;
 
 export class SessionQueues {
+  /** Pending input + follow-up messages; read from storage on first use. */
+  private pendingUser: number | undefined;
+
   constructor(private readonly sql: SqlStorage) {}
 
   depth(kind: QueueKind): number {
@@ -35,11 +40,14 @@ export class SessionQueues {
   offer(kind: QueueKind, messageId: string, message: UserMessage | AssistantMessage): boolean {
     if (this.isFull(kind)) return false;
     this.sql.exec(`INSERT INTO queue (kind, message_id, json) VALUES (?, ?, ?)`, kind, messageId, fitJson(message));
+    if (kind !== "output" && this.pendingUser !== undefined) this.pendingUser++;
     return true;
   }
 
   /** Removes and returns every pending user message: follow-ups first, then input. */
   drainPending(): UserMessage[] {
+    if (!this.hasPendingInput()) return [];
+    this.pendingUser = 0;
     const rows = this.sql
       .exec<{ json: string }>(
         `SELECT json FROM queue WHERE kind IN ('followUp', 'input') ORDER BY CASE kind WHEN 'followUp' THEN 0 ELSE 1 END, id`,
@@ -51,7 +59,8 @@ export class SessionQueues {
   }
 
   hasPendingInput(): boolean {
-    return this.depth("input") + this.depth("followUp") > 0;
+    this.pendingUser ??= this.depth("input") + this.depth("followUp");
+    return this.pendingUser > 0;
   }
 
   /** Pops the oldest final response (takeResponse). */

@@ -13,11 +13,12 @@ export const SCHEMA_STATEMENTS = [
      json TEXT NOT NULL
    )`,
   `CREATE INDEX IF NOT EXISTS queue_kind ON queue (kind, id)`,
-  `CREATE TABLE IF NOT EXISTS tool_journal (
-     tool_call_id TEXT PRIMARY KEY,
+  `CREATE TABLE IF NOT EXISTS tool_call_journal (
      run_id TEXT NOT NULL,
+     tool_call_id TEXT NOT NULL,
      state TEXT NOT NULL,
-     json TEXT
+     json TEXT,
+     PRIMARY KEY (run_id, tool_call_id)
    )`,
   `CREATE TABLE IF NOT EXISTS approvals (
      tool_call_id TEXT PRIMARY KEY,
@@ -29,6 +30,16 @@ export const SCHEMA_STATEMENTS = [
    )`,
 ] as const;
 
+/** The journal's earlier table, keyed by tool-call id alone; its rows move to `tool_call_journal` once. */
+const OLD_JOURNAL = "tool_journal";
+
 export function applySchema(sql: SqlStorage): void {
-  for (const statement of SCHEMA_STATEMENTS) sql.exec(statement);
+  // One call for the whole schema: each storage call costs the same whatever it does.
+  sql.exec(SCHEMA_STATEMENTS.join(";\n"));
+  if (sql.exec(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?`, OLD_JOURNAL).toArray().length > 0) {
+    sql.exec(
+      `INSERT OR IGNORE INTO tool_call_journal (run_id, tool_call_id, state, json) SELECT run_id, tool_call_id, state, json FROM ${OLD_JOURNAL}`,
+    );
+    sql.exec(`DROP TABLE ${OLD_JOURNAL}`);
+  }
 }

@@ -1,52 +1,68 @@
 /**
  * The durable ToolCallJournal: how far each tool call of a run got (started → executing → ended, with
- * its result). Written from the event sink and from the pipeline's markExecuting, read by a resumed run
- * so that no call is silently run twice.
+ * its result), keyed by run and call id (the model chooses ids, and may reuse one in a later run). Written
+ * from the event sink and from the pipeline's markExecuting, read by a resumed run so that no call is
+ * silently run twice. A run started in this isolate wrote every row it has, so lookups are answered from
+ * memory; a resumed run reads its earlier attempt's rows once. Rows go through the write buffer; the
+ * `executing` row is flushed before markExecuting returns, so it is stored before the tool runs.
  */
 import { fitJson, type AgentToolCall, type AgentToolResult, type ToolCallJournal, type ToolCallJournalEntry } from "../core/index.ts";
+import type { BufferedTable, WriteBuffer } from "./write-buffer.ts";
+
+const JOURNAL: BufferedTable = {
+  name: "tool_call_journal",
+  columns: ["run_id", "tool_call_id", "state", "json"],
+  onConflict: "ON CONFLICT (run_id, tool_call_id) DO UPDATE SET state = excluded.state, json = excluded.json",
+};
+
+type Row = { tool_call_id: string; state: string; json: string | null };
 
 export class SqlToolJournal implements ToolCallJournal {
+  private readonly entries = new Map<string, ToolCallJournalEntry>();
+
   constructor(
-    private readonly sql: SqlStorage,
+    sql: SqlStorage,
+    private readonly buffer: WriteBuffer,
     private readonly runId: string,
-  ) {}
+    resumed: boolean,
+  ) {
+    if (!resumed) return;
+    buffer.flush();
+    for (const row of sql.exec<Row>(`SELECT tool_call_id, state, json FROM tool_call_journal WHERE run_id = ?`, runId)) {
+      this.entries.set(row.tool_call_id, toEntry(row));
+    }
+  }
 
   lookup(toolCallId: string): ToolCallJournalEntry | undefined {
-    const row = this.sql
-      .exec<{ state: string; json: string | null }>(`SELECT state, json FROM tool_journal WHERE tool_call_id = ?`, toolCallId)
-      .toArray()[0];
-    if (!row) return undefined;
-    if (row.state === "ended" && row.json) {
-      const { result, isError } = JSON.parse(row.json) as { result: AgentToolResult; isError: boolean };
-      return { state: "ended", result, isError };
-    }
-    return { state: row.state === "executing" ? "executing" : "started" };
+    return this.entries.get(toolCallId);
   }
 
   markStarted(toolCallId: string): void {
-    this.sql.exec(
-      `INSERT INTO tool_journal (tool_call_id, run_id, state) VALUES (?, ?, 'started') ON CONFLICT (tool_call_id) DO NOTHING`,
-      toolCallId,
-      this.runId,
-    );
+    // Never moves a call back: a call known in any state stays as it is.
+    if (this.entries.has(toolCallId)) return;
+    this.entries.set(toolCallId, { state: "started" });
+    this.buffer.add(JOURNAL, [this.runId, toolCallId, "started", null]);
   }
 
   markExecuting(toolCall: AgentToolCall): void {
-    this.sql.exec(
-      `INSERT INTO tool_journal (tool_call_id, run_id, state) VALUES (?, ?, 'executing')
-       ON CONFLICT (tool_call_id) DO UPDATE SET state = 'executing'`,
-      toolCall.id,
-      this.runId,
-    );
+    if (this.entries.get(toolCall.id)?.state !== "ended") {
+      this.entries.set(toolCall.id, { state: "executing" });
+      this.buffer.add(JOURNAL, [this.runId, toolCall.id, "executing", null]);
+    }
+    // At-most-once across restarts: this row (and everything queued before it) is written before the tool runs.
+    this.buffer.flush();
   }
 
   markEnded(toolCallId: string, result: AgentToolResult, isError: boolean): void {
-    this.sql.exec(
-      `INSERT INTO tool_journal (tool_call_id, run_id, state, json) VALUES (?, ?, 'ended', ?)
-       ON CONFLICT (tool_call_id) DO UPDATE SET state = 'ended', json = excluded.json`,
-      toolCallId,
-      this.runId,
-      fitJson({ result, isError }),
-    );
+    this.entries.set(toolCallId, { state: "ended", result, isError });
+    this.buffer.add(JOURNAL, [this.runId, toolCallId, "ended", fitJson({ result, isError })]);
   }
+}
+
+function toEntry(row: Row): ToolCallJournalEntry {
+  if (row.state === "ended" && row.json) {
+    const { result, isError } = JSON.parse(row.json) as { result: AgentToolResult; isError: boolean };
+    return { state: "ended", result, isError };
+  }
+  return { state: row.state === "executing" ? "executing" : "started" };
 }

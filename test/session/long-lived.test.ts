@@ -6,6 +6,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentSession } from "../../src/session/agent-session.ts";
+import type { SessionMeta } from "../../src/session/session-meta.ts";
 import { api, createSession, nextResponse, openEvents, script, send, snapshotOf, type TestSession } from "./support.ts";
 
 type FullSnapshot = Awaited<ReturnType<typeof snapshotOf>> & {
@@ -132,8 +133,9 @@ describe("end of life", () => {
 
   it("erases a session idle for longer than SESSION_IDLE_TTL_DAYS when its alarm fires", async () => {
     const s = await createSession();
-    await runInDurableObject(stubOf(s), (_instance, state) => {
-      state.storage.sql.exec("INSERT INTO meta (key, value) VALUES ('lastActiveAt', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", String(Date.now() - 31 * 86_400_000));
+    // Through the session's own meta: the object is the table's only writer and remembers what it wrote.
+    await runInDurableObject(stubOf(s), (instance) => {
+      (instance as unknown as { session: { meta: SessionMeta } }).session.meta.write("lastActiveAt", Date.now() - 31 * 86_400_000);
     });
     await runDurableObjectAlarm(stubOf(s));
     const res = await api(`/v1/sessions/${s.id}`, { key: s.key });

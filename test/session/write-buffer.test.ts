@@ -1,0 +1,117 @@
+/**
+ * The write buffer and the stores that use it, on a session object's real SQLite storage: rows queued by a
+ * step are written together, never lost, visible to every read, published only once stored; the tool
+ * journal is keyed by run and its `executing` row is stored before the tool may run; the journal's earlier
+ * table is migrated.
+ */
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { EventLog } from "../../src/session/event-log.ts";
+import { MessageStore } from "../../src/session/message-store.ts";
+import { applySchema } from "../../src/session/session-schema.ts";
+import { SqlToolJournal } from "../../src/session/tool-journal.ts";
+import { WriteBuffer } from "../../src/session/write-buffer.ts";
+import { createSession } from "./support.ts";
+
+/** Runs `fn` inside a fresh session object, with a buffer of its own over the object's storage. */
+async function inSession<T>(fn: (sql: SqlStorage, buffer: WriteBuffer) => T | Promise<T>): Promise<T> {
+  const session = await createSession();
+  const stub = env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(session.id));
+  return runInDurableObject(stub, (_instance, state) => fn(state.storage.sql, new WriteBuffer(state.storage.sql)));
+}
+
+const storedSeqs = (sql: SqlStorage, after: number) => sql.exec<{ seq: number }>(`SELECT seq FROM events WHERE seq > ? ORDER BY seq`, after).toArray().map((r) => r.seq);
+
+describe("the write buffer", () => {
+  it("stores a burst larger than one statement's bound-value limit whole and in order", async () => {
+    const seqs = await inSession((sql, buffer) => {
+      const log = new EventLog(sql, buffer, "s");
+      const first = log.lastSeq;
+      for (let i = 0; i < 80; i++) log.append({ type: "messageDelta", text: `t${i}` }, "run", 0, () => undefined);
+      buffer.flush();
+      return { first, stored: storedSeqs(sql, first) };
+    });
+    expect(seqs.stored).toEqual(Array.from({ length: 80 }, (_, i) => seqs.first + i + 1));
+  });
+
+  it("lets every read see the rows still waiting in it", async () => {
+    const read = await inSession((sql, buffer) => {
+      const messages = new MessageStore(sql, buffer);
+      const log = new EventLog(sql, buffer, "s");
+      const before = log.lastSeq;
+      messages.append({ role: "user", content: [{ type: "text", text: "queued" }], timestamp: 0 });
+      log.append({ type: "runStart" }, "run", 0, () => undefined);
+      return { page: messages.page(undefined, 10).messages.map((m) => m.content[0]), replay: log.readAfter(before).map((r) => r.type) };
+    });
+    expect(read.page.at(-1)).toEqual({ type: "text", text: "queued" });
+    expect(read.replay).toEqual(["runStart"]);
+  });
+
+  it("publishes an event only once its row is stored", async () => {
+    const seenStored = await inSession((sql, buffer) => {
+      const log = new EventLog(sql, buffer, "s");
+      const stored: boolean[] = [];
+      for (let i = 0; i < 3; i++) {
+        log.append({ type: "runStart" }, "run", 0, (stamped) => stored.push(storedSeqs(sql, stamped.seq - 1)[0] === stamped.seq));
+      }
+      const publishedBeforeFlush = stored.length;
+      buffer.flush();
+      return { publishedBeforeFlush, stored };
+    });
+    expect(seenStored).toEqual({ publishedBeforeFlush: 0, stored: [true, true, true] });
+  });
+
+  it("stores what no flush point wrote by the next macrotask", async () => {
+    const stored = await inSession(async (sql, buffer) => {
+      const log = new EventLog(sql, buffer, "s");
+      const before = log.lastSeq;
+      log.append({ type: "runStart" }, "run", 0, () => undefined);
+      const rightAway = storedSeqs(sql, before).length;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return { rightAway, later: storedSeqs(sql, before).length };
+    });
+    expect(stored).toEqual({ rightAway: 0, later: 1 });
+  });
+});
+
+describe("the tool journal", () => {
+  const result = { content: [{ type: "text" as const, text: "done" }], details: {}, terminate: false };
+
+  it("keeps each run's entries apart, so a model reusing a call id in a later run starts afresh", async () => {
+    const seen = await inSession((sql, buffer) => {
+      const first = new SqlToolJournal(sql, buffer, "run-a", false);
+      first.markStarted("call_0");
+      first.markEnded("call_0", result, false);
+      buffer.flush();
+      return {
+        laterRun: new SqlToolJournal(sql, buffer, "run-b", true).lookup("call_0"),
+        sameRunResumed: new SqlToolJournal(sql, buffer, "run-a", true).lookup("call_0"),
+      };
+    });
+    expect(seen.laterRun).toBeUndefined();
+    expect(seen.sameRunResumed).toEqual({ state: "ended", result, isError: false });
+  });
+
+  it("has the executing row stored when markExecuting returns, before the tool may run", async () => {
+    const state = await inSession((sql, buffer) => {
+      const journal = new SqlToolJournal(sql, buffer, "run-a", false);
+      journal.markStarted("call_1");
+      journal.markExecuting({ type: "function", id: "call_1", name: "slowEcho", arguments: "{}" });
+      return sql.exec<{ state: string }>(`SELECT state FROM tool_call_journal WHERE run_id = 'run-a' AND tool_call_id = 'call_1'`).one().state;
+    });
+    expect(state).toBe("executing");
+  });
+
+  it("moves the rows of the journal's earlier table (keyed by call id alone) to the run-keyed one", async () => {
+    const moved = await inSession((sql) => {
+      sql.exec(`CREATE TABLE tool_journal (tool_call_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, state TEXT NOT NULL, json TEXT)`);
+      sql.exec(`INSERT INTO tool_journal (tool_call_id, run_id, state) VALUES ('old_call', 'old-run', 'executing')`);
+      applySchema(sql);
+      return {
+        rows: sql.exec(`SELECT run_id, tool_call_id, state FROM tool_call_journal WHERE tool_call_id = 'old_call'`).toArray(),
+        oldTable: sql.exec(`SELECT name FROM sqlite_master WHERE name = 'tool_journal'`).toArray().length,
+      };
+    });
+    expect(moved).toEqual({ rows: [{ run_id: "old-run", tool_call_id: "old_call", state: "executing" }], oldTable: 0 });
+  });
+});
