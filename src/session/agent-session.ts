@@ -9,7 +9,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { UserContent } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
 import { dropDraft } from "../tools/written/session-tools.ts";
-import { EVENT_SOCKET_HEADERS } from "./event-sockets.ts";
+import { answerClose, EVENT_SOCKET_HEADERS } from "./event-sockets.ts";
 import { attachEventSocket, openEventStream } from "./event-feed.ts";
 import { takeResponse } from "./output-waiters.ts";
 import { authorize } from "./session-access.ts";
@@ -114,11 +114,7 @@ export class AgentSession extends DurableObject<AppEnv> {
   override webSocketMessage(): void {}
 
   override webSocketClose(socket: WebSocket, code: number): void {
-    try {
-      socket.close(code === 1005 || code === 1006 ? 1000 : code, "closed");
-    } catch {
-      // Already closed.
-    }
+    answerClose(socket, code);
   }
 
   override async alarm(): Promise<void> {

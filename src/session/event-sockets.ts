@@ -65,6 +65,15 @@ export class EventSockets {
   }
 }
 
+/** Completes a subscriber's close handshake (1005/1006 say no code was sent: answer with a normal close). */
+export function answerClose(socket: WebSocket, code: number): void {
+  try {
+    socket.close(code === 1005 || code === 1006 ? 1000 : code, "closed");
+  } catch {
+    // Already closed.
+  }
+}
+
 /** A replay the Worker passes through as is (a shut-down session's last events), ending the stream. */
 export function finalEventsResponse(text: string): Response {
   return new Response(text, { headers: SSE_HEADERS });
