@@ -5,22 +5,18 @@
  * (`run`) until its runEnd is stored, which is how a run interrupted by a restart is found and resumed.
  */
 import { agentConfig } from "../agent-config.ts";
-import { describeError, runAgentLoop, toolCallsOf, type AgentEvent, type AgentState, type AssistantMessage, type ToolStore, type UserContent } from "../core/index.ts";
+import { describeError, runAgentLoop, toolCallsOf, type AgentEvent, type AssistantMessage, type UserContent } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
 import type { SessionStatus } from "../wire/snapshot.ts";
 import { selectLlmCall, sessionModel } from "../llm/select-model.ts";
-import type { ApprovalGate } from "./approval-gate.ts";
 import { DeltaCoalescer } from "./delta-coalescer.ts";
-import type { EventLog } from "./event-log.ts";
 import { contextTokens, trimToWindow, windowChars } from "./history-window.ts";
-import type { EventSink } from "./event-sink.ts";
-import type { MessageStore } from "./message-store.ts";
-import type { RunMeta, SessionMeta, SessionSettings } from "./session-meta.ts";
-import { QUEUE_CAPACITY, type QueueKind, type SessionQueues } from "./session-queues.ts";
+import type { RunMeta } from "./session-meta.ts";
+import { QUEUE_CAPACITY, type QueueKind } from "./session-queues.ts";
 import { ok, refuse, type SessionResult } from "./session-result.ts";
 import { approvalPolicy } from "./tool-approval.ts";
+import type { Session } from "./session-loader.ts";
 import { SqlToolJournal } from "./tool-journal.ts";
-import type { WriteBuffer } from "./write-buffer.ts";
 
 /** While a run is active an alarm fires this often: it keeps the object alive and resumes it after a restart. */
 export const RUN_HEARTBEAT_MS = 10_000;
@@ -40,19 +36,10 @@ export type RunState =
   | { kind: "running"; runId: string; controller: AbortController; done: Promise<void> }
   | { kind: "shutdown" };
 
-export type RunDriverParts = {
+/** The session's parts the driver uses (its own `Session` type names them once), and what it is told to call. */
+export type RunDriverParts = Pick<Session, "settings" | "state" | "store" | "meta" | "buffer" | "queues" | "messages" | "log" | "approvals" | "sink"> & {
   ctx: DurableObjectState;
   env: AppEnv;
-  settings: SessionSettings;
-  state: AgentState;
-  store: ToolStore;
-  meta: SessionMeta;
-  buffer: WriteBuffer;
-  queues: SessionQueues;
-  messages: MessageStore;
-  log: EventLog;
-  approvals: ApprovalGate;
-  sink: EventSink;
   /** Ends what outlives a shutdown: open event streams and parked takeResponse calls. */
   onShutdown: () => void;
   /** Runs before each run's loop (also a resumed one), e.g. listing remote MCP tools; must not reject. */
