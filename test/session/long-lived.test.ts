@@ -5,19 +5,12 @@
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { AssistantMessage } from "../../src/core/index.ts";
 import type { AgentSession } from "../../src/session/agent-session.ts";
 import type { SessionMeta } from "../../src/session/session-meta.ts";
+import { textOf } from "../support/text.ts";
 import { api, createSession, nextResponse, openEvents, script, send, snapshotOf, type TestSession } from "./support.ts";
 
-type FullSnapshot = Awaited<ReturnType<typeof snapshotOf>> & {
-  responsesEvicted: number;
-  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
-  requireApproval: string[];
-  pendingApprovals: unknown[];
-  lastEventSeq: number;
-};
-const snapshot = async (s: TestSession) => (await snapshotOf(s)) as FullSnapshot;
-const textOf = (message: unknown) => ((message as { content: { text?: string }[] }).content ?? []).map((b) => b.text ?? "").join("");
 const stubOf = (s: TestSession) => env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(s.id)) as DurableObjectStub<AgentSession>;
 const approve = (s: TestSession, id: string) => api(`/v1/sessions/${s.id}/tool-calls/${id}/approval`, { method: "POST", key: s.key, json: { approve: true } });
 
@@ -29,9 +22,9 @@ describe("the output queue", () => {
     for (let i = 1; i <= 17; i++) {
       expect((await send(s, `question ${i}`)).status).toBe(202);
       const end = (await events.until("runEnd")).at(-1)!;
-      expect(textOf(end.json.response)).toBe(`answer ${i}`);
+      expect(textOf(end.json.response as AssistantMessage)).toBe(`answer ${i}`);
     }
-    const snap = await snapshot(s);
+    const snap = await snapshotOf(s);
     expect(snap.queues.output).toBe(16);
     expect(snap.responsesEvicted).toBe(1);
     expect(textOf(await nextResponse(s))).toBe("answer 2");
@@ -46,10 +39,10 @@ describe("approvals and the end of a run", () => {
     const events = await openEvents(s);
     await send(s, "go");
     await events.until("toolApprovalRequired");
-    expect((await snapshot(s)).pendingApprovals).toHaveLength(1);
+    expect((await snapshotOf(s)).pendingApprovals).toHaveLength(1);
     await api(`/v1/sessions/${s.id}/abort`, { method: "POST", key: s.key });
     expect((await events.until("runEnd")).at(-1)!.json.stopReason).toBe("aborted");
-    expect((await snapshot(s)).pendingApprovals).toEqual([]);
+    expect((await snapshotOf(s)).pendingApprovals).toEqual([]);
     expect((await approve(s, "w1")).status).toBe(409);
     // Nothing waits any more, so the heartbeat no longer re-arms every few seconds (only the idle deadline).
     await runDurableObjectAlarm(stubOf(s));
@@ -93,7 +86,7 @@ describe("settings", () => {
     const res = await api(`/v1/sessions/${s.id}`, { method: "PATCH", key: s.key, json: { requireApproval: ["*"] } });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ requireApproval: ["*"] });
-    expect((await snapshot(s)).requireApproval).toEqual(["*"]);
+    expect((await snapshotOf(s)).requireApproval).toEqual(["*"]);
     await script(s, { toolCalls: [{ id: "p1", name: "slowEcho", arguments: { text: "x", ms: 1 } }] }, { text: "ok" });
     const events = await openEvents(s);
     await send(s, "go");
@@ -146,7 +139,7 @@ describe("end of life", () => {
   it("keeps an active session when its alarm fires before the idle deadline", async () => {
     const s = await createSession();
     await runDurableObjectAlarm(stubOf(s));
-    expect((await snapshot(s)).status).toBe("idle");
+    expect((await snapshotOf(s)).status).toBe("idle");
   });
 
   it("shows the session's token usage totals in the snapshot", async () => {
@@ -156,7 +149,7 @@ describe("end of life", () => {
     await nextResponse(s);
     await send(s, "b");
     await nextResponse(s);
-    expect((await snapshot(s)).usage).toEqual({ inputTokens: 30, outputTokens: 7, totalTokens: 37 });
+    expect((await snapshotOf(s)).usage).toEqual({ inputTokens: 30, outputTokens: 7, totalTokens: 37 });
   });
 });
 
@@ -167,9 +160,9 @@ describe("50-turn conversations", () => {
     const events = await openEvents(s);
     for (let i = 1; i <= 50; i++) {
       await send(s, `turn ${i}`);
-      expect(textOf((await events.until("runEnd")).at(-1)!.json.response)).toBe(`reply ${i}`);
+      expect(textOf((await events.until("runEnd")).at(-1)!.json.response as AssistantMessage)).toBe(`reply ${i}`);
     }
-    const snap = await snapshot(s);
+    const snap = await snapshotOf(s);
     // The snapshot carries the newest page; the whole history is one page of 100 away.
     const history = await api(`/v1/sessions/${s.id}/messages?limit=100`, { key: s.key });
     expect(((await history.json()) as { messages: unknown[] }).messages).toHaveLength(100);
@@ -184,7 +177,7 @@ describe("50-turn conversations", () => {
       await send(s, `turn ${i}`);
       expect(textOf(await nextResponse(s))).toBe(`reply ${i}`);
     }
-    expect((await snapshot(s)).responsesEvicted).toBe(0);
+    expect((await snapshotOf(s)).responsesEvicted).toBe(0);
   }, 60_000);
 });
 

@@ -6,7 +6,7 @@
 import { SELF } from "cloudflare:test";
 import { inject } from "vitest";
 import type { MockReply } from "../../support/mock-openai-server.ts";
-import { createClient, type CreateSessionOptions, type SessionHandle } from "../../src/client/index.ts";
+import { createClient, type CreateSessionOptions, type SessionHandle, type SessionSnapshot } from "../../src/client/index.ts";
 import { apiRequestInit, type ApiInit } from "../support/http.ts";
 import { SseReader } from "../support/sse-reader.ts";
 
@@ -39,9 +39,10 @@ export type SnapshotMessage = {
   errorMessage?: string;
 };
 
-export type Snapshot = { status: string; messages: SnapshotMessage[]; queues: Record<string, number> };
+/** The SDK's snapshot, its messages loosely typed so tests can read any message's blocks without narrowing. */
+export type Snapshot = Omit<SessionSnapshot, "messages"> & { messages: SnapshotMessage[] };
 
-/** The snapshot, loosely typed so tests can read any message's blocks without narrowing first. */
+/** The snapshot (through the client SDK). */
 export async function snapshotOf(session: TestSession): Promise<Snapshot> {
   return (await session.handle.snapshot()) as unknown as Snapshot;
 }
