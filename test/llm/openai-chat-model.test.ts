@@ -1,20 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createOpenAiLlmCall, type OpenAiLlmOptions } from "../../src/llm/openai-chat-model.ts";
-import { startMockOpenAi, type MockOpenAiServer } from "../../support/mock-openai-server.ts";
-import { bundledTools, deltaRecorder, userRequest } from "./fixtures.ts";
+import { describe, expect, it } from "vitest";
+import { createOpenAiLlmCall } from "../../src/llm/openai-chat-model.ts";
+import { bundledTools, deltaRecorder, useMockOpenAi, userRequest } from "./fixtures.ts";
 
-let server: MockOpenAiServer;
-beforeAll(async () => {
-  server = await startMockOpenAi();
-});
-afterAll(() => server.close());
-beforeEach(() => server.reset());
+const mock = useMockOpenAi();
+const { llm } = mock;
 
-const llm = (options: Partial<OpenAiLlmOptions> = {}) => createOpenAiLlmCall({ apiKey: "test-key", baseURL: server.url, model: "test-model", initialRetryDelayMs: 1, ...options });
 
 describe("the OpenAI adapter, streaming", () => {
   it("delivers streamed text as several deltas whose concatenation is the final text", async () => {
-    server.enqueue({ text: "The quick brown fox jumps." });
+    mock.server.enqueue({ text: "The quick brown fox jumps." });
     const { deltas, onTextDelta } = deltaRecorder();
     const response = await llm()(userRequest("hi"), { onTextDelta });
     expect(deltas.length).toBeGreaterThan(1);
@@ -24,7 +18,7 @@ describe("the OpenAI adapter, streaming", () => {
   });
 
   it("accumulates interleaved tool-call deltas into complete calls with JSON-text arguments", async () => {
-    server.enqueue({
+    mock.server.enqueue({
       toolCalls: [
         { id: "call_a", name: "getTime", arguments: { timezone: "Europe/Berlin" } },
         { id: "call_b", name: "getWeather", arguments: { city: "Tokyo", units: "celsius" } },
@@ -41,32 +35,32 @@ describe("the OpenAI adapter, streaming", () => {
   });
 
   it("reports the usage the server sent and names the api, provider and model", async () => {
-    server.enqueue({ text: "ok", usage: { prompt_tokens: 11, completion_tokens: 3 }, model: "served-model" });
+    mock.server.enqueue({ text: "ok", usage: { prompt_tokens: 11, completion_tokens: 3 }, model: "served-model" });
     const response = await llm()(userRequest("hi"), {});
     expect(response.usage).toEqual({ inputTokens: 11, outputTokens: 3, totalTokens: 14 });
-    expect(response).toMatchObject({ api: "openai-chat-completions", provider: `127.0.0.1:${server.port}`, model: "served-model" });
+    expect(response).toMatchObject({ api: "openai-chat-completions", provider: `127.0.0.1:${mock.server.port}`, model: "served-model" });
   });
 
   it("maps a length finish to stopReason length", async () => {
-    server.enqueue({ text: "cut", finishReason: "length" });
+    mock.server.enqueue({ text: "cut", finishReason: "length" });
     expect((await llm()(userRequest("hi"), {})).stopReason).toBe("length");
   });
 
   it("sends the model, the messages, the tools and the key to the server", async () => {
-    server.enqueue({ text: "ok" });
+    mock.server.enqueue({ text: "ok" });
     const request = userRequest("hello");
     await llm()(request, {});
-    const [recorded] = server.requests;
+    const [recorded] = mock.server.requests;
     expect(recorded?.body).toMatchObject({ model: "test-model", messages: request.messages, tools: bundledTools, stream: true });
     expect(recorded?.headers.authorization).toBe("Bearer test-key");
   });
 
   it("asks for usage in the stream unless told not to", async () => {
-    server.enqueue({ text: "ok" }, { text: "ok" });
+    mock.server.enqueue({ text: "ok" }, { text: "ok" });
     await llm()(userRequest("hi"), {});
     await llm({ includeStreamUsage: false })(userRequest("hi"), {});
-    expect(server.requests[0]?.body.stream_options).toEqual({ include_usage: true });
-    expect(server.requests[1]?.body).not.toHaveProperty("stream_options");
+    expect(mock.server.requests[0]?.body.stream_options).toEqual({ include_usage: true });
+    expect(mock.server.requests[1]?.body).not.toHaveProperty("stream_options");
   });
 
   it("answers every call with a clear configuration error when the base URL is unusable", async () => {
@@ -75,13 +69,13 @@ describe("the OpenAI adapter, streaming", () => {
   });
 
   it("leaves out the tools field when there are no tools", async () => {
-    server.enqueue({ text: "ok" });
+    mock.server.enqueue({ text: "ok" });
     await llm()(userRequest("hello", []), {});
-    expect(server.requests[0]?.body).not.toHaveProperty("tools");
+    expect(mock.server.requests[0]?.body).not.toHaveProperty("tools");
   });
 
   it("rejects with an aborted error when the signal aborts mid-stream", async () => {
-    server.enqueue({ text: "one two three four five six", chunkDelayMs: 50 });
+    mock.server.enqueue({ text: "one two three four five six", chunkDelayMs: 50 });
     const controller = new AbortController();
     const { deltas, onTextDelta } = deltaRecorder();
     const call = llm()(userRequest("hi"), { signal: controller.signal, onTextDelta: (t) => (onTextDelta(t), controller.abort()) });
@@ -92,7 +86,7 @@ describe("the OpenAI adapter, streaming", () => {
 
 describe("the OpenAI adapter, non-streaming", () => {
   it("returns text and tool calls from one completion", async () => {
-    server.enqueue({ text: "Checking.", toolCalls: [{ id: "call_1", name: "getTime", arguments: "{}" }], usage: { prompt_tokens: 5, completion_tokens: 2 } });
+    mock.server.enqueue({ text: "Checking.", toolCalls: [{ id: "call_1", name: "getTime", arguments: "{}" }], usage: { prompt_tokens: 5, completion_tokens: 2 } });
     const { deltas, onTextDelta } = deltaRecorder();
     const response = await llm({ stream: false })(userRequest("time?"), { onTextDelta });
     expect(response.content).toEqual([
@@ -105,8 +99,8 @@ describe("the OpenAI adapter, non-streaming", () => {
   });
 
   it("asks the server for a non-streamed completion", async () => {
-    server.enqueue({ text: "ok" });
+    mock.server.enqueue({ text: "ok" });
     await llm({ stream: false })(userRequest("hi"), {});
-    expect(server.requests[0]?.body.stream).toBeFalsy();
+    expect(mock.server.requests[0]?.body.stream).toBeFalsy();
   });
 });

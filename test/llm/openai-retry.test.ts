@@ -1,89 +1,83 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LlmError } from "../../src/llm/llm-error.ts";
-import { createOpenAiLlmCall, type OpenAiLlmOptions } from "../../src/llm/openai-chat-model.ts";
-import { startMockOpenAi, type MockOpenAiServer } from "../../support/mock-openai-server.ts";
-import { deltaRecorder, userRequest } from "./fixtures.ts";
+import { createOpenAiLlmCall } from "../../src/llm/openai-chat-model.ts";
+import { startMockOpenAi } from "../../support/mock-openai-server.ts";
+import { deltaRecorder, useMockOpenAi, userRequest } from "./fixtures.ts";
 import { sleep } from "../support/time.ts";
 
-let server: MockOpenAiServer;
-beforeAll(async () => {
-  server = await startMockOpenAi();
-});
-afterAll(() => server.close());
-beforeEach(() => server.reset());
+const mock = useMockOpenAi();
+const { llm } = mock;
 
-// Backoff of 1 ms, so only a server-requested wait can make a retry slow.
-const llm = (options: Partial<OpenAiLlmOptions> = {}) => createOpenAiLlmCall({ apiKey: "test-key", baseURL: server.url, model: "test-model", initialRetryDelayMs: 1, ...options });
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await sleep(5);
 }
 
 describe("the OpenAI adapter's retries", () => {
   it("waits out a 429's Retry-After before retrying", async () => {
-    server.enqueue({ status: 429, errorMessage: "Rate limit reached", headers: { "retry-after": "1" } }, { text: "done" });
+    mock.server.enqueue({ status: 429, errorMessage: "Rate limit reached", headers: { "retry-after": "1" } }, { text: "done" });
     const call = llm()(userRequest("hi"), {});
     await sleep(400);
-    expect(server.requests).toHaveLength(1);
+    expect(mock.server.requests).toHaveLength(1);
     const response = await call;
-    expect(server.requests).toHaveLength(2);
+    expect(mock.server.requests).toHaveLength(2);
     expect(response.content).toEqual([{ type: "text", text: "done" }]);
   });
 
   it("honours retry-after-ms over backoff", async () => {
-    server.enqueue({ status: 429, headers: { "retry-after-ms": "400" } }, { text: "done" });
+    mock.server.enqueue({ status: 429, headers: { "retry-after-ms": "400" } }, { text: "done" });
     const call = llm()(userRequest("hi"), {});
     await sleep(150);
-    expect(server.requests).toHaveLength(1);
+    expect(mock.server.requests).toHaveLength(1);
     await call;
-    expect(server.requests).toHaveLength(2);
+    expect(mock.server.requests).toHaveLength(2);
   });
 
   it("caps a long Retry-After at maxRetryDelayMs", async () => {
-    server.enqueue({ status: 429, headers: { "retry-after": "30" } }, { text: "done" });
+    mock.server.enqueue({ status: 429, headers: { "retry-after": "30" } }, { text: "done" });
     const started = Date.now();
     await llm({ maxRetryDelayMs: 50 })(userRequest("hi"), {});
-    expect(server.requests).toHaveLength(2);
+    expect(mock.server.requests).toHaveLength(2);
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("retries a 500 and returns the next answer", async () => {
-    server.enqueue({ status: 500, errorMessage: "The server had an error" }, { text: "recovered" });
+    mock.server.enqueue({ status: 500, errorMessage: "The server had an error" }, { text: "recovered" });
     const response = await llm()(userRequest("hi"), {});
-    expect(server.requests).toHaveLength(2);
+    expect(mock.server.requests).toHaveLength(2);
     expect(response.content).toEqual([{ type: "text", text: "recovered" }]);
   });
 
   it("does not retry a 400 and names the status and the server's message", async () => {
-    server.enqueue({ status: 400, errorMessage: "Invalid 'messages[1].content'" }, { text: "never" });
+    mock.server.enqueue({ status: 400, errorMessage: "Invalid 'messages[1].content'" }, { text: "never" });
     const error = await llm()(userRequest("hi"), {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LlmError);
     expect(error).toMatchObject({ kind: "http", status: 400, message: "LLM request failed with HTTP 400: Invalid 'messages[1].content'" });
-    expect(server.requests).toHaveLength(1);
+    expect(mock.server.requests).toHaveLength(1);
   });
 
   it("does not retry a 401", async () => {
-    server.enqueue({ status: 401, errorMessage: "Incorrect API key provided" }, { text: "never" });
+    mock.server.enqueue({ status: 401, errorMessage: "Incorrect API key provided" }, { text: "never" });
     await expect(llm()(userRequest("hi"), {})).rejects.toThrow("HTTP 401: Incorrect API key provided");
-    expect(server.requests).toHaveLength(1);
+    expect(mock.server.requests).toHaveLength(1);
   });
 
   it("gives up after maxRetries and says how many attempts it made", async () => {
-    server.enqueue({ status: 503 }, { status: 503 }, { status: 503, errorMessage: "Overloaded" }, { text: "never" });
+    mock.server.enqueue({ status: 503 }, { status: 503 }, { status: 503, errorMessage: "Overloaded" }, { text: "never" });
     await expect(llm({ maxRetries: 2 })(userRequest("hi"), {})).rejects.toThrow("HTTP 503: Overloaded (gave up after 3 attempts)");
-    expect(server.requests).toHaveLength(3);
+    expect(mock.server.requests).toHaveLength(3);
   });
 
   it("rejects promptly when the signal aborts during a retry wait", async () => {
-    server.enqueue({ status: 429, headers: { "retry-after": "30" } }, { text: "never" });
+    mock.server.enqueue({ status: 429, headers: { "retry-after": "30" } }, { text: "never" });
     const controller = new AbortController();
     const call = llm({ maxRetryDelayMs: 60_000 })(userRequest("hi"), { signal: controller.signal });
     const outcome = call.catch((e: unknown) => e);
-    await until(() => server.requests.length === 1);
+    await until(() => mock.server.requests.length === 1);
     const abortedAt = Date.now();
     controller.abort();
     expect(await outcome).toMatchObject({ name: "LlmError", kind: "aborted" });
     expect(Date.now() - abortedAt).toBeLessThan(1_000);
-    expect(server.requests).toHaveLength(1);
+    expect(mock.server.requests).toHaveLength(1);
   });
 
   it("retries a refused connection as a network error", async () => {
@@ -98,41 +92,41 @@ describe("the OpenAI adapter's retries", () => {
 
 describe("the OpenAI adapter's timeouts and broken streams", () => {
   it("fails with a clear error when the server does not answer within timeoutMs", async () => {
-    server.enqueue({ text: "late", delayMs: 2_000 });
+    mock.server.enqueue({ text: "late", delayMs: 2_000 });
     await expect(llm({ timeoutMs: 100, maxRetries: 0 })(userRequest("hi"), {})).rejects.toThrow("LLM request timed out: no response data for 100 ms");
   });
 
   it("lets a steady stream run longer than timeoutMs, since the timeout is per silence, not per answer", async () => {
-    server.enqueue({ text: "a b c d e f g h i j k l", chunkDelayMs: 40 });
+    mock.server.enqueue({ text: "a b c d e f g h i j k l", chunkDelayMs: 40 });
     const response = await llm({ timeoutMs: 200, maxRetries: 0 })(userRequest("hi"), {});
     expect(response.content).toEqual([{ type: "text", text: "a b c d e f g h i j k l" }]);
   });
 
   it("retries a stream that goes silent before any text and streams only the retry's text", async () => {
-    server.enqueue({ text: "stalled answer", chunkDelayMs: 1_000 }, { text: "fresh answer" });
+    mock.server.enqueue({ text: "stalled answer", chunkDelayMs: 1_000 }, { text: "fresh answer" });
     const { deltas, onTextDelta } = deltaRecorder();
     const response = await llm({ timeoutMs: 200, maxRetries: 1 })(userRequest("hi"), { onTextDelta });
-    expect(server.requests).toHaveLength(2);
+    expect(mock.server.requests).toHaveLength(2);
     expect(deltas.join("")).toBe("fresh answer");
     expect(response.content).toEqual([{ type: "text", text: "fresh answer" }]);
   });
 
   it("retries a stream cut before any text was delivered", async () => {
-    server.enqueue({ text: "lost", cutAfterChunks: 1 }, { text: "second try" });
+    mock.server.enqueue({ text: "lost", cutAfterChunks: 1 }, { text: "second try" });
     const { deltas, onTextDelta } = deltaRecorder();
     const response = await llm()(userRequest("hi"), { onTextDelta });
-    expect(server.requests).toHaveLength(2);
+    expect(mock.server.requests).toHaveLength(2);
     expect(deltas.join("")).toBe("second try");
     expect(response.content).toEqual([{ type: "text", text: "second try" }]);
   });
 
   it("does not retry a stream cut after text was delivered, so no delta is repeated", async () => {
-    server.enqueue({ text: "one two three four", cutAfterChunks: 3 }, { text: "never" });
+    mock.server.enqueue({ text: "one two three four", cutAfterChunks: 3 }, { text: "never" });
     const { deltas, onTextDelta } = deltaRecorder();
     const error = await llm()(userRequest("hi"), { onTextDelta }).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: "LlmError", kind: "stream_interrupted" });
     expect((error as Error).message).toContain("LLM stream broke after text was already streamed");
     expect(deltas).toEqual(["one ", "two "]);
-    expect(server.requests).toHaveLength(1);
+    expect(mock.server.requests).toHaveLength(1);
   });
 });

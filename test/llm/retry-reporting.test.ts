@@ -2,24 +2,19 @@
  * Both adapters tell the caller (the agent loop, which emits `llmRetry`) about every retry through the
  * per-call onRetry option, with the capped wait they are about to make.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { LlmRetryInfo } from "../../src/core/agent-loop.ts";
 import { createOpenAiLlmCall } from "../../src/llm/openai-chat-model.ts";
 import { createWorkersAiLlmCall, type WorkersAiBinding } from "../../src/llm/workers-ai-model.ts";
-import { startMockOpenAi, type MockOpenAiServer } from "../../support/mock-openai-server.ts";
-import { userRequest } from "./fixtures.ts";
+import { useMockOpenAi, userRequest } from "./fixtures.ts";
 
-let server: MockOpenAiServer;
-beforeAll(async () => {
-  server = await startMockOpenAi();
-});
-afterAll(() => server.close());
+const mock = useMockOpenAi();
 
 describe("retry reporting", () => {
   it("the OpenAI adapter reports each retry with its number and capped wait", async () => {
-    server.enqueue({ status: 503, errorMessage: "busy" }, { status: 503, errorMessage: "busy" }, { text: "done" });
+    mock.server.enqueue({ status: 503, errorMessage: "busy" }, { status: 503, errorMessage: "busy" }, { text: "done" });
     const retries: LlmRetryInfo[] = [];
-    const call = createOpenAiLlmCall({ apiKey: "k", baseURL: server.url, model: "m", initialRetryDelayMs: 1_000, maxRetryDelayMs: 5 });
+    const call = createOpenAiLlmCall({ apiKey: "k", baseURL: mock.server.url, model: "m", initialRetryDelayMs: 1_000, maxRetryDelayMs: 5 });
     await call(userRequest("hi"), { onRetry: (info) => void retries.push(info) });
     expect(retries.map((r) => [r.retryNumber, r.delayMs <= 5])).toEqual([
       [1, true],

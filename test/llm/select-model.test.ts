@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { allowedModels, checkSessionModel, describeLlmSelection, parseMaxRetryDelayMs, selectLlmCall } from "../../src/llm/select-model.ts";
 import type { WorkersAiBinding } from "../../src/llm/workers-ai-model.ts";
-import { startMockOpenAi, type MockOpenAiServer } from "../../support/mock-openai-server.ts";
-import { userRequest } from "./fixtures.ts";
+import { useMockOpenAi, userRequest } from "./fixtures.ts";
 
-let server: MockOpenAiServer;
-beforeAll(async () => {
-  server = await startMockOpenAi();
-});
-afterAll(() => server.close());
+const mock = useMockOpenAi();
 
 describe("selectLlmCall", () => {
   it("uses the offline model when no API key is set", async () => {
@@ -18,10 +13,10 @@ describe("selectLlmCall", () => {
   });
 
   it("uses the OpenAI-compatible endpoint with the default model when a key is set", async () => {
-    server.enqueue({ text: "from the server" });
-    const response = await selectLlmCall({ OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.url })(userRequest("hello"), {});
+    mock.server.enqueue({ text: "from the server" });
+    const response = await selectLlmCall({ OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: mock.server.url })(userRequest("hello"), {});
     expect(response.content).toEqual([{ type: "text", text: "from the server" }]);
-    expect(server.requests.at(-1)?.body.model).toBe("gpt-4o-mini");
+    expect(mock.server.requests.at(-1)?.body.model).toBe("gpt-4o-mini");
   });
 
   it("passes OPENAI_MODEL and MAX_RETRY_DELAY_MS through", () => {
