@@ -15,6 +15,7 @@ export type {
   CreateSessionOptions,
   EventStreamOptions,
   EventsDroppedEvent,
+  McpCatalogEntry,
   MessageContent,
   McpToolEntry,
   MessagePage,

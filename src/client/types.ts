@@ -1,13 +1,14 @@
 /**
- * The shapes the client SDK sends and receives: request bodies, the tool list and connection options.
- * Types only (erased when bundled for the browser). The snapshot and the event union are the wire's
- * (src/wire/), re-exported here, so the server and the client cannot drift apart.
+ * The shapes the client SDK sends and receives: request bodies and connection options. Types only
+ * (erased when bundled for the browser). The snapshot, history pages, the tool list and the event union
+ * are the wire's (src/wire/), re-exported here, so the server and the client cannot drift apart.
  */
 import type { UserContent, AssistantMessage } from "../core/types.ts";
 import type { WireEvent } from "../wire/events.ts";
 
 export type { AgentMessage, AssistantMessage, ToolResultMessage, UserContent, UserMessage } from "../core/types.ts";
 export type { EventsDroppedEvent, StampedEvent, WireEvent, WireEventType } from "../wire/events.ts";
+export type { McpCatalogEntry, ToolEntry, ToolList, ToolStatus } from "../wire/tool-list.ts";
 export type { McpToolEntry, MessagePage, PendingApproval, QueueDepths, SessionSnapshot, SessionStatus } from "../wire/snapshot.ts";
 
 export type ClientOptions = {
@@ -37,9 +38,6 @@ export type MessageContent = string | UserContent[];
 /** Settings a session may change while it lives (PATCH /v1/sessions/:id). */
 export type SessionSettingsPatch = { requireApproval?: string[] };
 
-export type ToolStatus = "bundled" | "pending" | "deployed" | "rejected" | (string & {});
-export type ToolEntry = { name: string; status: ToolStatus; [key: string]: unknown };
-export type ToolList = { bundled: ToolEntry[]; written?: ToolEntry[] };
 
 /** What `events()` yields: every stamped event once, in seq order, and eventsDropped notices. */
 export type SessionStreamEvent = WireEvent;

@@ -9,6 +9,7 @@ import type { AppEnv } from "../env.ts";
 import { TOOL_NAME_PATTERN } from "../core/tool-store.ts";
 import { secretMatches } from "../credentials.ts";
 import { describeMcpServers } from "../mcp/mcp-catalog.ts";
+import type { ToolList } from "../wire/tool-list.ts";
 import { bundledToolNames } from "../tools/catalog.ts";
 import { describeWrittenTools } from "../tools/written/listing.ts";
 import { inspectWrittenTool, rejectWrittenTool } from "../tools/written/operator.ts";
@@ -64,7 +65,7 @@ export function mountToolRoutes(app: Hono<HonoEnv>, requireApiToken: TokenCheck)
       mcp: mcp.servers,
       ...(mcp.error ? { mcpError: mcp.error } : {}),
       draftRuntime,
-    });
+    } satisfies ToolList);
   });
 
   app.get("/v1/tools/:name", async (c) => {

@@ -5,13 +5,11 @@
  * Invariant: never rejects, and never shows a server's headers; why a server could not be listed (which
  * names its URL) only to the operator.
  */
+import type { McpCatalogEntry } from "../wire/tool-list.ts";
 import { McpConnection } from "./mcp-connection.ts";
 import { mcpToolName } from "./mcp-tool.ts";
 import { parseMcpServers, type McpServerConfig } from "./servers-config.ts";
 
-export type McpCatalogEntry =
-  | { server: string; requireApproval: boolean | string[]; tools: { name: string; tool: string; description?: string }[] }
-  | { server: string; requireApproval: boolean | string[]; error: string };
 
 const CACHE_MS = 60_000;
 let cached: { raw: string; at: number; listing: Promise<McpCatalogEntry[]> } | undefined;
