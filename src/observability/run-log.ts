@@ -113,8 +113,17 @@ export class RunLog {
         this.run = undefined;
         this.toolStarts.clear();
         return;
-      default:
+      case "messageStart":
+      case "messageDelta":
+      case "toolExecUpdate":
+      case "toolApprovalRequired":
+      case "error":
+      case "contextTrimmed":
+      case "messageAbandoned":
         return; // deltas, approvals, errors and notices carry nothing these lines count
+      default:
+        // Every event type is placed above: tsc fails here when the core's union gains one.
+        event satisfies never;
     }
   }
 
