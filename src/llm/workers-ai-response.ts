@@ -5,6 +5,7 @@
  * a bare string; and, streamed, SSE `data:` events of either kind ending in `[DONE]`.
  * Arguments become JSON text whatever the model sent (object or string). Pure; used by workers-ai-model.ts.
  */
+import { isPlainObject } from "../core/plain-object.ts";
 import { newToolCallId } from "../core/tool-call-extraction.ts";
 import type { StopReason, TextContent, ToolCallContent, Usage } from "../core/types.ts";
 import { LlmError } from "./llm-error.ts";
@@ -12,27 +13,25 @@ import type { CompletionParts } from "./openai-response.ts";
 import { makeUsage } from "./usage.ts";
 
 type PendingCall = { id: string; name: string; arguments: string };
-type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+/** A string as it is, nothing as "", anything else as its JSON (model output and call arguments alike). */
 const text = (value: unknown): string => (typeof value === "string" ? value : value === undefined || value === null ? "" : JSON.stringify(value));
-const argumentsText = (value: unknown): string => (typeof value === "string" ? value : value === undefined || value === null ? "" : JSON.stringify(value));
 
 /** One tool call in the classic `{name, arguments}` or the OpenAI-like `{id, function: {name, arguments}}` shape. */
 function readCall(raw: unknown): PendingCall & { index?: number } {
-  const call = isObject(raw) ? raw : {};
-  const fn = isObject(call.function) ? call.function : call;
+  const call = isPlainObject(raw) ? raw : {};
+  const fn = isPlainObject(call.function) ? call.function : call;
   const pending: PendingCall & { index?: number } = {
     id: typeof call.id === "string" ? call.id : "",
     name: typeof fn.name === "string" ? fn.name : "",
-    arguments: argumentsText(fn.arguments),
+    arguments: text(fn.arguments),
   };
   if (typeof call.index === "number") pending.index = call.index;
   return pending;
 }
 
 function readUsage(raw: unknown): Usage | undefined {
-  if (!isObject(raw)) return undefined;
+  if (!isPlainObject(raw)) return undefined;
   const input = raw.prompt_tokens;
   const output = raw.completion_tokens;
   return typeof input === "number" && typeof output === "number" ? makeUsage(input, output) : undefined;
@@ -57,10 +56,10 @@ function assemble(body: string, calls: readonly PendingCall[], finishReason: unk
 /** A non-streamed result → content, stop reason, usage. */
 export function readWorkersAiResult(output: unknown): CompletionParts {
   if (typeof output === "string") return assemble(output, [], "stop", undefined);
-  if (!isObject(output)) throw invalid(`expected an object, got ${output === null ? "null" : typeof output}`);
+  if (!isPlainObject(output)) throw invalid(`expected an object, got ${output === null ? "null" : typeof output}`);
   if (Array.isArray(output.choices)) {
-    const choice = isObject(output.choices[0]) ? output.choices[0] : {};
-    const message = isObject(choice.message) ? choice.message : {};
+    const choice = isPlainObject(output.choices[0]) ? output.choices[0] : {};
+    const message = isPlainObject(choice.message) ? choice.message : {};
     const calls = Array.isArray(message.tool_calls) ? message.tool_calls.map(readCall) : [];
     return assemble(text(message.content), calls, choice.finish_reason, readUsage(output.usage));
   }
@@ -117,13 +116,13 @@ export function createWorkersAiStreamAccumulator(): WorkersAiStreamAccumulator {
       } catch {
         throw invalid(`a stream event is not JSON: ${data.slice(0, 200)}`);
       }
-      if (!isObject(event)) return "";
+      if (!isPlainObject(event)) return "";
       let added = "";
       if (typeof event.response === "string") added += event.response;
       addCalls(event.tool_calls);
       if (Array.isArray(event.choices)) {
-        const choice = isObject(event.choices[0]) ? event.choices[0] : {};
-        const delta = isObject(choice.delta) ? choice.delta : {};
+        const choice = isPlainObject(event.choices[0]) ? event.choices[0] : {};
+        const delta = isPlainObject(choice.delta) ? choice.delta : {};
         if (typeof delta.content === "string") added += delta.content;
         addCalls(delta.tool_calls);
         if (typeof choice.finish_reason === "string") finishReason = choice.finish_reason;
