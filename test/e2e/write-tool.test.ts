@@ -19,6 +19,7 @@ import type { MockReply } from "../../support/mock-openai-server.ts";
 import { copyProject, REPO_ROOT, type TempProject } from "../support/temp-project.ts";
 import { createApi, textOf, type E2eApi, type E2eSession } from "./support/http-api.ts";
 import { startWranglerDev, type WranglerDev } from "../../support/wrangler-dev.ts";
+import { sleep } from "../support/time.ts";
 
 type ToolsBody = { bundled: { name: string }[]; written: { name: string; status: string; draft: boolean; error?: string }[] };
 type ToolResult = { role: string; toolCallId: string; toolName: string; isError: boolean; addedToolNames?: string[]; content: { type: string; text?: string }[] };
@@ -138,7 +139,7 @@ describe("a tool the agent writes, from draft to deployed, through wrangler dev"
     const deadline = Date.now() + RELOAD_TIMEOUT_MS;
     let body = await tools();
     while (!body.bundled.some((t) => t.name === "e2eAdder") && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 500));
+      await sleep(500);
       body = await tools();
     }
     expect(body.bundled.map((t) => t.name), dev.logs().slice(-3000)).toContain("e2eAdder");

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createSession, llmRequests, nextResponse, openEvents, script, send } from "../session/support.ts";
 import { expectEveryToolCallAnswered, snapshotOf } from "./support.ts";
+import { sleep } from "../support/time.ts";
 
 async function runOneTool(name: string, args: Record<string, unknown> = {}) {
   const s = await createSession();
@@ -38,7 +39,7 @@ describe("tool faults", () => {
     const { seen } = await runOneTool("lateUpdates");
     const forCall = seen.filter((e) => e.json.toolCallId === "f1").map((e) => e.event);
     expect(forCall).toEqual(["toolExecStart", "toolExecUpdate", "toolExecEnd"]);
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   });
 
   it("truncates huge output with a note before it is stored or sent to the model", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/core/index.ts";
 import { DELTA_FLUSH_CHARS, DELTA_FLUSH_MS, DeltaCoalescer } from "../../src/session/delta-coalescer.ts";
+import { sleep } from "../support/time.ts";
 
 describe("DeltaCoalescer", () => {
   it("merges a burst of deltas into one event after the flush window", async () => {
@@ -8,7 +9,7 @@ describe("DeltaCoalescer", () => {
     const c = new DeltaCoalescer((e) => out.push(e));
     for (const t of ["a", "b", "c"]) c.emit({ type: "messageDelta", text: t });
     expect(out).toEqual([]);
-    await new Promise((r) => setTimeout(r, DELTA_FLUSH_MS + 20));
+    await sleep(DELTA_FLUSH_MS + 20);
     expect(out).toEqual([{ type: "messageDelta", text: "abc" }]);
   });
 

@@ -5,12 +5,13 @@
 import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, createSession, llmRequests, openEvents, script, send, snapshotOf, type TestSession } from "./support.ts";
+import { sleep } from "../support/time.ts";
 
 async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
   }
 }
 
@@ -47,7 +48,7 @@ describe("restarts", () => {
     const events = await openEvents(session);
     await send(session, "work");
     const before = await events.until("toolExecStart");
-    await new Promise((r) => setTimeout(r, 200)); // let the tool count itself
+    await sleep(200); // let the tool count itself
     await restartSessionObject(session);
     const resumed = await openEvents(session, Number(before.at(-1)!.id));
     const after = await resumed.until("runEnd");

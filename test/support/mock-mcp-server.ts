@@ -11,6 +11,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { sleep } from "./time.ts";
 
 export type MockMcpState = {
   calls: { tool: string; args: unknown }[];
@@ -82,7 +83,7 @@ export async function startMockMcpServer(): Promise<{ url: string; close: () => 
             if (token !== undefined) {
               await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: i, total: n, message: `step ${i}` } });
             }
-            await new Promise((r) => setTimeout(r, 20));
+            await sleep(20);
           }
           return { content: [{ type: "text", text: `counted to ${n}` }], structuredContent: { n } };
         }

@@ -14,6 +14,7 @@ import { REPO_ROOT, startWranglerDev, type WranglerDev } from "../../../support/
 import { startMockOpenAi, type MockOpenAiServer } from "../../../support/mock-openai-server.ts";
 import { launchChromium } from "./browser.ts";
 import { startMockWeather, type MockWeather } from "./mock-weather.ts";
+import { sleep } from "../../support/time.ts";
 
 export type Stack = {
   url: string;
@@ -73,7 +74,7 @@ export async function startStack(options: { vars?: Record<string, string> } = {}
       startWrangler,
       restartWrangler: async ({ downMs = 0 } = {}) => {
         await stopWrangler();
-        if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
+        if (downMs > 0) await sleep(downMs);
         await startWrangler();
       },
       stop: async () => {

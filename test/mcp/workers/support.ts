@@ -5,6 +5,7 @@
 import { inject } from "vitest";
 import { snapshotOf, type TestSession } from "../../session/support.ts";
 import type { MockMcpState } from "../../support/mock-mcp-server.ts";
+import { sleep } from "../../support/time.ts";
 
 export async function mcpState(): Promise<MockMcpState> {
   return (await fetch(`${inject("mcpUrl")}/control/state`)).json();
@@ -19,7 +20,7 @@ export async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_0
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 25));
+    await sleep(25);
   }
 }
 
