@@ -1,5 +1,5 @@
 /**
- * The Worker's HTTP API (README "HTTP API", v1): Hono routes that validate everything with zod, check API_TOKEN
+ * The Worker's HTTP API (README "HTTP API (v1)"): Hono routes that validate everything with zod, check API_TOKEN
  * where required, and call the session's Durable Object over RPC. One error handler turns every failure
  * into `{error:{code,message}}` with its status; unexpected faults are 500s with no internals leaked.
  */
