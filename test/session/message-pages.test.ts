@@ -62,7 +62,7 @@ describe("message pages", () => {
     await script(session, { toolCalls: Array.from({ length: 60 }, (_, i) => ({ id: `c${i}`, name: "slowEcho", arguments: { text: `r${i}`, ms: 0 } })) }, { text: "done" });
     await send(session, "go");
     await nextResponse(session);
-    const snapshot = (await snapshotOf(session)) as Awaited<ReturnType<typeof snapshotOf>> & { messagesBefore: number | null };
+    const snapshot = await snapshotOf(session);
     expect(snapshot.messages).toHaveLength(50);
     expect(snapshot.messages.at(-1)!.content).toEqual([{ type: "text", text: "done" }]);
     const rest = await page(session, `?before=${snapshot.messagesBefore}`);

@@ -4,20 +4,14 @@
  * the SDK cannot express, and the event stream read byte by byte for wire-level checks.
  * Used by test/e2e/*.test.ts.
  */
-import { createClient } from "../../../src/client/index.ts";
+import { createClient, type AssistantMessage, type SessionSnapshot } from "../../../src/client/index.ts";
 import { apiRequestInit, type ApiInit } from "../../support/http.ts";
 import { SseReader } from "../../support/sse-reader.ts";
 
 export type E2eSession = { id: string; key: string };
 
-export type AssistantResponse = {
-  role: "assistant";
-  content: { type: string; text?: string }[];
-  stopReason?: string;
-  [key: string]: unknown;
-};
-
-export type SessionSnapshot = { status: string; messages: { role: string; content: unknown }[]; [key: string]: unknown };
+/** What the session answers (the SDK's AssistantMessage). */
+export type AssistantResponse = AssistantMessage;
 
 export function createApi(baseUrl: string) {
   const client = createClient({ baseUrl });
@@ -45,11 +39,11 @@ export function createApi(baseUrl: string) {
     async nextResponse(session: E2eSession, waitMs = 5_000): Promise<AssistantResponse> {
       const message = await handle(session).takeResponse(waitMs);
       if (!message) throw new Error(`next response: none within ${waitMs} ms`);
-      return message as unknown as AssistantResponse;
+      return message;
     },
 
     async snapshot(session: E2eSession): Promise<SessionSnapshot> {
-      return (await handle(session).snapshot()) as unknown as SessionSnapshot;
+      return handle(session).snapshot();
     },
   };
 }

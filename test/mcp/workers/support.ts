@@ -28,7 +28,7 @@ export async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_0
 export async function toolsOnceListed(session: TestSession, names: string[]): Promise<string[]> {
   let tools: string[] = [];
   await waitFor(async () => {
-    tools = ((await snapshotOf(session)) as unknown as { tools: string[] }).tools;
+    tools = (await snapshotOf(session)).tools;
     return names.every((n) => tools.includes(n));
   });
   return tools;
