@@ -68,6 +68,15 @@ export class MessageStore {
     return { messages: kept.map((r) => JSON.parse(r.json) as AgentMessage), before: more ? kept[0]!.seq : null };
   }
 
+  /** The messages stored after seq `after`, oldest first (a run's own, from its start: bounded by its steps). */
+  after(after: number): AgentMessage[] {
+    this.buffer.flush();
+    return this.sql
+      .exec<Row>(`SELECT seq, json FROM messages WHERE seq > ? ORDER BY seq`, after)
+      .toArray()
+      .map((r) => JSON.parse(r.json) as AgentMessage);
+  }
+
   /** Whether any message is stored (the window may be empty only when the history is). */
   isEmpty(): boolean {
     this.buffer.flush();

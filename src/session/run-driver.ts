@@ -137,6 +137,7 @@ export class RunDriver {
     const { meta, state, messages, log, sink } = this.parts;
     const run = meta.read<RunMeta>("run");
     if (!run) return this.startIfReady();
+    if (run.usageAtEnd && run.startSeq !== undefined) sink.resumeUsage(messages.after(run.startSeq));
     this.loadHistory();
     const last = state.messages.at(-1);
     const answered = run.startSeq === undefined || messages.lastSeq() > run.startSeq;
@@ -186,7 +187,7 @@ export class RunDriver {
   private start(): string {
     const runId = crypto.randomUUID();
     const now = Date.now();
-    this.parts.meta.write("run", { runId, startedAt: now, startSeq: this.parts.messages.lastSeq() } satisfies RunMeta);
+    this.parts.meta.write("run", { runId, startedAt: now, startSeq: this.parts.messages.lastSeq(), usageAtEnd: true } satisfies RunMeta);
     this.parts.meta.write("lastActiveAt", now);
     this.launch(runId, false);
     return runId;

@@ -29,6 +29,8 @@ export type RunMeta = {
   startSeq?: number;
   /** Asked for while the run was active; a run a restart interrupted resumes only to honour it. */
   intent?: "abort";
+  /** The run adds its token usage to the session's total at its end (a resumed run recounts it from its messages). */
+  usageAtEnd?: true;
 };
 
 export class SessionMeta {

@@ -4,7 +4,6 @@
  * the live session's parts. Its size does not grow with the session's age. The type is the wire's
  * (src/wire/snapshot.ts), which the client SDK re-exports.
  */
-import type { Usage } from "../core/index.ts";
 import type { SessionSnapshot } from "../wire/snapshot.ts";
 import { QUEUE_CAPACITY } from "./session-queues.ts";
 import type { Session } from "./session-loader.ts";
@@ -12,7 +11,7 @@ import type { Session } from "./session-loader.ts";
 /** Messages in the snapshot's page: a screenful of conversation; older ones via GET …/messages?before=. */
 export const SNAPSHOT_PAGE_MESSAGES = 50;
 
-export function describeSession({ settings, store, approvals, log, queues, runs, meta, mcp, messages }: Session): SessionSnapshot {
+export function describeSession({ settings, store, approvals, log, queues, runs, meta, mcp, messages, sink }: Session): SessionSnapshot {
   const page = messages.page(undefined, SNAPSHOT_PAGE_MESSAGES);
   return {
     id: settings.id,
@@ -32,7 +31,7 @@ export function describeSession({ settings, store, approvals, log, queues, runs,
     activeRunId: runs.activeRunId,
     responsesEvicted: meta.read<number>("responsesEvicted") ?? 0,
     /** Token usage of the session's LLM calls, summed. */
-    usage: meta.read<Usage>("usage") ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    usage: sink.usage(),
     requireApproval: settings.requireApproval,
   };
 }

@@ -60,6 +60,24 @@ describe("restarts", () => {
     expect(results).toHaveLength(1);
     await resumed.cancel();
   });
+
+  it("counts a run's token usage once in the session's total when a restart interrupts it", async () => {
+    const session = await createSession();
+    await script(
+      session,
+      { toolCalls: [{ id: "u1", name: "countedWork", arguments: { ms: 3_000 } }], usage: { prompt_tokens: 10, completion_tokens: 3 } },
+      { text: "counted", usage: { prompt_tokens: 20, completion_tokens: 4 } },
+    );
+    const events = await openEvents(session);
+    await send(session, "work and count");
+    const before = await events.until("toolExecStart");
+    await restartSessionObject(session);
+    const resumed = await openEvents(session, Number(before.at(-1)!.id));
+    await resumed.until("runEnd");
+    const usage = ((await snapshotOf(session)) as unknown as { usage: unknown }).usage;
+    expect(usage).toEqual({ inputTokens: 30, outputTokens: 7, totalTokens: 37 });
+    await resumed.cancel();
+  });
 });
 
 describe("approvals across restarts", () => {
