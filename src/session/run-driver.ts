@@ -245,7 +245,10 @@ export class RunDriver {
           journal,
           resumed,
           drainPending: () => queues.drainPending(),
-          onMessage: (message) => messages.append(message),
+          onMessage: (message) => {
+            messages.append(message);
+            if (message.role === "toolResult") journal.resultQueued(message.toolCallId);
+          },
         },
         signal,
       );

@@ -4,7 +4,9 @@
  * from the event sink and from the pipeline's markExecuting, read by a resumed run so that no call is
  * silently run twice. A run started in this isolate wrote every row it has, so lookups are answered from
  * memory; a resumed run reads its earlier attempt's rows once. Rows go through the write buffer; the
- * `executing` row is flushed before markExecuting returns, so it is stored before the tool runs.
+ * `executing` row is flushed before markExecuting returns, so it is stored before the tool runs. A call's
+ * `ended` row matters only until its result message is stored: when that message is queued before the row
+ * was written, the row is dropped (a call with a stored result is never looked up again).
  */
 import { fitJson, type AgentToolCall, type AgentToolResult, type ToolCallJournal, type ToolCallJournalEntry } from "../core/index.ts";
 import type { BufferedTable, WriteBuffer } from "./write-buffer.ts";
@@ -19,6 +21,8 @@ type Row = { tool_call_id: string; state: string; json: string | null };
 
 export class SqlToolJournal implements ToolCallJournal {
   private readonly entries = new Map<string, ToolCallJournalEntry>();
+  /** `ended` rows queued and not yet known to be redundant, by call id (one per call of the batch in progress). */
+  private readonly endedRows = new Map<string, SqlStorageValue[]>();
 
   constructor(
     sql: SqlStorage,
@@ -55,7 +59,17 @@ export class SqlToolJournal implements ToolCallJournal {
 
   markEnded(toolCallId: string, result: AgentToolResult, isError: boolean): void {
     this.entries.set(toolCallId, { state: "ended", result, isError });
-    this.buffer.add(JOURNAL, [this.runId, toolCallId, "ended", fitJson({ result, isError })]);
+    const row = [this.runId, toolCallId, "ended", fitJson({ result, isError })];
+    this.buffer.add(JOURNAL, row);
+    this.endedRows.set(toolCallId, row);
+  }
+
+  /** The call's result message is queued in the same write buffer: its `ended` row, if still unwritten, is redundant. */
+  resultQueued(toolCallId: string): void {
+    const row = this.endedRows.get(toolCallId);
+    if (!row) return;
+    this.endedRows.delete(toolCallId);
+    this.buffer.cancel(JOURNAL, row);
   }
 }
 

@@ -33,6 +33,16 @@ export class WriteBuffer {
     this.timer ??= setTimeout(() => this.flushLater(), 0);
   }
 
+  /** Drops a row still waiting (the same array `add` got), e.g. one another queued row makes redundant; false once written. */
+  cancel(table: BufferedTable, row: SqlStorageValue[]): boolean {
+    const rows = this.pending.get(table);
+    const at = rows ? rows.indexOf(row) : -1;
+    if (at < 0) return false;
+    rows!.splice(at, 1);
+    if (rows!.length === 0) this.pending.delete(table);
+    return true;
+  }
+
   get isEmpty(): boolean {
     return this.pending.size === 0;
   }

@@ -102,6 +102,33 @@ describe("the tool journal", () => {
     expect(state).toBe("executing");
   });
 
+  it("keeps an ended row written before the call's result message was queued", async () => {
+    const state = await inSession((sql, buffer) => {
+      const journal = new SqlToolJournal(sql, buffer, "run-a", false);
+      journal.markStarted("c");
+      journal.markExecuting({ type: "function", id: "c", name: "slowEcho", arguments: "{}" });
+      journal.markEnded("c", result, false);
+      buffer.flush(); // e.g. another call of the batch is about to execute
+      journal.resultQueued("c");
+      buffer.flush();
+      return sql.exec<{ state: string }>(`SELECT state FROM tool_call_journal WHERE run_id = 'run-a' AND tool_call_id = 'c'`).one().state;
+    });
+    expect(state).toBe("ended");
+  });
+
+  it("drops a still-unwritten ended row once the call's result message is queued", async () => {
+    const state = await inSession((sql, buffer) => {
+      const journal = new SqlToolJournal(sql, buffer, "run-a", false);
+      journal.markStarted("c");
+      journal.markExecuting({ type: "function", id: "c", name: "slowEcho", arguments: "{}" });
+      journal.markEnded("c", result, false);
+      journal.resultQueued("c");
+      buffer.flush();
+      return sql.exec<{ state: string; json: string | null }>(`SELECT state, json FROM tool_call_journal WHERE run_id = 'run-a' AND tool_call_id = 'c'`).one();
+    });
+    expect(state).toEqual({ state: "executing", json: null });
+  });
+
   it("moves the rows of the journal's earlier table (keyed by call id alone) to the run-keyed one", async () => {
     const moved = await inSession((sql) => {
       sql.exec(`CREATE TABLE tool_journal (tool_call_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, state TEXT NOT NULL, json TEXT)`);
