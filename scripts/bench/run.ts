@@ -8,6 +8,7 @@
  * (JSON default bench-results/peers.json).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { startWranglerDev, type WranglerDev } from "../../support/wrangler-dev.ts";
 import { startBenchLlm, type BenchLlm } from "./bench-llm.ts";
@@ -26,6 +27,7 @@ import { measureStorage } from "./measure-storage.ts";
 import { measureWake } from "./measure-wake.ts";
 import { createProjectCopy, REPO_ROOT } from "./project-copy.ts";
 import { describeMachine, formatTable, meetsTarget, type Headline } from "./report.ts";
+import { round } from "./stats.ts";
 
 const quick = process.argv.includes("--quick");
 const peersOnly = process.argv.includes("--peers-only");
@@ -121,11 +123,12 @@ async function main(): Promise<void> {
 
 function writeOutput(headlines: Headline[], details: unknown, extra: { durationS: number; devReadyMs?: number }): void {
   const machine = describeMachine();
-  const output = { generatedAt: new Date().toISOString(), quick, peersOnly, machine, ...extra, headlines: headlines.map((h) => ({ ...h, met: meetsTarget(h) })), details };
+  // The load average says how far absolute times from a shared machine can be trusted (ratios hold better).
+  const output = { generatedAt: new Date().toISOString(), quick, peersOnly, machine, loadAverage: loadavg().map((l) => round(l)), ...extra, headlines: headlines.map((h) => ({ ...h, met: meetsTarget(h) })), details };
   mkdirSync(dirname(outFile), { recursive: true });
   writeFileSync(outFile, `${JSON.stringify(output, null, 2)}\n`);
   const what = peersOnly ? "bench, step against other runtimes" : "bench";
-  process.stdout.write(`\nedge-agent ${what}${quick ? " (quick)" : ""}: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}\n\n`);
+  process.stdout.write(`\nedge-agent ${what}${quick ? " (quick)" : ""}: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}, load ${output.loadAverage.join(" ")}\n\n`);
   process.stdout.write(`${formatTable(headlines)}\n\nJSON: ${outFile} (${extra.durationS.toFixed(0)} s)\n`);
 }
 
