@@ -9,12 +9,12 @@ import OpenAI from "openai";
 import type { ChatCompletionCreateParamsBase } from "openai/resources/chat/completions";
 import type { LlmCall, LlmResponse } from "../core/agent-loop.ts";
 import type { LlmRequest } from "../core/format-messages.ts";
-import { abortedError, LlmError } from "./llm-error.ts";
+import { LlmError } from "./llm-error.ts";
 import { guardAttempt } from "./attempt-guard.ts";
 import { toLlmError } from "./openai-errors.ts";
 import { createChunkAccumulator, readCompletion, type CompletionParts } from "./openai-response.ts";
 import { serializeChatRequest, serializeList } from "./request-json.ts";
-import { DEFAULT_INITIAL_RETRY_DELAY_MS, DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_DELAY_MS, withRetries, type RetryPolicy } from "./retry.ts";
+import { llmRetryPolicy, runLlmAttempts } from "./llm-attempts.ts";
 import { estimateUsage } from "./usage.ts";
 
 export const OPENAI_API = "openai-chat-completions";
@@ -59,44 +59,12 @@ export function createOpenAiLlmCall(options: OpenAiLlmOptions): LlmCall {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const stream = options.stream ?? true;
   const includeUsage = options.includeStreamUsage ?? true;
-  const policy: RetryPolicy = {
-    maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
-    initialDelayMs: options.initialRetryDelayMs ?? DEFAULT_INITIAL_RETRY_DELAY_MS,
-    maxDelayMs: options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS,
-  };
+  const policy = llmRetryPolicy(options);
 
-  return async (request, { signal, onTextDelta, onRetry }) => {
+  return async (request, call) => {
     const body = toRequestBody(request, options.model);
-    let delivered = false;
-    const deliver = (text: string) => {
-      delivered = true;
-      onTextDelta?.(text);
-    };
-    let attempts = 0;
-    try {
-      const parts = await withRetries(
-        (attemptNumber) => {
-          attempts = attemptNumber;
-          return attemptOnce(client, { body, stream, includeUsage, timeoutMs }, deliver, () => delivered, signal);
-        },
-        policy,
-        {
-          decide: (err) => (err instanceof LlmError && err.retryable ? { retry: true, retryAfterMs: err.retryAfterMs } : { retry: false }),
-          onRetry: (info) => {
-            options.onRetry?.(info);
-            onRetry?.(info);
-          },
-        },
-        signal,
-      );
-      return toResponse(parts, request, options.model, provider);
-    } catch (err) {
-      if (signal?.aborted) throw err instanceof LlmError && err.kind === "aborted" ? err : abortedError(err);
-      if (err instanceof LlmError && err.retryable && attempts > 1) {
-        throw new LlmError(`${err.message} (gave up after ${attempts} attempts)`, { kind: err.kind, retryable: false, status: err.status, cause: err });
-      }
-      throw err;
-    }
+    const parts = await runLlmAttempts(policy, options.onRetry, call, ({ deliver, delivered }) => attemptOnce(client, { body, stream, includeUsage, timeoutMs }, deliver, delivered, call.signal));
+    return toResponse(parts, request, options.model, provider);
   };
 }
 

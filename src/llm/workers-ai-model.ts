@@ -9,10 +9,10 @@ import type { LlmCall, LlmResponse } from "../core/agent-loop.ts";
 import type { ChatMessage, LlmRequest } from "../core/format-messages.ts";
 import { SseParser } from "../wire/sse-parser.ts";
 import { guardAttempt } from "./attempt-guard.ts";
-import { abortedError, LlmError } from "./llm-error.ts";
+import { LlmError } from "./llm-error.ts";
 import type { CompletionParts } from "./openai-response.ts";
 import { serializeList } from "./request-json.ts";
-import { DEFAULT_INITIAL_RETRY_DELAY_MS, DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_DELAY_MS, withRetries, type RetryPolicy } from "./retry.ts";
+import { llmRetryPolicy, runLlmAttempts } from "./llm-attempts.ts";
 import { estimateUsage } from "./usage.ts";
 import { createWorkersAiStreamAccumulator, readWorkersAiResult } from "./workers-ai-response.ts";
 import { toWorkersAiError } from "./workers-ai-errors.ts";
@@ -52,46 +52,14 @@ export function createWorkersAiLlmCall(options: WorkersAiLlmOptions): LlmCall {
     );
     return () => Promise.reject(error);
   }
-  const policy: RetryPolicy = {
-    maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
-    initialDelayMs: options.initialRetryDelayMs ?? DEFAULT_INITIAL_RETRY_DELAY_MS,
-    maxDelayMs: options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS,
-  };
+  const policy = llmRetryPolicy(options);
   const stream = options.stream ?? true;
   const timeoutMs = options.timeoutMs ?? WORKERS_AI_TIMEOUT_MS;
 
-  return async (request, { signal, onTextDelta, onRetry }) => {
+  return async (request, call) => {
     const inputs = toInputs(request, stream);
-    let delivered = false;
-    const deliver = (text: string) => {
-      delivered = true;
-      onTextDelta?.(text);
-    };
-    let attempts = 0;
-    try {
-      const parts = await withRetries(
-        (attemptNumber) => {
-          attempts = attemptNumber;
-          return attemptOnce(binding, model, inputs, { stream, timeoutMs }, deliver, () => delivered, signal);
-        },
-        policy,
-        {
-          decide: (err) => (err instanceof LlmError && err.retryable ? { retry: true } : { retry: false }),
-          onRetry: (info) => {
-            options.onRetry?.(info);
-            onRetry?.(info);
-          },
-        },
-        signal,
-      );
-      return toResponse(parts, request, model);
-    } catch (err) {
-      if (signal?.aborted) throw err instanceof LlmError && err.kind === "aborted" ? err : abortedError(err);
-      if (err instanceof LlmError && err.retryable && attempts > 1) {
-        throw new LlmError(`${err.message} (gave up after ${attempts} attempts)`, { kind: err.kind, retryable: false, cause: err });
-      }
-      throw err;
-    }
+    const parts = await runLlmAttempts(policy, options.onRetry, call, ({ deliver, delivered }) => attemptOnce(binding, model, inputs, { stream, timeoutMs }, deliver, delivered, call.signal));
+    return toResponse(parts, request, model);
   };
 }
 
