@@ -5,7 +5,7 @@
  * (the `--inspector-port` wrangler opens), prints the functions with the most self and total time, and
  * writes the `.cpuprofile` (open it in Chrome DevTools). Flags: `--no-stream`, `--history N`, `--turns N`.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startWranglerDev } from "../../support/wrangler-dev.ts";
 import { startBenchLlm } from "./bench-llm.ts";
@@ -57,12 +57,22 @@ async function main(): Promise<void> {
     const out = join(REPO_ROOT, "bench-results", `step-${stream ? "stream" : "nostream"}-${history}.cpuprofile`);
     mkdirSync(join(REPO_ROOT, "bench-results"), { recursive: true });
     writeFileSync(out, JSON.stringify(profile));
+    // The profile's line numbers point into wrangler's dev bundle, which dies with the project copy.
+    const bundle = devBundleOf(copy.dir);
+    if (bundle) copyFileSync(bundle, out.replace(/\.cpuprofile$/, ".bundle.js"));
     process.stdout.write(`${summarizeProfile(profile, steps)}\nprofile: ${out}\n`);
   } finally {
     await dev.stop();
     await llm.close();
     copy.remove();
   }
+}
+
+function devBundleOf(projectDir: string): string | undefined {
+  const tmp = join(projectDir, ".wrangler", "tmp");
+  if (!existsSync(tmp)) return undefined;
+  const dev = readdirSync(tmp).find((name) => name.startsWith("dev-") && existsSync(join(tmp, name, "index.js")));
+  return dev ? join(tmp, dev, "index.js") : undefined;
 }
 
 main().catch((err: unknown) => {
