@@ -21,13 +21,14 @@ export type ProjectCopy = {
   remove(): void;
 };
 
-export function createProjectCopy(): ProjectCopy {
+/** `root`: the checkout to copy, by default this one (bench:ab copies a second checkout beside it). */
+export function createProjectCopy(root = REPO_ROOT): ProjectCopy {
   const dir = mkdtempSync(join(tmpdir(), "edge-agent-bench-"));
   for (const name of COPIED_DIRS) {
-    const from = join(REPO_ROOT, name);
+    const from = join(root, name);
     if (existsSync(from)) cpSync(from, join(dir, name), { recursive: true });
   }
-  for (const name of COPIED_FILES) cpSync(join(REPO_ROOT, name), join(dir, name));
+  for (const name of COPIED_FILES) cpSync(join(root, name), join(dir, name));
   symlinkSync(join(REPO_ROOT, "node_modules"), join(dir, "node_modules"), "dir");
   return {
     dir,
