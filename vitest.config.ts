@@ -28,7 +28,6 @@ function workersProject(name: string, include: string[], exclude: string[] = [],
       testTimeout: 20_000,
       fileParallelism,
       globalSetup: ["test/support/workers-global-setup.ts", ...(mcp ? ["test/support/mcp-global-setup.ts"] : [])],
-      deps: { optimizer: { ssr: { enabled: true, include: ["openai"] } } },
     },
   };
 }

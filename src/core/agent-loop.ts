@@ -36,7 +36,13 @@ export const TERMINATED_ERROR = "One or more tool calls failed";
 
 /** What an adapter tells about a failed attempt it is about to retry. */
 export type LlmRetryInfo = { retryNumber: number; delayMs: number; error: unknown };
-export type LlmCallOptions = { signal?: AbortSignal; onTextDelta?: (text: string) => void; onRetry?: (info: LlmRetryInfo) => void };
+export type LlmCallOptions = {
+  signal?: AbortSignal;
+  onTextDelta?: (text: string) => void;
+  onRetry?: (info: LlmRetryInfo) => void;
+  /** Called once per attempt, as soon as the request is handed to the network and before its answer. */
+  onRequestSent?: () => void;
+};
 export type LlmCall = (request: LlmRequest, options: LlmCallOptions) => Promise<LlmResponse>;
 
 /** The hooks a deployer sets in one configuration module (the model comes separately, as `llmCall`). */

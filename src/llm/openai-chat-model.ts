@@ -1,16 +1,16 @@
 /**
- * The OpenAI-compatible Chat Completions adapter: an LlmCall over the `openai` SDK (the only folder that
- * imports it). Streams text deltas to onTextDelta and accumulates tool-call deltas; retries 408/429/5xx,
- * network errors and timeouts itself (the SDK's own retries are off) with backoff capped by maxRetryDelayMs.
+ * The OpenAI-compatible Chat Completions adapter: an LlmCall over plain fetch (chat-completions-http.ts).
+ * Streams text deltas to onTextDelta and accumulates tool-call deltas; retries 408/429/5xx, network errors
+ * and timeouts with backoff capped by maxRetryDelayMs.
  * Invariant: once any text delta was delivered, a failure is thrown as `stream_interrupted`, never
  * retried, so a listener never sees the same text twice.
  */
-import OpenAI from "openai";
 import type { ChatCompletionCreateParamsBase } from "openai/resources/chat/completions";
 import type { LlmCall, LlmResponse } from "../core/agent-loop.ts";
 import type { LlmRequest } from "../core/format-messages.ts";
 import { LlmError } from "./llm-error.ts";
 import { guardAttempt } from "./attempt-guard.ts";
+import { chatCompletionsEndpoint, postChatCompletions, readCompletionBody, readCompletionChunks, type ChatCompletionsEndpoint } from "./chat-completions-http.ts";
 import { toLlmError } from "./openai-errors.ts";
 import { createChunkAccumulator, readCompletion, type CompletionParts } from "./openai-response.ts";
 import { serializeChatRequest, serializeList } from "./request-json.ts";
@@ -45,17 +45,12 @@ export type OpenAiLlmOptions = {
 type RequestBody = Omit<ChatCompletionCreateParamsBase, "stream">;
 
 export function createOpenAiLlmCall(options: OpenAiLlmOptions): LlmCall {
-  const provider = providerOf(options.baseURL);
-  if (provider === undefined) {
+  const endpoint = chatCompletionsEndpoint(options.baseURL, options.apiKey, options.fetch);
+  if (endpoint === undefined) {
     const error = new LlmError(`The LLM base URL is not a valid http(s) URL: ${JSON.stringify(options.baseURL)}`, { kind: "config", retryable: false });
     return () => Promise.reject(error);
   }
-  const client = new OpenAI({
-    apiKey: options.apiKey,
-    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    maxRetries: 0,
-  });
+  const provider = options.baseURL ? new URL(endpoint.url).host : "openai";
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const stream = options.stream ?? true;
   const includeUsage = options.includeStreamUsage ?? true;
@@ -63,20 +58,10 @@ export function createOpenAiLlmCall(options: OpenAiLlmOptions): LlmCall {
 
   return async (request, call) => {
     const body = toRequestBody(request, options.model);
-    const parts = await runLlmAttempts(policy, options.onRetry, call, ({ deliver, delivered }) => attemptOnce(client, { body, stream, includeUsage, timeoutMs }, deliver, delivered, call.signal));
+    const settings: AttemptSettings = { body, stream, includeUsage, timeoutMs, ...(call.onRequestSent ? { onSent: call.onRequestSent } : {}) };
+    const parts = await runLlmAttempts(policy, options.onRetry, call, ({ deliver, delivered }) => attemptOnce(endpoint, settings, deliver, delivered, call.signal));
     return toResponse(parts, request, options.model, provider);
   };
-}
-
-/** The provider name reported on responses: the endpoint's host; undefined when the URL is unusable. */
-function providerOf(baseURL: string | undefined): string | undefined {
-  if (!baseURL) return "openai";
-  try {
-    const url = new URL(baseURL);
-    return url.protocol === "http:" || url.protocol === "https:" ? url.host : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function toRequestBody(request: LlmRequest, model: string): RequestBody {
@@ -88,12 +73,12 @@ function toRequestBody(request: LlmRequest, model: string): RequestBody {
   };
 }
 
-type AttemptSettings = { body: RequestBody; stream: boolean; includeUsage: boolean; timeoutMs: number };
+type AttemptSettings = { body: RequestBody; stream: boolean; includeUsage: boolean; timeoutMs: number; onSent?: () => void };
 
 /** One attempt with its own timeout, linked to the caller's signal. */
 async function attemptOnce(
-  client: OpenAI,
-  { body, stream, includeUsage, timeoutMs }: AttemptSettings,
+  endpoint: ChatCompletionsEndpoint,
+  { body, stream, includeUsage, timeoutMs, onSent }: AttemptSettings,
   deliver: (text: string) => void,
   hasDelivered: () => boolean,
   signal: AbortSignal | undefined,
@@ -101,27 +86,15 @@ async function attemptOnce(
   const { controller, state, armTimer, dispose } = guardAttempt(signal, timeoutMs);
   try {
     armTimer();
-    const requestOptions = { signal: controller.signal, maxRetries: 0, timeout: timeoutMs };
-    // The body goes out as ready JSON text: the SDK would otherwise walk every value of the whole history
-    // through a JSON.stringify replacer at each step, and most of the text is already cached (request-json.ts).
-    const asText = (params: RequestBody & { stream: boolean }) => ({
-      ...requestOptions,
-      body: serializeChatRequest(params),
-      headers: { "content-type": "application/json" },
-    });
-    if (!stream) {
-      const params = { ...body, stream: false as const };
-      return readCompletion(await client.chat.completions.create(params, asText(params)));
-    }
-    const params = { ...body, stream: true as const, ...(includeUsage ? { stream_options: { include_usage: true } } : {}) };
-    const chunks = await client.chat.completions.create(params, asText(params));
+    // The body goes out as ready JSON text, most of it cached from earlier steps (request-json.ts).
+    const json = serializeChatRequest(stream ? { ...body, stream: true, ...(includeUsage ? { stream_options: { include_usage: true } } : {}) } : { ...body, stream: false });
+    const response = await postChatCompletions(endpoint, json, stream, controller.signal, onSent);
+    if (!stream) return readCompletion(await readCompletionBody(response));
     const accumulator = createChunkAccumulator();
-    for await (const chunk of chunks) {
-      armTimer();
+    for await (const chunk of readCompletionChunks(response, armTimer)) {
       const text = accumulator.add(chunk);
       if (text) deliver(text);
     }
-    // The SDK ends the iteration quietly when its signal aborts; an unfinished stream is an error either way.
     if (controller.signal.aborted) throw controller.signal.reason;
     if (!accumulator.finished) throw new LlmError("LLM stream ended before the model finished its answer", { kind: "network", retryable: true });
     return accumulator.result();

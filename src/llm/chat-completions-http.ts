@@ -1,0 +1,138 @@
+/**
+ * One HTTP exchange with an OpenAI-compatible Chat Completions endpoint: POST `<baseURL>/chat/completions`
+ * with the request's JSON text, then either the parsed completion or the stream's chunks. Used by
+ * openai-chat-model.ts, which owns timeouts, retries and accumulation. The wire format is OpenAI's public
+ * one (README "LLM endpoints": why this is plain fetch and not the `openai` SDK). Invariants: a non-2xx
+ * answer becomes an LlmError naming the status and the server's own message, with any Retry-After it
+ * asked for; a body that is not the format it should be is `invalid_response`, never retried.
+ */
+import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
+import { isPlainObject } from "../core/plain-object.ts";
+import { SseParser } from "../wire/sse-parser.ts";
+import { LlmError } from "./llm-error.ts";
+import { isRetryableStatus, parseRetryAfterMs } from "./retry.ts";
+
+export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
+/** An error body is only read for its message; a gateway's HTML page need not be kept whole. */
+const MAX_ERROR_TEXT_CHARS = 1_000;
+
+export type ChatCompletionsEndpoint = {
+  url: string;
+  apiKey: string;
+  fetch: typeof fetch;
+};
+
+/** The endpoint for a base URL (default OpenAI's); undefined when it is not a usable http(s) URL. */
+export function chatCompletionsEndpoint(baseURL: string | undefined, apiKey: string, fetchImpl: typeof fetch = fetch): ChatCompletionsEndpoint | undefined {
+  let base: URL;
+  try {
+    base = new URL(baseURL || DEFAULT_OPENAI_BASE_URL);
+  } catch {
+    return undefined;
+  }
+  if (base.protocol !== "http:" && base.protocol !== "https:") return undefined;
+  const path = base.pathname.endsWith("/") ? base.pathname : `${base.pathname}/`;
+  return { url: `${base.origin}${path}chat/completions${base.search}`, apiKey, fetch: fetchImpl };
+}
+
+/**
+ * Sends the request. `onSent` runs as soon as fetch has the request in hand, before its answer: what the
+ * caller writes to storage from then on does not hold the request back (a Durable Object's output gate).
+ */
+export async function postChatCompletions(endpoint: ChatCompletionsEndpoint, body: string, stream: boolean, signal: AbortSignal, onSent?: () => void): Promise<Response> {
+  // Called unbound: workerd's fetch throws "Illegal invocation" when called as a method of another object.
+  const send = endpoint.fetch;
+  const sent = send(endpoint.url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: stream ? "text/event-stream" : "application/json",
+      authorization: `Bearer ${endpoint.apiKey}`,
+    },
+    body,
+    signal,
+  });
+  onSent?.();
+  const response = await sent;
+  if (!response.ok) throw await httpError(response);
+  return response;
+}
+
+/** A non-streamed answer's completion. */
+export async function readCompletionBody(response: Response): Promise<ChatCompletion> {
+  const text = await response.text();
+  const completion = parseJson(text, "completion");
+  if (!isPlainObject(completion) || !Array.isArray(completion.choices)) {
+    throw new LlmError(`LLM response is not a chat completion: ${preview(text)}`, { kind: "invalid_response", retryable: false });
+  }
+  return completion as unknown as ChatCompletion;
+}
+
+/** A streamed answer's chunks, until `data: [DONE]` or the end of the body; an in-stream error is thrown. */
+export async function* readCompletionChunks(response: Response, onBytes: () => void): AsyncGenerator<ChatCompletionChunk> {
+  if (!response.body) return;
+  const reader = response.body.getReader();
+  const parser = new SseParser();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      onBytes();
+      for (const item of parser.feed(value)) {
+        if (item.kind !== "message") continue;
+        if (item.data === "[DONE]") return;
+        const chunk = parseJson(item.data, "stream chunk");
+        if (isPlainObject(chunk) && isPlainObject(chunk.error)) throw streamError(chunk.error);
+        if (!isPlainObject(chunk)) throw new LlmError(`LLM stream chunk is not an object: ${preview(item.data)}`, { kind: "invalid_response", retryable: false });
+        yield chunk as unknown as ChatCompletionChunk;
+      }
+    }
+  } finally {
+    // An early exit (an error, an abort, [DONE] before the body ended) lets the connection go.
+    reader.cancel().catch(() => {});
+  }
+}
+
+async function httpError(response: Response): Promise<LlmError> {
+  const status = response.status;
+  const text = await response.text().catch(() => "");
+  const retryAfterMs = parseRetryAfterMs(response.headers);
+  return new LlmError(`LLM request failed with HTTP ${status}: ${serverMessage(text) || response.statusText || "no message"}`, {
+    kind: "http",
+    status,
+    retryable: isRetryableStatus(status),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+  });
+}
+
+/** OpenAI's `{"error":{"message"}}`, some servers' `{"message"}` or `{"error":"…"}`, else the text itself. */
+function serverMessage(text: string): string {
+  try {
+    const body: unknown = JSON.parse(text);
+    if (isPlainObject(body)) {
+      const error = body.error;
+      if (isPlainObject(error) && typeof error.message === "string" && error.message) return error.message;
+      if (typeof error === "string" && error) return error;
+      if (typeof body.message === "string" && body.message) return body.message;
+    }
+  } catch {
+    // Not JSON: the text is the message.
+  }
+  return text.trim().slice(0, MAX_ERROR_TEXT_CHARS);
+}
+
+function streamError(error: Record<string, unknown>): LlmError {
+  const message = typeof error.message === "string" && error.message ? error.message : JSON.stringify(error).slice(0, MAX_ERROR_TEXT_CHARS);
+  // The server gave up mid-answer (overload, an internal error): like a dropped connection, worth a retry.
+  return new LlmError(`LLM stream reported an error: ${message}`, { kind: "network", retryable: true });
+}
+
+function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new LlmError(`LLM ${what} is not JSON: ${preview(text)}`, { kind: "invalid_response", retryable: false });
+  }
+}
+
+const preview = (text: string) => JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
