@@ -9,7 +9,7 @@ export type AttemptState = { aborted: boolean; timedOut: boolean; timeoutMs: num
 export type AttemptGuard = {
   controller: AbortController;
   state: AttemptState;
-  /** (Re)starts the idle timer: re-armed by every chunk, so a slow but steady stream is fine, a silent one is not. */
+  /** Marks activity (the request starting, a chunk arriving): a slow but steady stream is fine, a silent one is not. */
   armTimer: () => void;
   dispose: () => void;
 };
@@ -23,16 +23,27 @@ export function guardAttempt(signal: AbortSignal | undefined, timeoutMs: number)
   };
   if (signal?.aborted) onAbort();
   else signal?.addEventListener("abort", onAbort, { once: true });
+  // One timer per attempt, not one per chunk: a chunk only stamps the time, and the timer, when it fires,
+  // sleeps again for what is left of the silence allowed since the last chunk.
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let lastActivity = 0;
+  const check = () => {
+    const silentFor = Date.now() - lastActivity;
+    if (silentFor < timeoutMs) {
+      timer = setTimeout(check, timeoutMs - silentFor);
+      return;
+    }
+    timer = undefined;
+    state.timedOut = true;
+    controller.abort(new Error("timeout"));
+  };
   const armTimer = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      state.timedOut = true;
-      controller.abort(new Error("timeout"));
-    }, timeoutMs);
+    lastActivity = Date.now();
+    timer ??= setTimeout(check, timeoutMs);
   };
   const dispose = () => {
     clearTimeout(timer);
+    timer = undefined;
     signal?.removeEventListener("abort", onAbort);
   };
   return { controller, state, armTimer, dispose };

@@ -73,14 +73,24 @@ export async function* readCompletionChunks(response: Response, onBytes: () => v
   if (!response.body) return;
   const reader = response.body.getReader();
   const parser = new SseParser();
+  let ended = false;
+  let doneSeen = false;
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return;
+      if (done) {
+        ended = true;
+        return;
+      }
       onBytes();
+      // After [DONE] the body is read to its end rather than cancelled: fetch can then keep the connection.
+      if (doneSeen) continue;
       for (const item of parser.feed(value)) {
         if (item.kind !== "message") continue;
-        if (item.data === "[DONE]") return;
+        if (item.data === "[DONE]") {
+          doneSeen = true;
+          break;
+        }
         const chunk = parseJson(item.data, "stream chunk");
         if (isPlainObject(chunk) && isPlainObject(chunk.error)) throw streamError(chunk.error);
         if (!isPlainObject(chunk)) throw new LlmError(`LLM stream chunk is not an object: ${preview(item.data)}`, { kind: "invalid_response", retryable: false });
@@ -88,8 +98,8 @@ export async function* readCompletionChunks(response: Response, onBytes: () => v
       }
     }
   } finally {
-    // An early exit (an error, an abort, [DONE] before the body ended) lets the connection go.
-    reader.cancel().catch(() => {});
+    // An early exit (an error, an abort) lets the connection go.
+    if (!ended) reader.cancel().catch(() => {});
   }
 }
 
