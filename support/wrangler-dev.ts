@@ -28,6 +28,8 @@ export type WranglerDevOptions = {
   startupTimeoutMs?: number;
   /** More `wrangler dev` flags, e.g. `--minify=false` for readable CPU profiles. */
   extraArgs?: string[];
+  /** Where the throwaway dir (default state, empty env file) is made; default the OS temp dir. */
+  scratchRoot?: string;
 };
 
 export type WranglerDev = {
@@ -74,7 +76,7 @@ export async function startWranglerDev(options: WranglerDevOptions = {}): Promis
 
 async function startWranglerDevOnce(options: WranglerDevOptions): Promise<WranglerDev> {
   installExitHook();
-  const scratch = mkdtempSync(join(tmpdir(), "edge-agent-e2e-"));
+  const scratch = mkdtempSync(join(options.scratchRoot ?? tmpdir(), "edge-agent-e2e-"));
   const persistTo = options.persistTo ?? join(scratch, "state");
   const emptyEnvFile = join(scratch, "empty.env");
   writeFileSync(emptyEnvFile, "");

@@ -7,6 +7,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startWranglerDev } from "../../../support/wrangler-dev.ts";
+import { benchScratchRoot } from "../project-copy.ts";
 import type { TurnResult } from "./agents-sdk/worker.ts";
 import { newTag, type PeerRuntime, type StartedRuntime, type StepMode } from "./runtime.ts";
 import { seedHistory, toUiMessages } from "./seed-history.ts";
@@ -14,7 +15,8 @@ import { seedHistory, toUiMessages } from "./seed-history.ts";
 const WORKER_DIR = join(dirname(fileURLToPath(import.meta.url)), "agents-sdk");
 
 export async function startAgentsSdk(llmUrl: string, model = "bench-model"): Promise<StartedRuntime> {
-  const dev = await startWranglerDev({ cwd: WORKER_DIR, config: join(WORKER_DIR, "wrangler.jsonc"), vars: { OPENAI_BASE_URL: llmUrl, OPENAI_MODEL: model } });
+  // Its state where ours is (project-copy.ts: memory, not disk), so both Workers runtimes commit alike.
+  const dev = await startWranglerDev({ cwd: WORKER_DIR, config: join(WORKER_DIR, "wrangler.jsonc"), scratchRoot: benchScratchRoot(), vars: { OPENAI_BASE_URL: llmUrl, OPENAI_MODEL: model } });
   const post = async <T>(path: string, body: unknown): Promise<T> => {
     const res = await fetch(`${dev.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     const text = await res.text();
