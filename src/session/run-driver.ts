@@ -211,9 +211,13 @@ export class RunDriver {
   private async execute(runId: string, resumed: boolean, signal: AbortSignal): Promise<void> {
     const { ctx, env, settings, state, store, queues, messages, meta, sink, buffer } = this.parts;
     await this.parts.beforeRun?.();
-    const journal = new SqlToolJournal(ctx.storage.sql, buffer, runId, resumed);
-    // The loop's events and messages wait in the write buffer and are written together at the step's flush
-    // points: before a tool executes (the journal), before each LLM request (below), and at the runEnd.
+    const journal = new SqlToolJournal(ctx.storage.sql, buffer, runId, resumed, (name) => state.tools.get(name)?.idempotent === true);
+    // The loop's events and messages wait in the write buffer and are written together: before a tool that
+    // must not run twice executes (the journal), at the runEnd, and otherwise in the macrotask after the one
+    // that queued them. A step's rows are not written before its LLM request: a write there would hold the
+    // request until its commit (the output gate). The request leaves first and the rows follow in the next
+    // macrotask; a restart in between finds the step as the last commit left it (a call whose result was not
+    // stored yet is reported interrupted, or run again when idempotent), and nothing unstored was published.
     const deltas = new DeltaCoalescer((event) => sink.defer(runId, event, journal));
     const llmCall = selectLlmCall(env, { model: this.model });
     const emit = (event: AgentEvent) => deltas.emit(event);
@@ -227,10 +231,7 @@ export class RunDriver {
         {
           state,
           ...agentConfig.hooks,
-          llmCall: (request, options) => {
-            buffer.flush();
-            return llmCall(request, options);
-          },
+          llmCall,
           requestApproval: approvalPolicy(this.parts, runId),
           hookTimeoutMs: agentConfig.hookTimeoutMs,
           emit,

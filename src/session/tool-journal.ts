@@ -3,10 +3,14 @@
  * its result), keyed by run and call id (the model chooses ids, and may reuse one in a later run). Written
  * from the event sink and from the pipeline's markExecuting, read by a resumed run so that no call is
  * silently run twice. A run started in this isolate wrote every row it has, so lookups are answered from
- * memory; a resumed run reads its earlier attempt's rows once. Rows go through the write buffer; the
- * `executing` row is flushed before markExecuting returns, so it is stored before the tool runs. A call's
- * `ended` row matters only until its result message is stored: when that message is queued before the row
- * was written, the row is dropped (a call with a stored result is never looked up again).
+ * memory; a resumed run reads its earlier attempt's rows once. Rows go through the write buffer. A call
+ * that must not run twice has its `executing` row (and everything queued before it) written before
+ * markExecuting returns, so the row is stored before the tool's first output can leave (the output gate
+ * holds it until the commit). An idempotent call is run again after a restart whatever its row says, so
+ * its row waits for the buffer's next flush and no commit lands between the model's reply and the next
+ * request because of it. A call's `ended` row matters only until its result message is stored: when that
+ * message is queued before the row was written, the row is dropped (a call with a stored result is never
+ * looked up again); likewise a `started` row still queued is replaced by the call's `executing` row.
  */
 import { fitJson, type AgentToolCall, type AgentToolResult, type ToolCallJournal, type ToolCallJournalEntry } from "../core/index.ts";
 import type { BufferedTable, WriteBuffer } from "./write-buffer.ts";
@@ -21,14 +25,18 @@ type Row = { tool_call_id: string; state: string; json: string | null };
 
 export class SqlToolJournal implements ToolCallJournal {
   private readonly entries = new Map<string, ToolCallJournalEntry>();
+  /** `started` rows queued, by call id: the call's `executing` row makes its still-unwritten one redundant. */
+  private readonly startedRows = new Map<string, SqlStorageValue[]>();
   /** `ended` rows queued and not yet known to be redundant, by call id (one per call of the batch in progress). */
   private readonly endedRows = new Map<string, SqlStorageValue[]>();
 
+  /** `isIdempotent` tells, by tool name, whether a call may run again after a restart (AgentTool.idempotent). */
   constructor(
     sql: SqlStorage,
     private readonly buffer: WriteBuffer,
     private readonly runId: string,
     resumed: boolean,
+    private readonly isIdempotent: (toolName: string) => boolean = () => false,
   ) {
     if (!resumed) return;
     buffer.flush();
@@ -45,19 +53,27 @@ export class SqlToolJournal implements ToolCallJournal {
     // Never moves a call back: a call known in any state stays as it is.
     if (this.entries.has(toolCallId)) return;
     this.entries.set(toolCallId, { state: "started" });
-    this.buffer.add(JOURNAL, [this.runId, toolCallId, "started", null]);
+    const row = [this.runId, toolCallId, "started", null];
+    this.buffer.add(JOURNAL, row);
+    this.startedRows.set(toolCallId, row);
   }
 
   markExecuting(toolCall: AgentToolCall): void {
+    const started = this.startedRows.get(toolCall.id);
+    if (started) {
+      this.startedRows.delete(toolCall.id);
+      this.buffer.cancel(JOURNAL, started);
+    }
     if (this.entries.get(toolCall.id)?.state !== "ended") {
       this.entries.set(toolCall.id, { state: "executing" });
       this.buffer.add(JOURNAL, [this.runId, toolCall.id, "executing", null]);
     }
     // At-most-once across restarts: this row (and everything queued before it) is written before the tool runs.
-    this.buffer.flush();
+    if (!this.isIdempotent(toolCall.name)) this.buffer.flush();
   }
 
   markEnded(toolCallId: string, result: AgentToolResult, isError: boolean): void {
+    this.startedRows.delete(toolCallId);
     this.entries.set(toolCallId, { state: "ended", result, isError });
     const row = [this.runId, toolCallId, "ended", fitJson({ result, isError })];
     this.buffer.add(JOURNAL, row);

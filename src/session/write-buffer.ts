@@ -1,8 +1,9 @@
 /**
  * Rows written together. A run produces a step's rows (its messages, events and tool-journal states) a few
  * at a time; they are collected here and written as one multi-row INSERT per table at the moments that need
- * them stored: before a tool executes, before the next LLM request, at a run's end, before any read of those
- * tables, and at the latest in the next macrotask. Each Durable Object storage call costs ~50 µs of CPU
+ * them stored: before a tool that must not run twice executes, at a run's end, before any read of those
+ * tables, and otherwise in the next macrotask (after the step's LLM request has left, so the request does
+ * not wait for their commit). Each Durable Object storage call costs ~50 µs of CPU
  * whatever it writes (README "Where a step's time goes"), so a step's dozen single-row writes become a few.
  * Invariants: a table's rows are written in the order they were added; what must follow a write (publishing
  * an event) runs only after it; a flush takes everything queued before writing, so none is written twice.

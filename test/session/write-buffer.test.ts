@@ -1,8 +1,8 @@
 /**
  * The write buffer and the stores that use it, on a session object's real SQLite storage: rows queued by a
  * step are written together, never lost, visible to every read, published only once stored; the tool
- * journal is keyed by run and its `executing` row is stored before the tool may run; the journal's earlier
- * table is migrated.
+ * journal is keyed by run and its `executing` row is stored before a call that must not run twice may run
+ * (an idempotent call's waits for the next flush); the journal's earlier table is migrated.
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -100,6 +100,19 @@ describe("the tool journal", () => {
       return sql.exec<{ state: string }>(`SELECT state FROM tool_call_journal WHERE run_id = 'run-a' AND tool_call_id = 'call_1'`).one().state;
     });
     expect(state).toBe("executing");
+  });
+
+  it("leaves an idempotent call's executing row to the buffer's next flush (a restart runs it again anyway)", async () => {
+    const states = await inSession((sql, buffer) => {
+      const journal = new SqlToolJournal(sql, buffer, "run-a", false, (name) => name === "getTime");
+      const stateOf = () => sql.exec<{ state: string }>(`SELECT state FROM tool_call_journal WHERE run_id = 'run-a' AND tool_call_id = 'call_2'`).toArray()[0]?.state;
+      journal.markStarted("call_2");
+      journal.markExecuting({ type: "function", id: "call_2", name: "getTime", arguments: "{}" });
+      const whenExecuting = stateOf();
+      buffer.flush();
+      return { whenExecuting, afterFlush: stateOf() };
+    });
+    expect(states).toEqual({ whenExecuting: undefined, afterFlush: "executing" });
   });
 
   it("keeps an ended row written before the call's result message was queued", async () => {
