@@ -8,7 +8,7 @@ import { fitJson, type AgentEvent } from "../core/index.ts";
 import type { StampedEvent } from "../wire/events.ts";
 import type { BufferedTable, WriteBuffer } from "./write-buffer.ts";
 
-const EVENTS: BufferedTable = { name: "events", columns: ["seq", "type", "json"] };
+export const EVENTS: BufferedTable = { name: "events", columns: ["seq", "type", "json"] };
 
 /** Events kept per session; older ones are trimmed in batches so trimming costs nothing per append. */
 export const EVENT_RETENTION = 5_000;

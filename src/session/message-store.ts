@@ -10,7 +10,7 @@ import type { MessagePage } from "../wire/snapshot.ts";
 import { rememberStoredSize, windowStart } from "./history-window.ts";
 import type { BufferedTable, WriteBuffer } from "./write-buffer.ts";
 
-const MESSAGES: BufferedTable = { name: "messages", columns: ["json"] };
+export const MESSAGES: BufferedTable = { name: "messages", columns: ["json"] };
 
 /** Rows read per query while loading the window backwards. */
 const WINDOW_READ_ROWS = 256;

@@ -23,6 +23,7 @@ import { OutputWaiters } from "./output-waiters.ts";
 import { RunDriver } from "./run-driver.ts";
 import { SessionMeta, type RunMeta, type SessionSettings } from "./session-meta.ts";
 import { SessionQueues } from "./session-queues.ts";
+import { ROUTED_TABLES } from "./session-schema.ts";
 import { WriteBuffer } from "./write-buffer.ts";
 
 export type Session = {
@@ -66,7 +67,7 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   loadTools(store, withToolContexts(allowed, sessionToolHost(store, env)), writtenToolListing(env, store));
 
   const meta = new SessionMeta(sql);
-  const buffer = new WriteBuffer(sql);
+  const buffer = new WriteBuffer(sql, ROUTED_TABLES);
   const queues = new SessionQueues(sql);
   const messages = new MessageStore(sql, buffer);
   const log = new EventLog(sql, buffer, settings.id);

@@ -1,7 +1,15 @@
 /**
  * The AgentSession's SQLite schema. Every table is append-mostly and keyed so that a step touches a
- * constant number of rows: messages and events are appended, queues pop from the front by id.
+ * constant number of rows: messages and events are appended, queues pop from the front by id. The write
+ * buffer writes a flush's rows of several tables in one statement through a view (write-buffer.ts); its
+ * triggers are derived from the tables' buffered shapes, so they are compared with the stored ones on
+ * every wake and replaced when they differ (an older deployment's, or none yet).
  */
+import { EVENTS } from "./event-log.ts";
+import { MESSAGES } from "./message-store.ts";
+import { JOURNAL } from "./tool-journal.ts";
+import { ROUTING_VIEW, routingSchema, type BufferedTable } from "./write-buffer.ts";
+
 export const SCHEMA_STATEMENTS = [
   `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, json TEXT NOT NULL)`,
@@ -30,16 +38,34 @@ export const SCHEMA_STATEMENTS = [
    )`,
 ] as const;
 
+/** The tables the write buffer may write together through the routing view. */
+export const ROUTED_TABLES: readonly BufferedTable[] = [EVENTS, MESSAGES, JOURNAL];
+const ROUTING = routingSchema(ROUTED_TABLES);
+
 /** The journal's earlier table, keyed by tool-call id alone; its rows move to `tool_call_journal` once. */
 const OLD_JOURNAL = "tool_journal";
 
 export function applySchema(sql: SqlStorage): void {
   // One call for the whole schema: each storage call costs the same whatever it does.
   sql.exec(SCHEMA_STATEMENTS.join(";\n"));
-  if (sql.exec(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?`, OLD_JOURNAL).toArray().length > 0) {
+  // One read tells both what to migrate and whether the routing view and its triggers are current.
+  const stored = new Map(
+    sql
+      .exec<{ name: string; sql: string }>(`SELECT name, sql FROM sqlite_master WHERE name = ? OR tbl_name = ?`, OLD_JOURNAL, ROUTING_VIEW)
+      .toArray()
+      .map((row) => [row.name, row.sql]),
+  );
+  if (stored.has(OLD_JOURNAL)) {
     sql.exec(
       `INSERT OR IGNORE INTO tool_call_journal (run_id, tool_call_id, state, json) SELECT run_id, tool_call_id, state, json FROM ${OLD_JOURNAL}`,
     );
     sql.exec(`DROP TABLE ${OLD_JOURNAL}`);
+    stored.delete(OLD_JOURNAL);
   }
+  const current =
+    stored.get(ROUTING_VIEW) === ROUTING.view &&
+    stored.size === ROUTING.triggers.size + 1 &&
+    [...ROUTING.triggers].every(([name, text]) => stored.get(name) === text);
+  // Dropping the view drops its triggers; rows are only ever in flight inside one synchronous flush, never here.
+  if (!current) sql.exec([`DROP VIEW IF EXISTS ${ROUTING_VIEW}`, ROUTING.view, ...ROUTING.triggers.values()].join(";\n"));
 }

@@ -15,7 +15,7 @@
 import { fitJson, type AgentToolCall, type AgentToolResult, type ToolCallJournal, type ToolCallJournalEntry } from "../core/index.ts";
 import type { BufferedTable, WriteBuffer } from "./write-buffer.ts";
 
-const JOURNAL: BufferedTable = {
+export const JOURNAL: BufferedTable = {
   name: "tool_call_journal",
   columns: ["run_id", "tool_call_id", "state", "json"],
   onConflict: "ON CONFLICT (run_id, tool_call_id) DO UPDATE SET state = excluded.state, json = excluded.json",

@@ -8,16 +8,28 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { EventLog } from "../../src/session/event-log.ts";
 import { MessageStore } from "../../src/session/message-store.ts";
-import { applySchema } from "../../src/session/session-schema.ts";
+import { applySchema, ROUTED_TABLES } from "../../src/session/session-schema.ts";
 import { SqlToolJournal } from "../../src/session/tool-journal.ts";
-import { WriteBuffer } from "../../src/session/write-buffer.ts";
+import { ROUTING_VIEW, WriteBuffer } from "../../src/session/write-buffer.ts";
 import { createSession } from "./support.ts";
 
 /** Runs `fn` inside a fresh session object, with a buffer of its own over the object's storage. */
 async function inSession<T>(fn: (sql: SqlStorage, buffer: WriteBuffer) => T | Promise<T>): Promise<T> {
   const session = await createSession();
   const stub = env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(session.id));
-  return runInDurableObject(stub, (_instance, state) => fn(state.storage.sql, new WriteBuffer(state.storage.sql)));
+  return runInDurableObject(stub, (_instance, state) => fn(state.storage.sql, new WriteBuffer(state.storage.sql, ROUTED_TABLES)));
+}
+
+/** The object's SQL storage with its `exec` calls counted (each costs the same whatever it does). */
+function counted(sql: SqlStorage): { sql: SqlStorage; calls: () => number } {
+  let calls = 0;
+  const exec = sql.exec.bind(sql);
+  const wrapped = Object.create(sql) as SqlStorage;
+  wrapped.exec = ((query: string, ...bindings: SqlStorageValue[]) => {
+    calls++;
+    return exec(query, ...bindings);
+  }) as SqlStorage["exec"];
+  return { sql: wrapped, calls: () => calls };
 }
 
 const storedSeqs = (sql: SqlStorage, after: number) => sql.exec<{ seq: number }>(`SELECT seq FROM events WHERE seq > ? ORDER BY seq`, after).toArray().map((r) => r.seq);
@@ -32,6 +44,59 @@ describe("the write buffer", () => {
       return { first, stored: storedSeqs(sql, first) };
     });
     expect(seqs.stored).toEqual(Array.from({ length: 80 }, (_, i) => seqs.first + i + 1));
+  });
+
+  it("writes a flush's rows of several tables in one statement, each table's rows in their order", async () => {
+    const written = await inSession((sql) => {
+      const { sql: countedSql, calls } = counted(sql);
+      const buffer = new WriteBuffer(countedSql, ROUTED_TABLES);
+      const messages = new MessageStore(sql, buffer);
+      const log = new EventLog(sql, buffer, "s");
+      const journal = new SqlToolJournal(sql, buffer, "run-r", false);
+      const firstSeq = log.lastSeq;
+      const firstMessage = messages.lastSeq();
+      for (let i = 0; i < 3; i++) {
+        log.append({ type: "messageDelta", text: `e${i}` }, "run-r", 0, () => undefined);
+        messages.append({ role: "user", content: [{ type: "text", text: `m${i}` }], timestamp: 0 });
+        journal.markStarted(`call_${i}`);
+      }
+      const before = calls();
+      buffer.flush();
+      return {
+        statements: calls() - before,
+        events: storedSeqs(sql, firstSeq).map((seq) => seq - firstSeq),
+        messages: messages.after(firstMessage).map((m) => m.content[0]),
+        journal: sql.exec(`SELECT tool_call_id, state FROM tool_call_journal WHERE run_id = 'run-r' ORDER BY tool_call_id`).toArray(),
+      };
+    });
+    expect(written).toEqual({
+      statements: 1,
+      events: [1, 2, 3],
+      messages: [0, 1, 2].map((i) => ({ type: "text", text: `m${i}` })),
+      journal: [0, 1, 2].map((i) => ({ tool_call_id: `call_${i}`, state: "started" })),
+    });
+  });
+
+  it("stores rows of several tables past one statement's bound-value limit whole and in order", async () => {
+    const written = await inSession((sql, buffer) => {
+      const messages = new MessageStore(sql, buffer);
+      const log = new EventLog(sql, buffer, "s");
+      const firstSeq = log.lastSeq;
+      const firstMessage = messages.lastSeq();
+      for (let i = 0; i < 60; i++) {
+        log.append({ type: "messageDelta", text: `e${i}` }, "run", 0, () => undefined);
+        messages.append({ role: "user", content: [{ type: "text", text: `m${i}` }], timestamp: 0 });
+      }
+      buffer.flush();
+      return {
+        events: log.readAfter(firstSeq).map((r) => (JSON.parse(r.json) as { text: string }).text),
+        messages: messages.after(firstMessage).map((m) => (m.content[0] as { text: string }).text),
+      };
+    });
+    expect(written).toEqual({
+      events: Array.from({ length: 60 }, (_, i) => `e${i}`),
+      messages: Array.from({ length: 60 }, (_, i) => `m${i}`),
+    });
   });
 
   it("lets every read see the rows still waiting in it", async () => {
@@ -140,6 +205,31 @@ describe("the tool journal", () => {
       return sql.exec<{ state: string; json: string | null }>(`SELECT state, json FROM tool_call_journal WHERE run_id = 'run-a' AND tool_call_id = 'c'`).one();
     });
     expect(state).toEqual({ state: "executing", json: null });
+  });
+
+  it("finds the routing view current on a later wake, so waking changes no schema", async () => {
+    const calls = await inSession((sql) => {
+      const { sql: countedSql, calls } = counted(sql);
+      applySchema(countedSql);
+      return calls();
+    });
+    expect(calls).toBe(2); // the schema's CREATE … IF NOT EXISTS, and the one read of sqlite_master
+  });
+
+  it("replaces a routing trigger an older deployment left, so a flush's rows still reach their tables", async () => {
+    const written = await inSession((sql, buffer) => {
+      sql.exec(`DROP TRIGGER ${ROUTING_VIEW}_to_messages`);
+      sql.exec(`CREATE TRIGGER ${ROUTING_VIEW}_to_messages INSTEAD OF INSERT ON ${ROUTING_VIEW} WHEN NEW.target = 'messages' BEGIN SELECT 1; END`);
+      applySchema(sql);
+      const messages = new MessageStore(sql, buffer);
+      const log = new EventLog(sql, buffer, "s");
+      const firstMessage = messages.lastSeq();
+      log.append({ type: "runStart" }, "run", 0, () => undefined);
+      messages.append({ role: "user", content: [{ type: "text", text: "routed" }], timestamp: 0 });
+      buffer.flush();
+      return messages.after(firstMessage).map((m) => m.content[0]);
+    });
+    expect(written).toEqual([{ type: "text", text: "routed" }]);
   });
 
   it("moves the rows of the journal's earlier table (keyed by call id alone) to the run-keyed one", async () => {
