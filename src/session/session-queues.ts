@@ -3,8 +3,9 @@
  * A full input or follow-up queue refuses (the caller answers 429); nothing is dropped. The output queue
  * never refuses and never blocks a run: it keeps the 16 most recent unread answers, a 17th evicts the
  * oldest (which stays in history and the event log). Draining takes follow-ups first, then input.
- * The object is the table's only writer, so the number of pending user messages is kept in memory: the
- * loop's check at every step boundary costs no storage call when nothing is pending.
+ * The object is the table's only writer (and single-threaded), so each queue's depth is kept in memory,
+ * counted once per wake: the loop's pending-input check at every step boundary, a capacity check and a
+ * snapshot's depths cost no storage call, and taking or draining a queue that is empty reads nothing.
  */
 import { fitJson, type AssistantMessage, type UserMessage } from "../core/index.ts";
 
@@ -15,21 +16,17 @@ export const QUEUE_CAPACITY: Readonly<Record<QueueKind, number>> = { input: 16, 
 export type QueueDepths = Record<QueueKind, number>;
 
 export class SessionQueues {
-  /** Pending input + follow-up messages; read from storage on first use. */
-  private pendingUser: number | undefined;
+  /** Rows per kind in the table; counted on first use, then kept in step with every write. */
+  private counts: QueueDepths | undefined;
 
   constructor(private readonly sql: SqlStorage) {}
 
   depth(kind: QueueKind): number {
-    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM queue WHERE kind = ?`, kind).one().n;
+    return this.depthsKnown()[kind];
   }
 
   depths(): QueueDepths {
-    const out: QueueDepths = { input: 0, followUp: 0, output: 0 };
-    for (const row of this.sql.exec<{ kind: QueueKind; n: number }>(`SELECT kind, COUNT(*) AS n FROM queue GROUP BY kind`)) {
-      out[row.kind] = row.n;
-    }
-    return out;
+    return { ...this.depthsKnown() };
   }
 
   isFull(kind: QueueKind): boolean {
@@ -40,43 +37,57 @@ export class SessionQueues {
   offer(kind: QueueKind, messageId: string, message: UserMessage | AssistantMessage): boolean {
     if (this.isFull(kind)) return false;
     this.sql.exec(`INSERT INTO queue (kind, message_id, json) VALUES (?, ?, ?)`, kind, messageId, fitJson(message));
-    if (kind !== "output" && this.pendingUser !== undefined) this.pendingUser++;
+    this.depthsKnown()[kind]++;
     return true;
   }
 
   /** Removes and returns every pending user message: follow-ups first, then input. */
   drainPending(): UserMessage[] {
     if (!this.hasPendingInput()) return [];
-    this.pendingUser = 0;
+    // One call: the rows come back as they are deleted, in no promised order, so they are sorted here.
     const rows = this.sql
-      .exec<{ json: string }>(
-        `SELECT json FROM queue WHERE kind IN ('followUp', 'input') ORDER BY CASE kind WHEN 'followUp' THEN 0 ELSE 1 END, id`,
-      )
+      .exec<{ id: number; kind: QueueKind; json: string }>(`DELETE FROM queue WHERE kind IN ('followUp', 'input') RETURNING id, kind, json`)
       .toArray();
-    if (rows.length === 0) return [];
-    this.sql.exec(`DELETE FROM queue WHERE kind IN ('followUp', 'input')`);
+    const counts = this.depthsKnown();
+    counts.followUp = 0;
+    counts.input = 0;
+    rows.sort((a, b) => (a.kind === b.kind ? a.id - b.id : a.kind === "followUp" ? -1 : 1));
     return rows.map((r) => JSON.parse(r.json) as UserMessage);
   }
 
   hasPendingInput(): boolean {
-    this.pendingUser ??= this.depth("input") + this.depth("followUp");
-    return this.pendingUser > 0;
+    const counts = this.depthsKnown();
+    return counts.input + counts.followUp > 0;
   }
 
   /** Pops the oldest final response (takeResponse). */
   takeOutput(): AssistantMessage | undefined {
-    const row = this.sql.exec<{ id: number; json: string }>(`SELECT id, json FROM queue WHERE kind = 'output' ORDER BY id LIMIT 1`).toArray()[0];
+    const counts = this.depthsKnown();
+    if (counts.output === 0) return undefined;
+    const row = this.sql
+      .exec<{ json: string }>(`DELETE FROM queue WHERE id = (SELECT id FROM queue WHERE kind = 'output' ORDER BY id LIMIT 1) RETURNING json`)
+      .toArray()[0];
     if (!row) return undefined;
-    this.sql.exec(`DELETE FROM queue WHERE id = ?`, row.id);
+    counts.output--;
     return JSON.parse(row.json) as AssistantMessage;
   }
 
   /** Adds a run's answer; returns how many of the oldest unread answers it evicted (0 or more). */
   pushOutput(messageId: string, message: AssistantMessage): number {
+    const counts = this.depthsKnown();
     this.sql.exec(`INSERT INTO queue (kind, message_id, json) VALUES ('output', ?, ?)`, messageId, fitJson(message));
-    const excess = this.depth("output") - QUEUE_CAPACITY.output;
+    const excess = ++counts.output - QUEUE_CAPACITY.output;
     if (excess <= 0) return 0;
     this.sql.exec(`DELETE FROM queue WHERE id IN (SELECT id FROM queue WHERE kind = 'output' ORDER BY id LIMIT ?)`, excess);
+    counts.output -= excess;
     return excess;
+  }
+
+  private depthsKnown(): QueueDepths {
+    if (this.counts) return this.counts;
+    const counts: QueueDepths = { input: 0, followUp: 0, output: 0 };
+    for (const row of this.sql.exec<{ kind: QueueKind; n: number }>(`SELECT kind, COUNT(*) AS n FROM queue GROUP BY kind`)) counts[row.kind] = row.n;
+    this.counts = counts;
+    return counts;
   }
 }
