@@ -47,9 +47,20 @@ export class EventLog {
     // Bounded and JSON-safe: an event that cannot be stored whole is cut (with a note), never refused.
     const json = fitJson(stamped);
     this.buffer.add(EVENTS, [stamped.seq, stamped.type, json], () => stored(stamped, json));
-    // Trims rows stored long before, never the queued ones: order against the INSERT does not matter.
-    if (stamped.seq % TRIM_EVERY === 0) this.sql.exec(`DELETE FROM events WHERE seq <= ?`, stamped.seq - this.retention);
+    // Trims rows stored long before, never the queued ones: order against the INSERT does not matter. In the
+    // next macrotask, as the step's rows are: a write now would hold the step's LLM request until its commit.
+    // A trim lost to a restart is made up by the next one (each deletes everything older than the window).
+    if (stamped.seq % TRIM_EVERY === 0) setTimeout(() => this.trim(stamped.seq - this.retention), 0);
     return stamped;
+  }
+
+  private trim(throughSeq: number): void {
+    try {
+      this.sql.exec(`DELETE FROM events WHERE seq <= ?`, throughSeq);
+    } catch (err) {
+      // No caller to hand the fault to (and the next trim covers these rows): storing never fails a run.
+      console.error(JSON.stringify({ event: "eventTrimFailed", message: err instanceof Error ? err.message : String(err) }));
+    }
   }
 
   /** True when the newest message event is a messageStart: an answer was streaming and never ended. */

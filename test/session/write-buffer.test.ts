@@ -99,6 +99,20 @@ describe("the write buffer", () => {
     });
   });
 
+  it("trims events older than the kept window in the macrotask after the append that reaches a trim step", async () => {
+    const trimmed = await inSession(async (sql, buffer) => {
+      const log = new EventLog(sql, buffer, "s", 100);
+      while (log.lastSeq % 500 !== 499) log.append({ type: "runStart" }, "run", 0, () => undefined);
+      log.append({ type: "runStart" }, "run", 0, () => undefined);
+      buffer.flush();
+      const rightAway = log.oldestSeq();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return { rightAway, later: log.oldestSeq(), last: log.lastSeq };
+    });
+    expect(trimmed.rightAway).toBe(1);
+    expect(trimmed.later).toBe(trimmed.last - 100 + 1);
+  });
+
   it("lets every read see the rows still waiting in it", async () => {
     const read = await inSession((sql, buffer) => {
       const messages = new MessageStore(sql, buffer);
