@@ -40,8 +40,6 @@ export type LlmCallOptions = {
   signal?: AbortSignal;
   onTextDelta?: (text: string) => void;
   onRetry?: (info: LlmRetryInfo) => void;
-  /** Called once per attempt, as soon as the request is handed to the network and before its answer. */
-  onRequestSent?: () => void;
 };
 export type LlmCall = (request: LlmRequest, options: LlmCallOptions) => Promise<LlmResponse>;
 

@@ -35,14 +35,11 @@ export function chatCompletionsEndpoint(baseURL: string | undefined, apiKey: str
   return { url: `${base.origin}${path}chat/completions${base.search}`, apiKey, fetch: fetchImpl };
 }
 
-/**
- * Sends the request. `onSent` runs as soon as fetch has the request in hand, before its answer: what the
- * caller writes to storage from then on does not hold the request back (a Durable Object's output gate).
- */
-export async function postChatCompletions(endpoint: ChatCompletionsEndpoint, body: string, stream: boolean, signal: AbortSignal, onSent?: () => void): Promise<Response> {
+/** Sends the request; a non-2xx answer is thrown as an LlmError. */
+export async function postChatCompletions(endpoint: ChatCompletionsEndpoint, body: string, stream: boolean, signal: AbortSignal): Promise<Response> {
   // Called unbound: workerd's fetch throws "Illegal invocation" when called as a method of another object.
   const send = endpoint.fetch;
-  const sent = send(endpoint.url, {
+  const response = await send(endpoint.url, {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -52,8 +49,6 @@ export async function postChatCompletions(endpoint: ChatCompletionsEndpoint, bod
     body,
     signal,
   });
-  onSent?.();
-  const response = await sent;
   if (!response.ok) throw await httpError(response);
   return response;
 }

@@ -58,7 +58,7 @@ export function createOpenAiLlmCall(options: OpenAiLlmOptions): LlmCall {
 
   return async (request, call) => {
     const body = toRequestBody(request, options.model);
-    const settings: AttemptSettings = { body, stream, includeUsage, timeoutMs, ...(call.onRequestSent ? { onSent: call.onRequestSent } : {}) };
+    const settings: AttemptSettings = { body, stream, includeUsage, timeoutMs };
     const parts = await runLlmAttempts(policy, options.onRetry, call, ({ deliver, delivered }) => attemptOnce(endpoint, settings, deliver, delivered, call.signal));
     return toResponse(parts, request, options.model, provider);
   };
@@ -73,12 +73,12 @@ function toRequestBody(request: LlmRequest, model: string): RequestBody {
   };
 }
 
-type AttemptSettings = { body: RequestBody; stream: boolean; includeUsage: boolean; timeoutMs: number; onSent?: () => void };
+type AttemptSettings = { body: RequestBody; stream: boolean; includeUsage: boolean; timeoutMs: number };
 
 /** One attempt with its own timeout, linked to the caller's signal. */
 async function attemptOnce(
   endpoint: ChatCompletionsEndpoint,
-  { body, stream, includeUsage, timeoutMs, onSent }: AttemptSettings,
+  { body, stream, includeUsage, timeoutMs }: AttemptSettings,
   deliver: (text: string) => void,
   hasDelivered: () => boolean,
   signal: AbortSignal | undefined,
@@ -88,7 +88,7 @@ async function attemptOnce(
     armTimer();
     // The body goes out as ready JSON text, most of it cached from earlier steps (request-json.ts).
     const json = serializeChatRequest(stream ? { ...body, stream: true, ...(includeUsage ? { stream_options: { include_usage: true } } : {}) } : { ...body, stream: false });
-    const response = await postChatCompletions(endpoint, json, stream, controller.signal, onSent);
+    const response = await postChatCompletions(endpoint, json, stream, controller.signal);
     if (!stream) return readCompletion(await readCompletionBody(response));
     const accumulator = createChunkAccumulator();
     for await (const chunk of readCompletionChunks(response, armTimer)) {

@@ -35,18 +35,6 @@ const sse = (...events: unknown[]) => events.map((e) => `data: ${typeof e === "s
 const textChunk = (text: string, finish: string | null = null) => ({ id: "c", object: "chat.completion.chunk", model: "m", choices: [{ index: 0, delta: { content: text }, finish_reason: finish }] });
 
 describe("the Chat Completions exchange", () => {
-  it("tells the caller once per attempt that the request left, before its answer arrives", async () => {
-    mock.server.enqueue({ status: 503, errorMessage: "busy" }, { text: "done", delayMs: 100 });
-    const sent: number[] = [];
-    let answered = false;
-    const call = llm()(userRequest("hi"), { onRequestSent: () => sent.push(mock.server.requests.length) });
-    const response = await call.then((r) => ((answered = true), r));
-    expect(answered).toBe(true);
-    expect(response.content).toEqual([{ type: "text", text: "done" }]);
-    // Each notice came while its request was on its way: before the server had recorded it.
-    expect(sent).toEqual([0, 1]);
-  });
-
   it("posts to <base URL>/chat/completions whether or not the base URL ends in a slash", async () => {
     await llm({ baseURL: `${mock.server.url}/` })(userRequest("hi"), {});
     await llm()(userRequest("hi"), {});
