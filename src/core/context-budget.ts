@@ -3,9 +3,10 @@
  * (estimated) by leaving out the oldest whole turns. A cut only ever falls on a user message that
  * starts a turn (or, in a history without one, on an assistant message), so a tool call is never sent
  * without its result; the system prompt, the tools and the current turn are always sent.
- * Cost per step: one backward walk over the messages that fit, with per-message estimates cached, so it
- * does not grow with the length of the history. Storage and the snapshot keep the full history.
+ * Cost per step: the messages appended since the last step are estimated and added to running totals kept
+ * per history array, and the cut is found by bisection, so it does not grow with the length of the history. Storage and the snapshot keep the full history.
  */
+import { markHistoryWindow } from "./history-windows.ts";
 import type { AgentContext, AgentMessage, AgentState, AgentTool } from "./types.ts";
 
 /** Fits the context windows of current hosted models with room left for the answer. */
@@ -63,49 +64,83 @@ export function estimateToolTokens(tool: AgentTool): number {
   return tokens;
 }
 
-/** The state as a context whose estimated size is at most `maxTokens` (unless the current turn alone is larger). */
+/**
+ * Running totals over one history array, extended by what was appended since the last step: the estimated
+ * tokens before each message, and where the user and assistant messages are (cuts fall only on those).
+ * Valid while the array keeps the messages it had (append-only); a trim from the front rebuilds them.
+ */
+type HistoryTotals = {
+  /** tokensBefore[i]: estimated tokens of messages[0..i); one entry more than messages counted. */
+  tokensBefore: number[];
+  users: number[];
+  assistants: number[];
+  first: AgentMessage | undefined;
+  last: AgentMessage | undefined;
+};
+
+const totalsByHistory = new WeakMap<readonly AgentMessage[], HistoryTotals>();
+
+function totalsOf(messages: readonly AgentMessage[]): HistoryTotals {
+  let totals = totalsByHistory.get(messages);
+  const counted = totals ? totals.tokensBefore.length - 1 : 0;
+  // Same first message and same message at the last counted place: only appends happened since.
+  const extendable = totals !== undefined && counted <= messages.length && messages[0] === totals.first && (counted === 0 || messages[counted - 1] === totals.last);
+  if (!extendable || !totals) {
+    totals = { tokensBefore: [0], users: [], assistants: [], first: undefined, last: undefined };
+    totalsByHistory.set(messages, totals);
+  }
+  const { tokensBefore, users, assistants } = totals;
+  for (let i = tokensBefore.length - 1; i < messages.length; i++) {
+    const message = messages[i]!;
+    tokensBefore.push(tokensBefore[i]! + estimateMessageTokens(message));
+    if (message.role === "user") users.push(i);
+    else if (message.role === "assistant") assistants.push(i);
+  }
+  totals.first = messages[0];
+  totals.last = messages[messages.length - 1];
+  return totals;
+}
+
+/** The first of `candidates` (ascending indexes) with `fits` true, given it holds for every later one. */
+function firstFitting(candidates: readonly number[], end: number, fits: (index: number) => boolean): number | undefined {
+  let lo = 0;
+  let hi = end; // candidates[hi] (if any) is known to fit, or hi is past the end
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (fits(candidates[mid]!)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo < end ? candidates[lo] : undefined;
+}
+
+/**
+ * The state as a context whose estimated size is at most `maxTokens` (unless the current turn alone is larger).
+ * The cut is the oldest user message (or, with none, assistant message) from which everything to the end
+ * fits; the estimate from a message to the end only grows further back, so it is found by bisection.
+ */
 export function budgetContext(state: AgentState, maxTokens: number = DEFAULT_MAX_CONTEXT_TOKENS): AgentContext {
   const messages = state.messages;
   let fixed = MESSAGE_OVERHEAD_TOKENS + tokensOf(state.systemPrompt.length);
   for (const tool of state.tools.values()) fixed += estimateToolTokens(tool);
 
-  let used = fixed;
-  let cut = messages.length; // first message sent
-  let usedAtCut = fixed;
-  let inCurrentTurn = true;
-  // Where to cut in a history with no user message at all: the oldest assistant message that fits.
-  let fallbackCut: number | undefined;
-  let fallbackUsed = fixed;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i]!;
-    used += estimateMessageTokens(message);
-    if (inCurrentTurn) {
-      // The current turn (from the last user message on) is always sent, whatever it costs.
-      if (message.role === "user") {
-        inCurrentTurn = false;
-        cut = i;
-        usedAtCut = used;
-      } else if (message.role === "assistant" && used <= maxTokens) {
-        fallbackCut = i;
-        fallbackUsed = used;
-      }
-      continue;
-    }
-    if (used > maxTokens) break;
-    if (message.role === "user") {
-      cut = i;
-      usedAtCut = used;
-    }
-  }
-  if (inCurrentTurn) {
-    // No user message: everything fitting is the current turn; cut at the oldest assistant that fits.
-    cut = fallbackCut ?? 0;
-    usedAtCut = fallbackCut === undefined ? used : fallbackUsed;
+  const { tokensBefore, users, assistants } = totalsOf(messages);
+  const total = tokensBefore[messages.length]!;
+  const usedFrom = (index: number) => fixed + total - tokensBefore[index]!;
+  const fits = (index: number) => usedFrom(index) <= maxTokens;
+
+  let cut: number;
+  if (users.length > 0) {
+    // The current turn (from the last user message on) is always sent, whatever it costs.
+    cut = firstFitting(users, users.length - 1, fits) ?? users[users.length - 1]!;
+  } else {
+    // No user message: everything is the current turn; cut at the oldest assistant that fits, else send all.
+    cut = firstFitting(assistants, assistants.length, fits) ?? 0;
   }
 
   const context: AgentContext = { systemPrompt: state.systemPrompt, messages, tools: state.tools };
+  markHistoryWindow(messages, messages);
   if (cut === 0) return context;
-  context.messages = messages.slice(cut);
-  context.trimmed = { omittedMessages: cut, keptMessages: messages.length - cut, estimatedTokens: usedAtCut, maxContextTokens: maxTokens };
+  context.messages = markHistoryWindow(messages.slice(cut), messages);
+  context.trimmed = { omittedMessages: cut, keptMessages: messages.length - cut, estimatedTokens: usedFrom(cut), maxContextTokens: maxTokens };
   return context;
 }
