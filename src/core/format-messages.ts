@@ -3,8 +3,10 @@
  * Wire types are declared here by hand so the core stays free of the `openai` package.
  * Tool calls go out with JSON-text arguments; results go out as `tool` messages with `tool_call_id`.
  * History is append-only and a stored message is never changed, so each message (and tool) is formatted
- * once and the same wire object is returned at every later step: a step's cost does not grow with history.
+ * once and the same wire object is returned at every later step; for a window of the history marked by the
+ * context policy, the wire list itself is kept and extended, so a step's cost does not grow with history.
  */
+import { historyOf } from "./history-windows.ts";
 import type { AgentContext, AgentMessage, AgentTool, ToolResultContent, UserContent } from "./types.ts";
 
 export type ChatContentPart =
@@ -31,17 +33,24 @@ export type LlmRequest = { messages: ChatMessage[]; tools: ChatTool[] };
 const formattedMessages = new WeakMap<AgentMessage, ChatMessage | null>();
 const formattedTools = new WeakMap<AgentTool, ChatTool>();
 
+/**
+ * The wire messages of a window of one history, kept per history array: a step formats (or looks up) only
+ * the messages appended since the last step, while the window starts at the same message.
+ */
+type WireWindow = { first: AgentMessage | undefined; last: AgentMessage | undefined; counted: number; wire: ChatMessage[] };
+const wireByHistory = new WeakMap<readonly AgentMessage[], WireWindow>();
+
+/** The last system message sent, reused while the prompt is the same (so its JSON is cached too). */
+let systemMessage: { role: "system"; content: string } | undefined;
+
 export function formatMsgForLLM(context: AgentContext): LlmRequest {
-  const messages: ChatMessage[] = [];
-  if (context.systemPrompt) messages.push({ role: "system", content: context.systemPrompt });
-  for (const message of context.messages) {
-    let formatted = formattedMessages.get(message);
-    if (formatted === undefined) {
-      formatted = formatMessage(message) ?? null;
-      formattedMessages.set(message, formatted);
-    }
-    if (formatted) messages.push(formatted);
+  let system: ChatMessage[] = [];
+  if (context.systemPrompt) {
+    if (systemMessage?.content !== context.systemPrompt) systemMessage = { role: "system", content: context.systemPrompt };
+    system = [systemMessage];
   }
+  // A fresh array every step: a caller may keep an earlier request.
+  const messages = system.concat(wireMessagesOf(context.messages));
   const tools: ChatTool[] = [];
   for (const tool of context.tools.values()) {
     let formatted = formattedTools.get(tool);
@@ -52,6 +61,36 @@ export function formatMsgForLLM(context: AgentContext): LlmRequest {
     tools.push(formatted);
   }
   return { messages, tools };
+}
+
+function wireMessagesOf(messages: readonly AgentMessage[]): readonly ChatMessage[] {
+  const history = historyOf(messages);
+  if (!history) return appendWire([], messages, 0);
+  let window = wireByHistory.get(history);
+  const counted = window?.counted ?? 0;
+  // Same start and same message at the last counted place: the window only grew (see history-windows.ts).
+  const grew = window !== undefined && messages[0] === window.first && counted <= messages.length && (counted === 0 || messages[counted - 1] === window.last);
+  if (!grew || !window) {
+    window = { first: messages[0], last: undefined, counted: 0, wire: [] };
+    wireByHistory.set(history, window);
+  }
+  appendWire(window.wire, messages, window.counted);
+  window.counted = messages.length;
+  window.last = messages[messages.length - 1];
+  return window.wire;
+}
+
+function appendWire(wire: ChatMessage[], messages: readonly AgentMessage[], from: number): ChatMessage[] {
+  for (let i = from; i < messages.length; i++) {
+    const message = messages[i]!;
+    let formatted = formattedMessages.get(message);
+    if (formatted === undefined) {
+      formatted = formatMessage(message) ?? null;
+      formattedMessages.set(message, formatted);
+    }
+    if (formatted) wire.push(formatted);
+  }
+  return wire;
 }
 
 export function formatTool(tool: AgentTool): ChatTool {
