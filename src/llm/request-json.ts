@@ -1,7 +1,7 @@
 /**
  * JSON text of a Chat Completions request body, built from pieces serialized once per wire object.
  * formatMsgForLLM returns each history message as the same object at every step, so a step stringifies
- * only what is new and joins cached text for the rest. Called by the OpenAI adapter, which hands the text
+ * only what is new, and a list that extends the last one serialized reuses its joined text. Called by the OpenAI adapter, which hands the text
  * to the SDK as an opaque body. Invariant: the text parses to exactly what JSON.stringify(body) would.
  */
 
@@ -17,11 +17,30 @@ export function cachedJson(value: object): string {
   return text;
 }
 
+/**
+ * The last list serialized that began with a given object, and its text without the closing `]`. A step's
+ * message list is the previous step's plus what was appended, so comparing references (cheap) finds the
+ * part whose text is already joined. Lists of sessions sharing a first object (the same system message)
+ * may replace each other's entry: that costs a full join, never a wrong text.
+ */
+const lastListByFirst = new WeakMap<object, { items: readonly object[]; open: string }>();
+
 /** `[a,b,…]` from each element's cached text: the same text as JSON.stringify(items). */
 export function serializeList(items: readonly object[]): string {
-  let text = "[";
-  for (let i = 0; i < items.length; i++) text += (i === 0 ? "" : ",") + cachedJson(items[i]!);
+  if (items.length === 0) return "[]";
+  const last = lastListByFirst.get(items[0]!);
+  const reuse = last !== undefined && startsWith(items, last.items);
+  let text = reuse ? last.open : "[";
+  for (let i = reuse ? last.items.length : 0; i < items.length; i++) text += (i === 0 ? "" : ",") + cachedJson(items[i]!);
+  // A copy: the caller may change its array later.
+  lastListByFirst.set(items[0]!, { items: items.slice(), open: text });
   return `${text}]`;
+}
+
+function startsWith(items: readonly object[], prefix: readonly object[]): boolean {
+  if (prefix.length > items.length) return false;
+  for (let i = prefix.length - 1; i >= 0; i--) if (items[i] !== prefix[i]) return false;
+  return true;
 }
 
 export type ChatRequestBody = { messages: readonly object[]; tools?: readonly object[] | undefined; [field: string]: unknown };

@@ -45,4 +45,26 @@ describe("cached pieces", () => {
     serializeChatRequest({ model: "m", messages: [message] });
     expect(stringify.mock.calls.filter(([value]) => value === message)).toHaveLength(1);
   });
+
+  it("serializes a list that extends the previous one to exactly JSON.stringify's text", () => {
+    const history: object[] = [{ role: "system", content: "extends" }, { role: "user", content: "one" }];
+    serializeList(history);
+    history.push({ role: "assistant", content: "two" }, { role: "user", content: "three" });
+    expect(serializeList(history)).toBe(JSON.stringify(history));
+  });
+
+  it("serializes a list that differs from the previous one after the first element to its own text", () => {
+    const first = { role: "system", content: "differs" };
+    const kept = [first, { role: "user", content: "kept" }];
+    serializeList([first, { role: "user", content: "dropped" }, { role: "user", content: "later" }]);
+    expect(serializeList(kept)).toBe(JSON.stringify(kept));
+  });
+
+  it("does not take a list changed in place after it was serialized for the text it had", () => {
+    const list: object[] = [{ role: "system", content: "in place" }, { role: "user", content: "before" }];
+    serializeList(list);
+    list[1] = { role: "user", content: "after" };
+    list.push({ role: "user", content: "more" });
+    expect(serializeList(list)).toBe(JSON.stringify(list));
+  });
 });
