@@ -3,8 +3,8 @@
  * Each step: finish any unanswered tool calls (a resumed run) → drain pending input (follow-ups first)
  * → prepareContext → formatMsgForLLM → llmCall → extract → execute → append → again, until a text
  * answer, a terminating batch, an abort, an LLM error or the step limit. Returns the run's one final message.
- * Cost per step is independent of history length: the default context policy walks only what fits the
- * budget, and formatting reuses each message's wire form. Every hook is bounded by the signal and
+ * Cost per step is independent of history length: the default context policy and formatting extend what
+ * they computed at the last step with the messages appended since (history is append-only within a run). Every hook is bounded by the signal and
  * `hookTimeoutMs`; a message is stored (onMessage) before it enters the in-memory history.
  */
 import { budgetContext } from "./context-budget.ts";
