@@ -1,8 +1,9 @@
 /**
  * JSON text of a Chat Completions request body, built from pieces serialized once per wire object.
  * formatMsgForLLM returns each history message as the same object at every step, so a step stringifies
- * only what is new, and a list that extends the last one serialized reuses its joined text. Called by the OpenAI adapter, which hands the text
- * to the SDK as an opaque body. Invariant: the text parses to exactly what JSON.stringify(body) would.
+ * only what is new, and a list that extends the last one serialized reuses its joined text. Called by the
+ * OpenAI adapter, which sends the text as the request body. Invariant: the text parses to exactly what
+ * JSON.stringify(body) would.
  */
 
 /** Wire objects are never changed once formatted (append-only history), so their text can be kept. */
