@@ -36,12 +36,18 @@ const outFile = resolve(outArg >= 0 ? process.argv[outArg + 1]! : join(REPO_ROOT
 
 const SIZES = [10, 100, 1000];
 const WAKE_SIZES = [10, 1000, 10_000];
+/**
+ * Steps per measured turn. The bench client's own requests at a turn's start (the message POST and its
+ * takeResponse long-poll, through wrangler's proxy on the same 2 cores) land on a turn's first two steps
+ * (+1–2 ms p50 there, `npm run bench:ab` by place in the turn); 25-step turns keep them to 2 samples in 25.
+ */
+const STEPS_PER_TURN = 25;
 const PLAN = quick
   ? { coldStarts: 5, warmupSteps: 5, step: { sizes: SIZES, sessionsPerSize: 2, stepsPerRun: 5 }, stepNonStreaming: { sizes: SIZES, sessionsPerSize: 2, stepsPerRun: 5 }, parallelRuns: 3, sseLatencyEvents: 50, load: { sessions: 10, turnsPerSession: 3 }, fanout: { sessions: 20, subscribersPerSession: 10 }, wake: { sizes: WAKE_SIZES, restarts: 1 } }
-  : { coldStarts: 20, warmupSteps: 20, step: { sizes: SIZES, sessionsPerSize: 8, stepsPerRun: 10 }, stepNonStreaming: { sizes: SIZES, sessionsPerSize: 4, stepsPerRun: 10 }, parallelRuns: 20, sseLatencyEvents: 300, load: { sessions: 50, turnsPerSession: 5 }, fanout: { sessions: 100, subscribersPerSession: 10 }, wake: { sizes: WAKE_SIZES, restarts: 3 } };
+  : { coldStarts: 20, warmupSteps: 20, step: { sizes: SIZES, sessionsPerSize: 8, stepsPerRun: STEPS_PER_TURN }, stepNonStreaming: { sizes: SIZES, sessionsPerSize: 8, stepsPerRun: STEPS_PER_TURN }, parallelRuns: 20, sseLatencyEvents: 300, load: { sessions: 50, turnsPerSession: 5 }, fanout: { sessions: 100, subscribersPerSession: 10 }, wake: { sizes: WAKE_SIZES, restarts: 3 } };
 
-/** The step against other runtimes: sessions per runtime, mode and size (each one turn of `steps 10`). */
-const PEERS_PLAN: PeerComparisonOptions = { sizes: [10, 1000], sessionsPerCell: quick ? 2 : 8, stepsPerRun: 10, warmupSteps: quick ? 5 : 20 };
+/** The step against other runtimes: sessions per runtime, mode and size (each one turn of STEPS_PER_TURN steps). */
+const PEERS_PLAN: PeerComparisonOptions = { sizes: [10, 1000], sessionsPerCell: quick ? 2 : 8, stepsPerRun: quick ? 5 : STEPS_PER_TURN, warmupSteps: quick ? 5 : 20 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
