@@ -6,7 +6,7 @@
  * Cost per step: the messages appended since the last step are estimated and added to running totals kept
  * per history array, and the cut is found by bisection, so it does not grow with the length of the history. Storage and the snapshot keep the full history.
  */
-import { markHistoryWindow } from "./history-windows.ts";
+import { markHistoryWindow, markRead, onlyAppendedSince, type ReadProgress } from "./history-windows.ts";
 import type { AgentContext, AgentMessage, AgentState, AgentTool } from "./types.ts";
 
 /** Fits the context windows of current hosted models with room left for the answer. */
@@ -69,24 +69,19 @@ export function estimateToolTokens(tool: AgentTool): number {
  * tokens before each message, and where the user and assistant messages are (cuts fall only on those).
  * Valid while the array keeps the messages it had (append-only); a trim from the front rebuilds them.
  */
-type HistoryTotals = {
+type HistoryTotals = ReadProgress & {
   /** tokensBefore[i]: estimated tokens of messages[0..i); one entry more than messages counted. */
   tokensBefore: number[];
   users: number[];
   assistants: number[];
-  first: AgentMessage | undefined;
-  last: AgentMessage | undefined;
 };
 
 const totalsByHistory = new WeakMap<readonly AgentMessage[], HistoryTotals>();
 
 function totalsOf(messages: readonly AgentMessage[]): HistoryTotals {
   let totals = totalsByHistory.get(messages);
-  const counted = totals ? totals.tokensBefore.length - 1 : 0;
-  // Same first message and same message at the last counted place: only appends happened since.
-  const extendable = totals !== undefined && counted <= messages.length && messages[0] === totals.first && (counted === 0 || messages[counted - 1] === totals.last);
-  if (!extendable || !totals) {
-    totals = { tokensBefore: [0], users: [], assistants: [], first: undefined, last: undefined };
+  if (!totals || !onlyAppendedSince(messages, totals)) {
+    totals = { tokensBefore: [0], users: [], assistants: [], counted: 0, first: undefined, last: undefined };
     totalsByHistory.set(messages, totals);
   }
   const { tokensBefore, users, assistants } = totals;
@@ -96,8 +91,7 @@ function totalsOf(messages: readonly AgentMessage[]): HistoryTotals {
     if (message.role === "user") users.push(i);
     else if (message.role === "assistant") assistants.push(i);
   }
-  totals.first = messages[0];
-  totals.last = messages[messages.length - 1];
+  markRead(totals, messages);
   return totals;
 }
 

@@ -6,7 +6,7 @@
  * once and the same wire object is returned at every later step; for a window of the history marked by the
  * context policy, the wire list itself is kept and extended, so a step's cost does not grow with history.
  */
-import { historyOf } from "./history-windows.ts";
+import { historyOf, markRead, onlyAppendedSince, type ReadProgress } from "./history-windows.ts";
 import type { AgentContext, AgentMessage, AgentTool, ToolResultContent, UserContent } from "./types.ts";
 
 export type ChatContentPart =
@@ -35,22 +35,20 @@ const formattedTools = new WeakMap<AgentTool, ChatTool>();
 
 /**
  * The wire messages of a window of one history, kept per history array: a step formats (or looks up) only
- * the messages appended since the last step, while the window starts at the same message.
+ * the messages appended since the last step, while the window starts at the same message. The session's
+ * system message is kept with it, one object while the prompt is the same, so its JSON is cached too and
+ * the request's message list keeps extending the same first object (request-json.ts).
  */
-type WireWindow = { first: AgentMessage | undefined; last: AgentMessage | undefined; counted: number; wire: ChatMessage[] };
+type WireWindow = ReadProgress & { wire: ChatMessage[]; system?: SystemMessage };
+type SystemMessage = { role: "system"; content: string };
 const wireByHistory = new WeakMap<readonly AgentMessage[], WireWindow>();
 
-/** The last system message sent, reused while the prompt is the same (so its JSON is cached too). */
-let systemMessage: { role: "system"; content: string } | undefined;
-
 export function formatMsgForLLM(context: AgentContext): LlmRequest {
-  let system: ChatMessage[] = [];
-  if (context.systemPrompt) {
-    if (systemMessage?.content !== context.systemPrompt) systemMessage = { role: "system", content: context.systemPrompt };
-    system = [systemMessage];
-  }
+  const history = historyOf(context.messages);
+  const window = history ? wireWindowOf(context.messages, history) : undefined;
+  const wire = window ? window.wire : appendWire([], context.messages, 0);
   // A fresh array every step: a caller may keep an earlier request.
-  const messages = system.concat(wireMessagesOf(context.messages));
+  const messages: ChatMessage[] = context.systemPrompt ? [systemMessageOf(context.systemPrompt, window), ...wire] : [...wire];
   const tools: ChatTool[] = [];
   for (const tool of context.tools.values()) {
     let formatted = formattedTools.get(tool);
@@ -63,21 +61,22 @@ export function formatMsgForLLM(context: AgentContext): LlmRequest {
   return { messages, tools };
 }
 
-function wireMessagesOf(messages: readonly AgentMessage[]): readonly ChatMessage[] {
-  const history = historyOf(messages);
-  if (!history) return appendWire([], messages, 0);
+/** The history's wire window, extended with the messages appended since the last step (rebuilt otherwise). */
+function wireWindowOf(messages: readonly AgentMessage[], history: readonly AgentMessage[]): WireWindow {
   let window = wireByHistory.get(history);
-  const counted = window?.counted ?? 0;
-  // Same start and same message at the last counted place: the window only grew (see history-windows.ts).
-  const grew = window !== undefined && messages[0] === window.first && counted <= messages.length && (counted === 0 || messages[counted - 1] === window.last);
-  if (!grew || !window) {
-    window = { first: messages[0], last: undefined, counted: 0, wire: [] };
+  if (!window || !onlyAppendedSince(messages, window)) {
+    window = { counted: 0, first: undefined, last: undefined, wire: [], ...(window?.system ? { system: window.system } : {}) };
     wireByHistory.set(history, window);
   }
   appendWire(window.wire, messages, window.counted);
-  window.counted = messages.length;
-  window.last = messages[messages.length - 1];
-  return window.wire;
+  markRead(window, messages);
+  return window;
+}
+
+function systemMessageOf(prompt: string, window: WireWindow | undefined): SystemMessage {
+  if (!window) return { role: "system", content: prompt };
+  if (window.system?.content !== prompt) window.system = { role: "system", content: prompt };
+  return window.system;
 }
 
 function appendWire(wire: ChatMessage[], messages: readonly AgentMessage[], from: number): ChatMessage[] {

@@ -19,3 +19,23 @@ export function markHistoryWindow<T extends readonly AgentMessage[]>(window: T, 
 export function historyOf(window: readonly AgentMessage[]): readonly AgentMessage[] | undefined {
   return historyOfWindow.get(window);
 }
+
+/** How far a cache has read an append-only message array: how many it counted, and the first and last of those. */
+export type ReadProgress = { counted: number; first: AgentMessage | undefined; last: AgentMessage | undefined };
+
+/**
+ * True when `messages` is what `progress` read plus appended messages: the same first message and the same
+ * message at the last place counted (history only grows at the end and is trimmed only from the front, so
+ * agreeing at both places means agreeing on everything between).
+ */
+export function onlyAppendedSince(messages: readonly AgentMessage[], progress: ReadProgress): boolean {
+  const { counted } = progress;
+  return counted <= messages.length && messages[0] === progress.first && (counted === 0 || messages[counted - 1] === progress.last);
+}
+
+/** Records that `progress` has now read all of `messages`. */
+export function markRead(progress: ReadProgress, messages: readonly AgentMessage[]): void {
+  progress.counted = messages.length;
+  progress.first = messages[0];
+  progress.last = messages[messages.length - 1];
+}

@@ -21,8 +21,8 @@ export function cachedJson(value: object): string {
 /**
  * The last list serialized that began with a given object, and its text without the closing `]`. A step's
  * message list is the previous step's plus what was appended, so comparing references (cheap) finds the
- * part whose text is already joined. Lists of sessions sharing a first object (the same system message)
- * may replace each other's entry: that costs a full join, never a wrong text.
+ * part whose text is already joined. Each session's requests start with its own system message object
+ * (format-messages.ts); a list whose first object is new each time costs a full join, never a wrong text.
  */
 const lastListByFirst = new WeakMap<object, { items: readonly object[]; open: string }>();
 

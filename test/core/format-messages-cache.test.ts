@@ -83,4 +83,16 @@ describe("formatMsgForLLM across steps", () => {
     requestFor(history);
     expect(first.messages.map((m) => m.content)).toEqual(["You are a test agent.", "one"]);
   });
+
+  it("keeps each session's system message object across steps while the sessions alternate", () => {
+    const sessionA = newState([makeTool("getTime")], [userMessage("a")]);
+    const sessionB = { ...newState([makeTool("getTime")], [userMessage("b")]), systemPrompt: "Another prompt." };
+    const firstA = formatMsgForLLM(budgetContext(sessionA)).messages[0];
+    const firstB = formatMsgForLLM(budgetContext(sessionB)).messages[0];
+    sessionA.messages.push(answer("a2"));
+    sessionB.messages.push(answer("b2"));
+    expect(formatMsgForLLM(budgetContext(sessionA)).messages[0]).toBe(firstA);
+    expect(formatMsgForLLM(budgetContext(sessionB)).messages[0]).toBe(firstB);
+    expect([firstA, firstB].map((m) => m?.content)).toEqual(["You are a test agent.", "Another prompt."]);
+  });
 });
