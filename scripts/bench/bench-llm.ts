@@ -34,8 +34,6 @@ export type StepGap = {
   gapMs: number;
   /** Body size of the request that ended the gap. */
   requestBytes: number;
-  /** When the gap ended, on this process's performance.now() clock (to line it up with a CPU profile). */
-  endedAt: number;
 };
 
 export type BenchLlm = {
@@ -70,7 +68,7 @@ export async function startBenchLlm(): Promise<BenchLlm> {
         lastToolReplyAt.delete(tag);
         const last = messages.at(-1);
         if (repliedAt !== undefined && last?.role === "tool") {
-          gaps.push({ tag, command, history: messages.length, calls: countCallsAfterLastUser(messages, true), gapMs: receivedAt - repliedAt, requestBytes: request.bytes, endedAt: receivedAt });
+          gaps.push({ tag, command, history: messages.length, calls: countCallsAfterLastUser(messages, true), gapMs: receivedAt - repliedAt, requestBytes: request.bytes });
         }
       },
       replied(request, repliedAt) {
