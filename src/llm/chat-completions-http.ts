@@ -36,7 +36,7 @@ export function chatCompletionsEndpoint(baseURL: string | undefined, apiKey: str
 }
 
 /** Sends the request; a non-2xx answer is thrown as an LlmError. */
-export async function postChatCompletions(endpoint: ChatCompletionsEndpoint, body: string, stream: boolean, signal: AbortSignal): Promise<Response> {
+export async function postChatCompletions(endpoint: ChatCompletionsEndpoint, body: Uint8Array | string, stream: boolean, signal: AbortSignal): Promise<Response> {
   // Called unbound: workerd's fetch throws "Illegal invocation" when called as a method of another object.
   const send = endpoint.fetch;
   const response = await send(endpoint.url, {

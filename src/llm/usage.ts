@@ -15,6 +15,7 @@ export function makeUsage(inputTokens: number, outputTokens: number): Usage {
   return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
 }
 
-export function estimateUsage(input: string, output: string): Usage {
-  return makeUsage(estimateTokens(input), estimateTokens(output));
+/** `inputChars`: the length of the request's JSON text (a count, so no caller has to join the text). */
+export function estimateUsage(inputChars: number, output: string): Usage {
+  return makeUsage(Math.ceil(inputChars / CHARS_PER_TOKEN), estimateTokens(output));
 }

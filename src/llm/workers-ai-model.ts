@@ -11,7 +11,7 @@ import { SseParser } from "../wire/sse-parser.ts";
 import { guardAttempt } from "./attempt-guard.ts";
 import { LlmError } from "./llm-error.ts";
 import type { CompletionParts } from "./openai-response.ts";
-import { serializeList } from "./request-json.ts";
+import { listJsonLength } from "./request-json.ts";
 import { llmRetryPolicy, runLlmAttempts } from "./llm-attempts.ts";
 import { estimateUsage } from "./usage.ts";
 import { createWorkersAiStreamAccumulator, readWorkersAiResult } from "./workers-ai-response.ts";
@@ -148,7 +148,7 @@ function toResponse(parts: CompletionParts, request: LlmRequest, model: string):
     api: WORKERS_AI_API,
     provider: "workers-ai",
     model,
-    usage: parts.usage ?? estimateUsage(serializeList(request.messages), output),
+    usage: parts.usage ?? estimateUsage(listJsonLength(request.messages), output),
     stopReason: parts.stopReason,
     timestamp: Date.now(),
   };
