@@ -10,6 +10,7 @@ import { startWranglerDev, type WranglerDev } from "../../support/wrangler-dev.t
 import { startBenchLlm } from "./bench-llm.ts";
 import { createBenchClient, createBenchSession, runTurn, type BenchSession } from "./driver.ts";
 import { createProjectCopy, type ProjectCopy } from "./project-copy.ts";
+import { waitForIdleCpus } from "./settle.ts";
 import { summarize } from "./stats.ts";
 
 const argv = process.argv.slice(2);
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
       await runTurn(session, `steps ${STEPS_PER_TURN}`); // warm
       sides.push({ name: i === 0 ? "this checkout" : other, session });
     }
+    await waitForIdleCpus(); // what seeding left behind (settle.ts) is not the step's
     llm.clear();
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? sides : [...sides].reverse();

@@ -61,6 +61,7 @@ export async function startBenchLlm(): Promise<BenchLlm> {
   let count = 0;
 
   const mock = await startMockOpenAi({
+    keepRequests: false,
     hooks: {
       received(request, receivedAt) {
         const { tag, command, messages } = readRequest(request);

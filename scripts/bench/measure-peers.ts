@@ -12,6 +12,7 @@ import { OURS, startOurs } from "./peers/ours-driver.ts";
 import { startPiAgent } from "./peers/pi-driver.ts";
 import type { PeerRuntime, RuntimeSession, StartedRuntime, StepMode } from "./peers/runtime.ts";
 import type { Headline } from "./report.ts";
+import { waitForIdleCpus } from "./settle.ts";
 import { summarize, type Summary } from "./stats.ts";
 
 export type PeerComparisonOptions = { sizes: number[]; sessionsPerCell: number; stepsPerRun: number; warmupSteps: number };
@@ -77,7 +78,9 @@ export async function measurePeers(runtimes: PeerRuntime[], llm: BenchLlm, optio
   for (let i = 0; i < sessionsPerCell; i++) {
     for (const cell of cells) cell.sessions.push(await cell.runtime.seed(cell.size, tagLabel(cell.runtime, cell.size)));
   }
-  log(`seeded ${cells.length * sessionsPerCell} sessions`);
+  // What seeding left behind (settle.ts: wrangler digesting the seeds' log lines) is not any runtime's step.
+  const settle = await waitForIdleCpus();
+  log(`seeded ${cells.length * sessionsPerCell} sessions; CPUs ${settle.settled ? "idle" : "still busy"} after ${(settle.waitedMs / 1000).toFixed(1)} s`);
   llm.clear();
   for (let round = 0; round < sessionsPerCell; round++) {
     // The order rotates each round, so no runtime or size always runs first or right after another.

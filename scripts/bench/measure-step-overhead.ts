@@ -7,6 +7,7 @@
 import type { AgentClient } from "../../src/client/index.ts";
 import type { BenchLlm } from "./bench-llm.ts";
 import { createBenchSession, runTurn, type BenchSession } from "./driver.ts";
+import { waitForIdleCpus } from "./settle.ts";
 import { summarize, type Summary } from "./stats.ts";
 
 export type StepOverheadOptions = { sizes: number[]; sessionsPerSize: number; stepsPerRun: number };
@@ -30,6 +31,7 @@ export async function measureStepOverhead(client: AgentClient, llm: BenchLlm, op
     }
     sessions.set(size, list);
   }
+  await waitForIdleCpus(); // what seeding left behind (settle.ts) is not the step's
   llm.clear();
   for (let round = 0; round < sessionsPerSize; round++) {
     // The order rotates each round, so no size always runs first (or right after seeding).

@@ -12,6 +12,7 @@ import { startBenchLlm } from "./bench-llm.ts";
 import { createBenchClient, createBenchSession, runTurn } from "./driver.ts";
 import { processCpuSeconds, startCpuProfile, summarizeProfile } from "./inspect-workerd.ts";
 import { createProjectCopy, REPO_ROOT } from "./project-copy.ts";
+import { waitForIdleCpus } from "./settle.ts";
 
 const argv = process.argv.slice(2);
 const flag = (name: string, fallback: number) => {
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
     const session = await createBenchSession(client, ["benchEcho"], "profile");
     await runTurn(session, `seed ${history}`);
     await runTurn(session, `steps ${STEPS_PER_TURN}`); // warm
+    await waitForIdleCpus(); // what seeding left behind (settle.ts) is not the step's
     llm.clear();
     const profiler = profiling ? await startCpuProfile(dev.inspectorPort) : undefined;
     const cpuBefore = processCpuSeconds("workerd", dev.processGroup);
