@@ -28,6 +28,11 @@ export const SCHEMA_STATEMENTS = [
      json TEXT,
      PRIMARY KEY (run_id, tool_call_id)
    )`,
+  // Only a run in progress is ever resumed, so a run's journal rows are dead once its runEnd is stored: they
+  // go in the same statement (and commit) as that row, with no storage call of their own. The journal then
+  // holds at most one run's calls instead of every call the session ever made.
+  `CREATE TRIGGER IF NOT EXISTS journal_cleared_at_run_end AFTER INSERT ON events WHEN NEW.type = 'runEnd'
+   BEGIN DELETE FROM tool_call_journal; END`,
   `CREATE TABLE IF NOT EXISTS approvals (
      tool_call_id TEXT PRIMARY KEY,
      run_id TEXT NOT NULL,

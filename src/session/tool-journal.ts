@@ -11,6 +11,7 @@
  * request because of it. A call's `ended` row matters only until its result message is stored: when that
  * message is queued before the row was written, the row is dropped (a call with a stored result is never
  * looked up again); likewise a `started` row still queued is replaced by the call's `executing` row.
+ * Storing a runEnd deletes every journal row (a trigger, session-schema.ts): the journal is bounded by one run.
  */
 import { fitJson, type AgentToolCall, type AgentToolResult, type ToolCallJournal, type ToolCallJournalEntry } from "../core/index.ts";
 import type { BufferedTable, WriteBuffer } from "./write-buffer.ts";

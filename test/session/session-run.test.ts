@@ -1,3 +1,4 @@
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, createSession, llmRequests, nextResponse, openEvents, script, send } from "./support.ts";
 
@@ -47,5 +48,15 @@ describe("a session run", () => {
     expect(snapshot.messages.map((m) => m.role)).toEqual(["user", "assistant", "toolResult", "toolResult", "assistant"]);
     expect(snapshot.status).toBe("idle");
     await events.cancel();
+  });
+
+  it("keeps no tool-journal rows once a run with tool calls has ended (the journal is bounded by one run)", async () => {
+    const session = await createSession();
+    await script(session, { toolCalls: [{ id: "c1", name: "slowEcho", arguments: { text: "one", ms: 1 } }] }, { toolCalls: [{ id: "c2", name: "slowEcho", arguments: { text: "two", ms: 1 } }] }, { text: "Done." });
+    await send(session, "echo");
+    expect((await nextResponse(session)).content).toEqual([{ type: "text", text: "Done." }]);
+    const stub = env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(session.id));
+    const rows = await runInDurableObject(stub, (_instance, state) => state.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM tool_call_journal`).one().n);
+    expect(rows).toBe(0);
   });
 });

@@ -2,7 +2,8 @@
  * The write buffer and the stores that use it, on a session object's real SQLite storage: rows queued by a
  * step are written together, never lost, visible to every read, published only once stored; the tool
  * journal is keyed by run and its `executing` row is stored before a call that must not run twice may run
- * (an idempotent call's waits for the next flush); the journal's earlier table is migrated.
+ * (an idempotent call's waits for the next flush), and it is emptied when a runEnd is stored; the journal's
+ * earlier table is migrated.
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -169,6 +170,25 @@ describe("the tool journal", () => {
     });
     expect(seen.laterRun).toBeUndefined();
     expect(seen.sameRunResumed).toEqual({ state: "ended", result, isError: false });
+  });
+
+  it("forgets every call once a runEnd is stored, in the same flush, so it never holds more than one run", async () => {
+    const rows = await inSession((sql, buffer) => {
+      const count = () => sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM tool_call_journal`).one().n;
+      const log = new EventLog(sql, buffer, "s");
+      const journal = new SqlToolJournal(sql, buffer, "run-a", false);
+      journal.markStarted("call_1");
+      journal.markExecuting({ type: "function", id: "call_1", name: "slowEcho", arguments: "{}" });
+      journal.markEnded("call_1", result, false);
+      buffer.flush();
+      const duringRun = count();
+      const response = { role: "assistant" as const, content: [], stopReason: "stop" as const, timestamp: 0 };
+      log.append({ type: "runEnd", response, stopReason: "stop" }, "run-a", 0, () => undefined);
+      const beforeFlush = count();
+      buffer.flush();
+      return { duringRun, beforeFlush, afterRunEnd: count() };
+    });
+    expect(rows).toEqual({ duringRun: 1, beforeFlush: 1, afterRunEnd: 0 });
   });
 
   it("has the executing row stored when markExecuting returns, before the tool may run", async () => {
