@@ -4,7 +4,7 @@
  * only what is new. The message list's encoded JSON is kept in a buffer per history and extended in place:
  * a step encodes only the messages it appended and sends a view of that buffer, so no body-sized string
  * or buffer is made per request. (Making one was the step's cost that grew with history: V8 flattens a
- * 250 KB joined string into a new large-object allocation at every fetch, ~0.3–0.5 ms at 1,000 messages,
+ * 250 KB joined string into a new large-object allocation at every fetch, ~0.5 ms at 1,000 messages,
  * where encoding two new messages and viewing the kept bytes costs a few µs.)
  * Invariant: the bytes are the UTF-8 of exactly what JSON.stringify(body) would give.
  */
