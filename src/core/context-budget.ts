@@ -23,7 +23,8 @@ const IMAGE_TOKENS = 1_000;
 // Stored messages and tools never change, so each is estimated once.
 const estimates = new WeakMap<object, number>();
 
-const tokensOf = (chars: number): number => Math.ceil(chars / CHARS_PER_TOKEN);
+/** Tokens for `chars` characters of text or JSON (also the LLM adapters' usage estimate, src/llm/usage.ts). */
+export const tokensOf = (chars: number): number => Math.ceil(chars / CHARS_PER_TOKEN);
 
 export function estimateMessageTokens(message: AgentMessage): number {
   const cached = estimates.get(message);

@@ -38,7 +38,7 @@ export function createOfflineLlmCall(options: OfflineModelOptions = {}): LlmCall
       api: OFFLINE_API,
       provider: OFFLINE_API,
       model: OFFLINE_MODEL,
-      usage: estimateUsage((JSON.stringify(request.messages) + JSON.stringify(request.tools)).length, output),
+      usage: estimateUsage(JSON.stringify(request.messages).length + JSON.stringify(request.tools).length, output),
       stopReason: reply.kind === "text" ? "stop" : "toolUse",
       timestamp: Date.now(),
     };
