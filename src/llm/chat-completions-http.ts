@@ -1,6 +1,6 @@
 /**
  * One HTTP exchange with an OpenAI-compatible Chat Completions endpoint: POST `<baseURL>/chat/completions`
- * with the request's JSON text, then either the parsed completion or the stream's chunks. Used by
+ * with the request's encoded JSON (request-json.ts), then either the parsed completion or the stream's chunks. Used by
  * openai-chat-model.ts, which owns timeouts, retries and accumulation. The wire format is OpenAI's public
  * one (README "LLM endpoints": why this is plain fetch and not the `openai` SDK). Invariants: a non-2xx
  * answer becomes an LlmError naming the status and the server's own message, with any Retry-After it
@@ -36,7 +36,7 @@ export function chatCompletionsEndpoint(baseURL: string | undefined, apiKey: str
 }
 
 /** Sends the request; a non-2xx answer is thrown as an LlmError. */
-export async function postChatCompletions(endpoint: ChatCompletionsEndpoint, body: Uint8Array | string, stream: boolean, signal: AbortSignal): Promise<Response> {
+export async function postChatCompletions(endpoint: ChatCompletionsEndpoint, body: Uint8Array, stream: boolean, signal: AbortSignal): Promise<Response> {
   // Called unbound: workerd's fetch throws "Illegal invocation" when called as a method of another object.
   const send = endpoint.fetch;
   const response = await send(endpoint.url, {
