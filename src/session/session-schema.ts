@@ -2,8 +2,8 @@
  * The AgentSession's SQLite schema. Every table is append-mostly and keyed so that a step touches a
  * constant number of rows: messages and events are appended, queues pop from the front by id. The write
  * buffer writes a flush's rows of several tables in one statement through a view (write-buffer.ts); its
- * triggers are derived from the tables' buffered shapes, so they are compared with the stored ones on
- * every wake and replaced when they differ (an older deployment's, or none yet).
+ * triggers are derived from the tables' buffered shapes. They and the schema's other triggers are compared
+ * with the stored ones on every wake and replaced when they differ (an older deployment's, or none yet).
  */
 import { EVENTS } from "./event-log.ts";
 import { MESSAGES } from "./message-store.ts";
@@ -28,11 +28,6 @@ export const SCHEMA_STATEMENTS = [
      json TEXT,
      PRIMARY KEY (run_id, tool_call_id)
    )`,
-  // Only a run in progress is ever resumed, so a run's journal rows are dead once its runEnd is stored: they
-  // go in the same statement (and commit) as that row, with no storage call of their own. The journal then
-  // holds at most one run's calls instead of every call the session ever made.
-  `CREATE TRIGGER IF NOT EXISTS journal_cleared_at_run_end AFTER INSERT ON events WHEN NEW.type = 'runEnd'
-   BEGIN DELETE FROM tool_call_journal; END`,
   `CREATE TABLE IF NOT EXISTS approvals (
      tool_call_id TEXT PRIMARY KEY,
      run_id TEXT NOT NULL,
@@ -42,6 +37,21 @@ export const SCHEMA_STATEMENTS = [
      expires_at INTEGER NOT NULL
    )`,
 ] as const;
+
+/**
+ * Triggers kept current like the routing view's: compared with the stored definition on every wake and
+ * replaced when it differs, so a changed body reaches sessions created by an older deployment (a
+ * `CREATE TRIGGER IF NOT EXISTS` would keep their old one). Written as SQLite keeps them in sqlite_master.
+ */
+export const DERIVED_TRIGGERS: ReadonlyMap<string, string> = new Map([
+  // Only a run in progress is ever resumed, so a run's journal rows are dead once its runEnd is stored: they
+  // go in the same statement (and commit) as that row, with no storage call of their own. The journal then
+  // holds at most one run's calls instead of every call the session ever made.
+  [
+    "journal_cleared_at_run_end",
+    `CREATE TRIGGER journal_cleared_at_run_end AFTER INSERT ON events WHEN NEW.type = 'runEnd' BEGIN DELETE FROM tool_call_journal; END`,
+  ],
+]);
 
 /** The tables the write buffer may write together through the routing view. */
 export const ROUTED_TABLES: readonly BufferedTable[] = [EVENTS, MESSAGES, JOURNAL];
@@ -53,13 +63,22 @@ const OLD_JOURNAL = "tool_journal";
 export function applySchema(sql: SqlStorage): void {
   // One call for the whole schema: each storage call costs the same whatever it does.
   sql.exec(SCHEMA_STATEMENTS.join(";\n"));
-  // One read tells both what to migrate and whether the routing view and its triggers are current.
+  // One read tells what to migrate and whether the routing view and the derived triggers are current.
+  const derived = [...DERIVED_TRIGGERS.keys()];
   const stored = new Map(
     sql
-      .exec<{ name: string; sql: string }>(`SELECT name, sql FROM sqlite_master WHERE name = ? OR tbl_name = ?`, OLD_JOURNAL, ROUTING_VIEW)
+      .exec<{ name: string; sql: string }>(
+        `SELECT name, sql FROM sqlite_master WHERE name = ? OR tbl_name = ? OR name IN (${derived.map(() => "?").join(", ")})`,
+        OLD_JOURNAL,
+        ROUTING_VIEW,
+        ...derived,
+      )
       .toArray()
       .map((row) => [row.name, row.sql]),
   );
+  const stale = [...DERIVED_TRIGGERS].filter(([name, text]) => stored.get(name) !== text);
+  if (stale.length > 0) sql.exec(stale.flatMap(([name, text]) => [`DROP TRIGGER IF EXISTS ${name}`, text]).join(";\n"));
+  for (const name of derived) stored.delete(name);
   if (stored.has(OLD_JOURNAL)) {
     sql.exec(
       `INSERT OR IGNORE INTO tool_call_journal (run_id, tool_call_id, state, json) SELECT run_id, tool_call_id, state, json FROM ${OLD_JOURNAL}`,

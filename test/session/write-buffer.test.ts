@@ -2,8 +2,8 @@
  * The write buffer and the stores that use it, on a session object's real SQLite storage: rows queued by a
  * step are written together, never lost, visible to every read, published only once stored; the tool
  * journal is keyed by run and its `executing` row is stored before a call that must not run twice may run
- * (an idempotent call's waits for the next flush), and it is emptied when a runEnd is stored; the journal's
- * earlier table is migrated.
+ * (an idempotent call's waits for the next flush), and it is emptied when a runEnd is stored; the schema's
+ * view and triggers are replaced when an older deployment left others; the journal's earlier table is migrated.
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -264,6 +264,21 @@ describe("the tool journal", () => {
       return messages.after(firstMessage).map((m) => m.content[0]);
     });
     expect(written).toEqual([{ type: "text", text: "routed" }]);
+  });
+
+  it("replaces the journal's run-end trigger an older deployment left, so a stored runEnd still empties the journal", async () => {
+    const rows = await inSession((sql, buffer) => {
+      sql.exec(`DROP TRIGGER journal_cleared_at_run_end`);
+      sql.exec(`CREATE TRIGGER journal_cleared_at_run_end AFTER INSERT ON events WHEN NEW.type = 'runEnd' BEGIN SELECT 1; END`);
+      applySchema(sql);
+      const journal = new SqlToolJournal(sql, buffer, "run-a", false);
+      journal.markStarted("call_1");
+      const response = { role: "assistant" as const, content: [], stopReason: "stop" as const, timestamp: 0 };
+      new EventLog(sql, buffer, "s").append({ type: "runEnd", response, stopReason: "stop" }, "run-a", 0, () => undefined);
+      buffer.flush();
+      return sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM tool_call_journal`).one().n;
+    });
+    expect(rows).toBe(0);
   });
 
   it("moves the rows of the journal's earlier table (keyed by call id alone) to the run-keyed one", async () => {
