@@ -2,8 +2,9 @@
  * The benchmark's LLM: the project's zero-latency mock OpenAI server with a handler that scripts tool calls
  * from the session's last user message: `seed H [B]` grows history to H messages with benchEcho batches
  * (of B calls, default 50; the one state kept is each session's history length), `steps K` makes K single benchEcho calls in a row, `parallel N MS` one batch of N benchSleep calls,
- * `stream COUNT SPACING` one benchStream call, `turn` one benchEcho call; each ends with a short text. Its
- * timing taps record each gap between a tool-call reply leaving and the same session's next request arriving.
+ * `stream COUNT SPACING` one benchStream call, `turn` one benchEcho call; each ends with a short text
+ * (`replay`, the step floor's replayed request, gets one benchEcho call every time). Its timing taps record
+ * each gap between a tool-call reply leaving and the same session's next request arriving.
  */
 import { startMockOpenAi, type MockReply, type MockToolCall, type RecordedRequest } from "../../support/mock-openai-server.ts";
 
@@ -39,6 +40,10 @@ export type StepGap = {
 export type BenchLlm = {
   url: string;
   gaps: StepGap[];
+  /** Keeps the newest request body of these sessions (by tag) from now on, for `lastRequestBody`. */
+  watch(tags: Iterable<string>): void;
+  /** The newest request body (parsed) of a watched session, if one has arrived. */
+  lastRequestBody(tag: string): unknown;
   /** Requests answered so far. */
   requestCount(): number;
   /** Drops recorded gaps and requests (between phases, to keep memory flat). */
@@ -59,12 +64,15 @@ export async function startBenchLlm(): Promise<BenchLlm> {
   // replies add: a long session's request carries only the window its context policy sends.
   const historyOf = new Map<string, number>();
   let count = 0;
+  // Only watched sessions' bodies are kept: keeping every 250 KB request would load the mock's heap.
+  const watched = new Map<string, unknown>();
 
   const mock = await startMockOpenAi({
     keepRequests: false,
     hooks: {
       received(request, receivedAt) {
         const { tag, command, messages } = readRequest(request);
+        if (watched.has(tag)) watched.set(tag, request.body);
         const repliedAt = lastToolReplyAt.get(tag);
         lastToolReplyAt.delete(tag);
         const last = messages.at(-1);
@@ -93,13 +101,36 @@ export async function startBenchLlm(): Promise<BenchLlm> {
   return {
     url: mock.url,
     gaps,
+    watch(tags) {
+      for (const tag of tags) if (!watched.has(tag)) watched.set(tag, undefined);
+    },
+    lastRequestBody: (tag) => watched.get(tag),
     requestCount: () => count,
     clear: () => {
       gaps.length = 0;
       mock.requests.length = 0;
+      watched.clear();
     },
     close: () => mock.close(),
   };
+}
+
+/**
+ * A captured request of ours, made the floor's (floor-worker.ts): the same bytes but for the session tag in
+ * its system prompt (so its gaps are told apart) and its last user message, `replay`, which the plan
+ * answers with a step's reply however often it is sent. A gap is recorded only from the second sending of
+ * a tag on (the first has no reply before it), so each replayed series gets a tag of its own.
+ */
+export function floorRequestBody(body: unknown, tag: string): string {
+  const copy = structuredClone(body) as { messages?: WireMessage[] };
+  const messages = copy.messages ?? [];
+  const system = messages[0];
+  if (system?.role !== "system") throw new Error("floorRequestBody: the captured request has no system prompt to tag");
+  system.content = systemPromptFor(tag);
+  const lastUser = messages.findLastIndex((m) => m.role === "user");
+  if (lastUser < 0) throw new Error("floorRequestBody: the captured request has no user message");
+  messages[lastUser]!.content = "replay";
+  return JSON.stringify(copy);
 }
 
 /** A message's text: a string, or the text parts of a content array (how some clients send even plain text). */
@@ -177,6 +208,9 @@ export function planReply(command: string, messages: readonly WireMessage[], his
       return rounds < 1 ? { toolCalls: calls(1, "benchStream", { count: nums[0] ?? 100, spacingMs: nums[1] ?? 0 }) } : done;
     case "turn":
       return rounds < 1 ? { toolCalls: calls(1, "benchEcho", { text: "turn" }) } : done;
+    case "replay":
+      // The floor's replayed request (floorRequestBody) gets a step's reply every time it is sent.
+      return { toolCalls: calls(1, "benchEcho", { text: "step" }) };
     default:
       return done;
   }

@@ -82,7 +82,22 @@ function stepHeadlines(result: StepOverheadResult, label: string, withTargets: b
       ...(withTargets ? { target: { op: "<=" as const, value: STEP_RATIO_TARGET } } : {}),
     },
     { name: `step ratio${label} p95, ${large.history} ÷ ${small.history}`, value: result.ratioP95, unit: "×" },
+    ...floorHeadlines(result, label),
     ...(withTargets ? [{ name: `LLM request body at ${large.history} msgs`, value: Math.round(large.meanRequestBytes / 1024), unit: "KiB" }] : []),
+  ];
+}
+
+/** The step's floor (the same requests replayed by a Durable Object doing nothing else), and the step's growth beside the floor's. */
+function floorHeadlines(result: StepOverheadResult, label: string): Headline[] {
+  if (!result.floor) return [];
+  const small = result.bySize[0]!;
+  const large = result.bySize.at(-1)!;
+  return [
+    ...result.bySize.flatMap((s): Headline[] => (s.floor ? [{ name: `step floor${label} p50, ${s.history} msgs`, value: s.floor.gapMs.p50, unit: "ms" }] : [])),
+    { name: `step floor ratio${label} p50, ${large.history} ÷ ${small.history}`, value: result.floor.ratioP50, unit: "×" },
+    { name: `step growth${label} p50, ${small.history} → ${large.history} msgs`, value: result.floor.stepGrowthMs, unit: "ms" },
+    { name: `step floor growth${label} p50, ${small.history} → ${large.history} msgs`, value: result.floor.floorGrowthMs, unit: "ms" },
+    { name: `step growth${label} beyond the floor's, ${small.history} → ${large.history} msgs`, value: result.floor.excessGrowthMs, unit: "ms" },
   ];
 }
 

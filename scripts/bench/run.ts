@@ -2,7 +2,8 @@
  * `npm run bench`: measures the runtime end to end and reports ratios taken in the same run. Copies the
  * project to a temp dir (bench tools added there only), measures the bundle, starts the bench LLM and
  * `wrangler dev` on 127.0.0.1, runs each measurement through the client SDK, repeats the step measurement
- * on a second `wrangler dev` with streaming off, stops everything it started, prints a table and writes
+ * on a second `wrangler dev` with streaming off (both next to the step floor's Worker, floor-worker.ts),
+ * stops everything it started, prints a table and writes
  * JSON (default bench-results/latest.json). `--quick` runs fewer repetitions; `--out FILE` moves the JSON.
  * Last, the step against other runtimes (measure-peers.ts); `--peers-only` runs just that comparison
  * (JSON default bench-results/peers.json).
@@ -22,6 +23,7 @@ import { measureLoad } from "./measure-load.ts";
 import { measureParallel } from "./measure-parallel.ts";
 import { peerHeadlines, runPeerComparison, type PeerComparisonOptions } from "./measure-peers.ts";
 import { measureSseLatency, measureSseThroughput } from "./measure-sse.ts";
+import { startFloorWorker, type FloorWorker } from "./floor-worker.ts";
 import { measureStepOverhead } from "./measure-step-overhead.ts";
 import { measureStorage } from "./measure-storage.ts";
 import { measureWake } from "./measure-wake.ts";
@@ -44,7 +46,7 @@ const WAKE_SIZES = [10, 1000, 10_000];
 const STEPS_PER_TURN = 25;
 const PLAN = quick
   ? { coldStarts: 5, warmupSteps: 5, step: { sizes: SIZES, sessionsPerSize: 2, stepsPerRun: 5 }, stepNonStreaming: { sizes: SIZES, sessionsPerSize: 2, stepsPerRun: 5 }, parallelRuns: 3, sseLatencyEvents: 50, load: { sessions: 10, turnsPerSession: 3 }, fanout: { sessions: 20, subscribersPerSession: 10 }, wake: { sizes: WAKE_SIZES, restarts: 1 } }
-  : { coldStarts: 20, warmupSteps: 20, step: { sizes: SIZES, sessionsPerSize: 8, stepsPerRun: STEPS_PER_TURN }, stepNonStreaming: { sizes: SIZES, sessionsPerSize: 8, stepsPerRun: STEPS_PER_TURN }, parallelRuns: 20, sseLatencyEvents: 300, load: { sessions: 50, turnsPerSession: 5 }, fanout: { sessions: 100, subscribersPerSession: 10 }, wake: { sizes: WAKE_SIZES, restarts: 3 } };
+  : { coldStarts: 20, warmupSteps: 20, step: { sizes: SIZES, sessionsPerSize: 8, stepsPerRun: STEPS_PER_TURN }, stepNonStreaming: { sizes: SIZES, sessionsPerSize: 8, stepsPerRun: STEPS_PER_TURN }, parallelRuns: 20, sseLatencyEvents: 300, load: { sessions: 50, turnsPerSession: 5 }, fanout: { sessions: 100, subscribersPerSession: 10 }, wake: { sizes: WAKE_SIZES, restarts: 6 } };
 
 /** The step against other runtimes: sessions per runtime, mode and size (each one turn of STEPS_PER_TURN steps). */
 const PEERS_PLAN: PeerComparisonOptions = { sizes: [10, 1000], sessionsPerCell: quick ? 2 : 8, stepsPerRun: quick ? 5 : STEPS_PER_TURN, warmupSteps: quick ? 5 : 20 };
@@ -81,11 +83,13 @@ async function main(): Promise<void> {
   process.once("exit", () => copy.remove());
   let llm: BenchLlm | undefined;
   let dev: WranglerDev | undefined;
+  let floor: FloorWorker | undefined;
   try {
     await timed("context policy per step", reportContextPolicy);
     const bundle = await timed("bundle size", async () => [await measureBundle(copy.dir, false), await measureBundle(copy.dir, true)]);
     copy.addBenchTools();
     llm = await startBenchLlm();
+    floor = await timed("step floor Worker", () => startFloorWorker(llm!.url));
     const devStarted = nowMs();
     const persistTo = join(copy.dir, ".bench-state");
     dev = await timed("wrangler dev", () => startDev(copy.dir, llm!, persistTo));
@@ -94,7 +98,7 @@ async function main(): Promise<void> {
 
     const coldStart = await timed("cold start", () => measureColdStart(client, PLAN.coldStarts));
     await timed("warm-up", () => warmUp(dev!.url, PLAN.warmupSteps));
-    const stepOverhead = await timed("step overhead", () => measureStepOverhead(client, llm!, PLAN.step));
+    const stepOverhead = await timed("step overhead", () => measureStepOverhead(client, llm!, { ...PLAN.step, floor }));
     const storage = await timed("storage per step", () => measureStorage(client, persistTo));
     const parallel = await timed("parallel batch", () => measureParallel(client, llm!, { tools: 8, sleepMs: 100, runs: PLAN.parallelRuns }));
     const sseLatency = await timed("SSE latency", () => measureSseLatency(client, { events: PLAN.sseLatencyEvents, spacingMs: 5 }));
@@ -113,8 +117,10 @@ async function main(): Promise<void> {
 
     dev = await timed("wrangler dev (OPENAI_STREAM=false)", () => startDev(copy.dir, llm!, join(copy.dir, ".bench-state-nostream"), { OPENAI_STREAM: "false" }));
     await warmUp(dev.url, PLAN.warmupSteps);
-    const stepOverheadNonStreaming = await timed("step overhead, non-streaming", () => measureStepOverhead(createBenchClient(dev!.url), llm!, PLAN.stepNonStreaming));
+    const stepOverheadNonStreaming = await timed("step overhead, non-streaming", () => measureStepOverhead(createBenchClient(dev!.url), llm!, { ...PLAN.stepNonStreaming, floor }));
     await dev.stop();
+    await floor.stop();
+    floor = undefined;
     llm.clear();
     const peers = await timed("step against other runtimes", () => runPeerComparison(copy.dir, llm!, PEERS_PLAN, log));
 
@@ -122,6 +128,7 @@ async function main(): Promise<void> {
     writeOutput(buildHeadlines(results), results, { durationS: (nowMs() - started) / 1000, devReadyMs });
   } finally {
     await dev?.stop();
+    await floor?.stop();
     await llm?.close();
     copy.remove();
   }

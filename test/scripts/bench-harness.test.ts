@@ -1,9 +1,11 @@
 /**
- * The pure parts of the benchmark harness (scripts/bench): nearest-rank percentiles, and the bench LLM's
- * plan for seeding history to an exact size and for step runs. The bench itself runs outside `npm test`.
+ * The benchmark harness (scripts/bench): nearest-rank percentiles, the bench LLM's plan for seeding
+ * history to an exact size and for step runs, and how the step's floor gets its requests: a watched
+ * session's request captured by the bench LLM, retagged, and timed as the floor's when sent again. The
+ * bench itself runs outside `npm test`.
  */
-import { describe, expect, it } from "vitest";
-import { planReply, seedText, SEED_TEXT_CHARS, type WireMessage } from "../../scripts/bench/bench-llm.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { floorRequestBody, planReply, seedText, startBenchLlm, systemPromptFor, SEED_TEXT_CHARS, type BenchLlm, type WireMessage } from "../../scripts/bench/bench-llm.ts";
 import { percentile, summarize } from "../../scripts/bench/stats.ts";
 
 /**
@@ -72,5 +74,64 @@ describe("bench LLM plan", () => {
     const history: WireMessage[] = [];
     expect(runCommand("steps 4", history)).toBe(5);
     expect(history.filter((m) => m.role === "tool")).toHaveLength(4);
+  });
+});
+
+describe("the step floor's requests", () => {
+  const captured = {
+    model: "bench-model",
+    messages: [
+      { role: "system", content: systemPromptFor("step1000-a") },
+      { role: "user", content: "steps 25" },
+      { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "benchEcho", arguments: '{"text":"step"}' } }] },
+      { role: "tool", tool_call_id: "call_1", content: "echo step" },
+    ],
+    stream: false,
+  };
+
+  it("answers a replayed request with a step's tool call every time, however many it already made", () => {
+    const history: WireMessage[] = [{ role: "user", content: "replay" }];
+    for (let i = 0; i < 50; i++) history.push({ role: "assistant", content: null, tool_calls: [{}] }, { role: "tool", content: "echo step" });
+    expect(planReply("replay", history).toolCalls).toEqual([{ name: "benchEcho", arguments: { text: "step" } }]);
+  });
+
+  it("keeps a captured request's messages but for the session tag and the command", () => {
+    const replayed = JSON.parse(floorRequestBody(captured, "floor1000-x")) as typeof captured;
+    expect(replayed.messages[0]).toEqual({ role: "system", content: systemPromptFor("floor1000-x") });
+    expect(replayed.messages[1]).toEqual({ role: "user", content: "replay" });
+    expect(replayed.messages.slice(2)).toEqual(captured.messages.slice(2));
+    expect(replayed.stream).toBe(false);
+    expect(captured.messages[0]!.content).toBe(systemPromptFor("step1000-a")); // the capture is left as it was
+  });
+
+  it("refuses a request without a system prompt to tag", () => {
+    expect(() => floorRequestBody({ messages: captured.messages.slice(1) }, "floor-x")).toThrow(/system prompt/);
+  });
+
+  describe("through the bench LLM", () => {
+    let llm: BenchLlm;
+    beforeAll(async () => {
+      llm = await startBenchLlm();
+    });
+    afterAll(() => llm.close());
+    const send = (body: string) => fetch(`${llm.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body }).then((r) => r.json());
+
+    it("keeps the newest request of a watched session only", async () => {
+      const other = { ...captured, messages: [{ role: "system", content: systemPromptFor("unwatched") }, ...captured.messages.slice(1)] };
+      llm.watch(["step1000-a"]);
+      await send(JSON.stringify(captured));
+      await send(JSON.stringify(other));
+      expect(llm.lastRequestBody("step1000-a")).toEqual(captured);
+      expect(llm.lastRequestBody("unwatched")).toBeUndefined();
+    });
+
+    it("times a replayed series under its own tag: one gap per sending after the first", async () => {
+      llm.clear();
+      const body = floorRequestBody(captured, "floor1000-y");
+      for (let i = 0; i < 4; i++) await send(body);
+      const gaps = llm.gaps.filter((g) => g.tag === "floor1000-y");
+      expect(gaps).toHaveLength(3);
+      expect(gaps.every((g) => g.command === "replay" && g.requestBytes === Buffer.byteLength(body))).toBe(true);
+    });
   });
 });
