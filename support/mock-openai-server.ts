@@ -76,11 +76,12 @@ export type MockOpenAiServer = {
 
 /**
  * Timing taps for the benchmark, in `performance.now()` milliseconds of this process. `received` fires
- * once the body is parsed, with the time the request's headers arrived; `replied` fires when the last
- * byte of the reply was handed to the socket.
+ * once the body is parsed, with the times the request's headers and its body's last byte arrived (a large
+ * body arrives in many reads, so the two differ); `replied` fires when the last byte of the reply was
+ * handed to the socket.
  */
 export type MockTimingHooks = {
-  received?: (request: RecordedRequest, receivedAt: number) => void;
+  received?: (request: RecordedRequest, receivedAt: number, bodyReceivedAt: number) => void;
   replied?: (request: RecordedRequest, repliedAt: number) => void;
 };
 
@@ -126,6 +127,7 @@ export async function startMockOpenAi(options: MockServerOptions = {}): Promise<
     }
     let body: MockChatRequest;
     const text = await readBody(req);
+    const bodyReceivedAt = performance.now();
     try {
       body = JSON.parse(text) as MockChatRequest;
     } catch {
@@ -137,7 +139,7 @@ export async function startMockOpenAi(options: MockServerOptions = {}): Promise<
     served += 1;
     const hooks = options.hooks;
     if (hooks?.replied) res.once("finish", () => hooks.replied?.(recorded, performance.now()));
-    hooks?.received?.(recorded, receivedAt);
+    hooks?.received?.(recorded, receivedAt, bodyReceivedAt);
     const reply = script.shift() ?? (handler ? await handler(recorded) : echoReply(body));
     if (reply.delayMs) await waitUnlessClosed(reply.delayMs, res);
     if (res.destroyed) return;

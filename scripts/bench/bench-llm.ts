@@ -31,8 +31,10 @@ export type StepGap = {
   history: number;
   /** How many tool calls the reply before the gap carried. */
   calls: number;
-  /** From the last byte of the tool-call reply to the arrival of the next request, in ms. */
+  /** From the last byte of the tool-call reply to the arrival of the next request (its headers), in ms. */
   gapMs: number;
+  /** From the same last byte to the arrival of the next request's last byte: what an LLM server waits for. */
+  bodyGapMs: number;
   /** Body size of the request that ended the gap. */
   requestBytes: number;
 };
@@ -70,14 +72,14 @@ export async function startBenchLlm(): Promise<BenchLlm> {
   const mock = await startMockOpenAi({
     keepRequests: false,
     hooks: {
-      received(request, receivedAt) {
+      received(request, receivedAt, bodyReceivedAt) {
         const { tag, command, messages } = readRequest(request);
         if (watched.has(tag)) watched.set(tag, request.body);
         const repliedAt = lastToolReplyAt.get(tag);
         lastToolReplyAt.delete(tag);
         const last = messages.at(-1);
         if (repliedAt !== undefined && last?.role === "tool") {
-          gaps.push({ tag, command, history: messages.length, calls: countCallsAfterLastUser(messages, true), gapMs: receivedAt - repliedAt, requestBytes: request.bytes });
+          gaps.push({ tag, command, history: messages.length, calls: countCallsAfterLastUser(messages, true), gapMs: receivedAt - repliedAt, bodyGapMs: bodyReceivedAt - repliedAt, requestBytes: request.bytes });
         }
       },
       replied(request, repliedAt) {

@@ -98,6 +98,11 @@ function floorHeadlines(result: StepOverheadResult, label: string): Headline[] {
     { name: `step growth${label} p50, ${small.history} → ${large.history} msgs`, value: result.floor.stepGrowthMs, unit: "ms" },
     { name: `step floor growth${label} p50, ${small.history} → ${large.history} msgs`, value: result.floor.floorGrowthMs, unit: "ms" },
     { name: `step growth${label} beyond the floor's, ${small.history} → ${large.history} msgs`, value: result.floor.excessGrowthMs, unit: "ms" },
+    ...result.bySize.flatMap((s): Headline[] => [
+      { name: `step to the request's last byte${label} p50, ${s.history} msgs`, value: s.bodyGapMs.p50, unit: "ms" },
+      ...(s.floor ? [{ name: `step floor to the request's last byte${label} p50, ${s.history} msgs`, value: s.floor.bodyGapMs.p50, unit: "ms" }] : []),
+    ]),
+    { name: `step growth${label} beyond the floor's to the request's last byte, ${small.history} → ${large.history} msgs`, value: result.floor.toLastByte.excessGrowthMs, unit: "ms" },
   ];
 }
 

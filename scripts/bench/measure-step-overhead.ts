@@ -22,10 +22,15 @@ type SizeResult = {
   history: number;
   meanHistoryAtSample: number;
   meanRequestBytes: number;
+  /** To the next request's headers (the headline step) and to its last byte (what an LLM server waits for). */
   gapMs: Summary;
+  bodyGapMs: Summary;
   /** The same size's request replayed by the floor Worker: its gaps and request size. */
-  floor?: { meanRequestBytes: number; gapMs: Summary };
+  floor?: { meanRequestBytes: number; gapMs: Summary; bodyGapMs: Summary };
 };
+
+/** How much the step's p50 and the floor's grow from the smallest size to the largest, and the difference. */
+export type Growth = { floorGrowthMs: number; stepGrowthMs: number; excessGrowthMs: number };
 
 export type StepOverheadResult = {
   bySize: SizeResult[];
@@ -35,9 +40,10 @@ export type StepOverheadResult = {
   /**
    * With a floor: its own p50 ratio (largest ÷ smallest size), how much its p50 and the step's grow from the
    * smallest size to the largest, and the step's growth beyond the floor's (what our code adds that grows
-   * with history; a difference of differences, so it carries the noise of all four p50s).
+   * with history; a difference of differences, so it carries the noise of all four p50s); the same growths
+   * measured to the request's last byte.
    */
-  floor?: { ratioP50: number; floorGrowthMs: number; stepGrowthMs: number; excessGrowthMs: number };
+  floor?: Growth & { ratioP50: number; toLastByte: Growth };
 };
 
 type Entry = { kind: "step" | "floor"; size: number };
@@ -78,18 +84,30 @@ export async function measureStepOverhead(client: AgentClient, llm: BenchLlm, op
     const tags = new Set(sessions.get(size)!.map((s) => s.tag));
     const gaps = llm.gaps.filter((g) => tags.has(g.tag) && g.command.startsWith("steps"));
     const mean = (list: typeof gaps, of: (g: (typeof gaps)[number]) => number) => list.reduce((sum, g) => sum + of(g), 0) / Math.max(1, list.length);
-    const result: SizeResult = { history: size, meanHistoryAtSample: mean(gaps, (g) => g.history), meanRequestBytes: Math.round(mean(gaps, (g) => g.requestBytes)), gapMs: summarize(gaps.map((g) => g.gapMs)) };
+    const result: SizeResult = {
+      history: size,
+      meanHistoryAtSample: mean(gaps, (g) => g.history),
+      meanRequestBytes: Math.round(mean(gaps, (g) => g.requestBytes)),
+      gapMs: summarize(gaps.map((g) => g.gapMs)),
+      bodyGapMs: summarize(gaps.map((g) => g.bodyGapMs)),
+    };
     if (!floor) return result;
     const floorGaps = llm.gaps.filter((g) => floorTags.get(size)!.has(g.tag));
-    return { ...result, floor: { meanRequestBytes: Math.round(mean(floorGaps, (g) => g.requestBytes)), gapMs: summarize(floorGaps.map((g) => g.gapMs)) } };
+    return {
+      ...result,
+      floor: { meanRequestBytes: Math.round(mean(floorGaps, (g) => g.requestBytes)), gapMs: summarize(floorGaps.map((g) => g.gapMs)), bodyGapMs: summarize(floorGaps.map((g) => g.bodyGapMs)) },
+    };
   });
   const first = bySize[0]!;
   const last = bySize.at(-1)!;
   const result: StepOverheadResult = { bySize, ratioP50: last.gapMs.p50 / first.gapMs.p50, ratioP95: last.gapMs.p95 / first.gapMs.p95 };
   if (first.floor && last.floor) {
-    const floorGrowthMs = last.floor.gapMs.p50 - first.floor.gapMs.p50;
-    const stepGrowthMs = last.gapMs.p50 - first.gapMs.p50;
-    result.floor = { ratioP50: last.floor.gapMs.p50 / first.floor.gapMs.p50, floorGrowthMs, stepGrowthMs, excessGrowthMs: stepGrowthMs - floorGrowthMs };
+    const growth = (of: (s: { gapMs: Summary; bodyGapMs: Summary }) => Summary): Growth => {
+      const floorGrowthMs = of(last.floor!).p50 - of(first.floor!).p50;
+      const stepGrowthMs = of(last).p50 - of(first).p50;
+      return { floorGrowthMs, stepGrowthMs, excessGrowthMs: stepGrowthMs - floorGrowthMs };
+    };
+    result.floor = { ratioP50: last.floor.gapMs.p50 / first.floor.gapMs.p50, ...growth((s) => s.gapMs), toLastByte: growth((s) => s.bodyGapMs) };
   }
   return result;
 }

@@ -4,6 +4,7 @@
  * session's request captured by the bench LLM, retagged, and timed as the floor's when sent again. The
  * bench itself runs outside `npm test`.
  */
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { floorRequestBody, planReply, seedText, startBenchLlm, systemPromptFor, SEED_TEXT_CHARS, type BenchLlm, type WireMessage } from "../../scripts/bench/bench-llm.ts";
 import { percentile, summarize } from "../../scripts/bench/stats.ts";
@@ -132,6 +133,26 @@ describe("the step floor's requests", () => {
       const gaps = llm.gaps.filter((g) => g.tag === "floor1000-y");
       expect(gaps).toHaveLength(3);
       expect(gaps.every((g) => g.command === "replay" && g.requestBytes === Buffer.byteLength(body))).toBe(true);
+      expect(gaps.every((g) => g.bodyGapMs >= g.gapMs)).toBe(true); // the last byte comes after the headers
+    });
+
+    it("times a request's last byte apart from its headers when its body arrives late", async () => {
+      llm.clear();
+      const body = floorRequestBody(captured, "floor1000-z");
+      await send(body);
+      const split = Math.floor(body.length / 2);
+      await new Promise<void>((resolve, reject) => {
+        const req = request(`${llm.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
+          res.resume();
+          res.on("end", resolve);
+        });
+        req.on("error", reject);
+        req.flushHeaders();
+        req.write(body.slice(0, split));
+        setTimeout(() => req.end(body.slice(split)), 60);
+      });
+      const [gap] = llm.gaps.filter((g) => g.tag === "floor1000-z");
+      expect(gap!.bodyGapMs - gap!.gapMs).toBeGreaterThanOrEqual(50);
     });
   });
 });
