@@ -10,6 +10,7 @@ import type { ChatMessage, ChatTool, LlmRequest } from "../core/format-messages.
 import type { TextContent, ToolCallContent } from "../core/types.ts";
 import { abortedError } from "./llm-error.ts";
 import { planToolCalls } from "./offline-intent.ts";
+import { listJsonLength } from "./request-json.ts";
 import { sleep } from "./retry.ts";
 import { estimateUsage } from "./usage.ts";
 
@@ -38,7 +39,7 @@ export function createOfflineLlmCall(options: OfflineModelOptions = {}): LlmCall
       api: OFFLINE_API,
       provider: OFFLINE_API,
       model: OFFLINE_MODEL,
-      usage: estimateUsage(JSON.stringify(request.messages).length + JSON.stringify(request.tools).length, output),
+      usage: estimateUsage(listJsonLength(request.messages) + listJsonLength(request.tools), output),
       stopReason: reply.kind === "text" ? "stop" : "toolUse",
       timestamp: Date.now(),
     };
