@@ -43,7 +43,7 @@ export const SCHEMA_STATEMENTS = [
  * replaced when it differs, so a changed body reaches sessions created by an older deployment (a
  * `CREATE TRIGGER IF NOT EXISTS` would keep their old one). Written as SQLite keeps them in sqlite_master.
  */
-export const DERIVED_TRIGGERS: ReadonlyMap<string, string> = new Map([
+const KEPT_CURRENT_TRIGGERS: ReadonlyMap<string, string> = new Map([
   // Only a run in progress is ever resumed, so a run's journal rows are dead once its runEnd is stored: they
   // go in the same statement (and commit) as that row, with no storage call of their own. The journal then
   // holds at most one run's calls instead of every call the session ever made.
@@ -63,22 +63,22 @@ const OLD_JOURNAL = "tool_journal";
 export function applySchema(sql: SqlStorage): void {
   // One call for the whole schema: each storage call costs the same whatever it does.
   sql.exec(SCHEMA_STATEMENTS.join(";\n"));
-  // One read tells what to migrate and whether the routing view and the derived triggers are current.
-  const derived = [...DERIVED_TRIGGERS.keys()];
+  // One read tells what to migrate and whether the routing view and the other triggers are current.
+  const keptCurrent = [...KEPT_CURRENT_TRIGGERS.keys()];
   const stored = new Map(
     sql
       .exec<{ name: string; sql: string }>(
-        `SELECT name, sql FROM sqlite_master WHERE name = ? OR tbl_name = ? OR name IN (${derived.map(() => "?").join(", ")})`,
+        `SELECT name, sql FROM sqlite_master WHERE name = ? OR tbl_name = ? OR name IN (${keptCurrent.map(() => "?").join(", ")})`,
         OLD_JOURNAL,
         ROUTING_VIEW,
-        ...derived,
+        ...keptCurrent,
       )
       .toArray()
       .map((row) => [row.name, row.sql]),
   );
-  const stale = [...DERIVED_TRIGGERS].filter(([name, text]) => stored.get(name) !== text);
+  const stale = [...KEPT_CURRENT_TRIGGERS].filter(([name, text]) => stored.get(name) !== text);
   if (stale.length > 0) sql.exec(stale.flatMap(([name, text]) => [`DROP TRIGGER IF EXISTS ${name}`, text]).join(";\n"));
-  for (const name of derived) stored.delete(name);
+  for (const name of keptCurrent) stored.delete(name);
   if (stored.has(OLD_JOURNAL)) {
     sql.exec(
       `INSERT OR IGNORE INTO tool_call_journal (run_id, tool_call_id, state, json) SELECT run_id, tool_call_id, state, json FROM ${OLD_JOURNAL}`,
