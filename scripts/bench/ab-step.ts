@@ -3,13 +3,15 @@
  * against another checkout's (a git worktree with its own change), on one bench LLM, with turns of the two
  * interleaved so the machine's drift falls on both alike. Prints each side's step p50/p95 and the ratio;
  * for judging a change to the step before it lands, where two separate runs differ by more than the change.
+ * Both copies and their Durable Object state live on /dev/shm (project-copy.ts), as in production SQLite
+ * is in-process memory, not a disk that fsyncs every commit.
  */
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startWranglerDev, type WranglerDev } from "../../support/wrangler-dev.ts";
 import { startBenchLlm } from "./bench-llm.ts";
-import { createBenchClient, createBenchSession, runTurn, type BenchSession } from "./driver.ts";
-import { createProjectCopy, type ProjectCopy } from "./project-copy.ts";
+import { benchVars, createBenchClient, createBenchSession, runTurn, streamVars, type BenchSession } from "./driver.ts";
+import { benchScratchRoot, createProjectCopy, type ProjectCopy } from "./project-copy.ts";
 import { waitForIdleCpus } from "./settle.ts";
 import { summarize } from "./stats.ts";
 
@@ -26,6 +28,7 @@ const STEPS_PER_TURN = 25;
 
 async function main(): Promise<void> {
   if (!other || !existsSync(join(other, "src"))) throw new Error("usage: npm run bench:ab -- <other checkout> [--no-stream] [--history N] [--rounds N]");
+  if (benchScratchRoot() !== "/dev/shm") process.stderr.write("bench:ab: no /dev/shm here; state on disk times its fsyncs too\n");
   const copies: ProjectCopy[] = [createProjectCopy(), createProjectCopy(other)];
   process.once("exit", () => copies.forEach((c) => c.remove()));
   const llm = await startBenchLlm();
@@ -37,7 +40,7 @@ async function main(): Promise<void> {
       const dev = await startWranglerDev({
         cwd: copy.dir,
         persistTo: join(copy.dir, ".ab-state"),
-        vars: { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "bench-model", MAX_RETRY_DELAY_MS: "20", OPENAI_STREAM: String(stream) },
+        vars: { ...benchVars(llm.url), ...streamVars(stream) },
       });
       devs.push(dev);
       const session = await createBenchSession(createBenchClient(dev.url), ["benchEcho"], `ab${i}`);
@@ -55,12 +58,6 @@ async function main(): Promise<void> {
     const mode = `${stream ? "streaming" : "non-streaming"}, ${history} messages`;
     for (const [i, side] of sides.entries()) process.stdout.write(`${side.name} (${mode}): p50 ${stats[i]!.p50.toFixed(2)} ms, p95 ${stats[i]!.p95.toFixed(2)} ms, ${stats[i]!.n} steps\n`);
     process.stdout.write(`this ÷ other: p50 ${(stats[0]!.p50 / stats[1]!.p50).toFixed(3)}\n`);
-    // A step that slows as the run goes on shows here: p50 by the step's place in its turn.
-    for (const side of sides) {
-      const gaps = llm.gaps.filter((g) => g.tag === side.session.tag && g.command.startsWith("steps")).map((g) => g.gapMs);
-      const byPlace = [0, 5, 10, 15, 20].map((from) => summarize(gaps.filter((_, i) => i % STEPS_PER_TURN >= from && i % STEPS_PER_TURN < from + 5)).p50.toFixed(2));
-      process.stdout.write(`${side.name}: p50 of steps 1–5, 6–10, …, 21–25 of a turn: ${byPlace.join(" ")} ms\n`);
-    }
   } finally {
     await Promise.all(devs.map((d) => d.stop()));
     await llm.close();

@@ -1,10 +1,11 @@
 /**
  * The benchmark's LLM: the project's zero-latency mock OpenAI server with a handler that scripts tool calls
  * from the session's last user message: `seed H [B]` grows history to H messages with benchEcho batches
- * (of B calls, default 50; the one state kept is each session's history length), `steps K` makes K single benchEcho calls in a row, `parallel N MS` one batch of N benchSleep calls,
- * `stream COUNT SPACING` one benchStream call, `turn` one benchEcho call; each ends with a short text
- * (`replay`, the step floor's replayed request, gets one benchEcho call every time). Its timing taps record
- * each gap between a tool-call reply leaving and the same session's next request arriving.
+ * (of B calls, default 50; the one state kept is each session's history length), `steps K` makes K single
+ * benchEcho calls in a row, `stream COUNT SPACING` one benchStream call, `turn` one benchEcho call; each
+ * ends with a short text.
+ * Its timing taps record each gap between a tool-call reply leaving and the same session's next request
+ * arriving.
  */
 import { startMockOpenAi, type MockReply, type MockToolCall, type RecordedRequest } from "../../support/mock-openai-server.ts";
 
@@ -33,8 +34,6 @@ export type StepGap = {
   calls: number;
   /** From the last byte of the tool-call reply to the arrival of the next request (its headers), in ms. */
   gapMs: number;
-  /** From the same last byte to the arrival of the next request's last byte: what an LLM server waits for. */
-  bodyGapMs: number;
   /** Body size of the request that ended the gap. */
   requestBytes: number;
 };
@@ -42,12 +41,6 @@ export type StepGap = {
 export type BenchLlm = {
   url: string;
   gaps: StepGap[];
-  /** Keeps the newest request body of these sessions (by tag) from now on, for `lastRequestBody`. */
-  watch(tags: Iterable<string>): void;
-  /** The newest request body (parsed) of a watched session, if one has arrived. */
-  lastRequestBody(tag: string): unknown;
-  /** Requests answered so far. */
-  requestCount(): number;
   /** Drops recorded gaps and requests (between phases, to keep memory flat). */
   clear(): void;
   close(): Promise<void>;
@@ -65,21 +58,17 @@ export async function startBenchLlm(): Promise<BenchLlm> {
   // Messages in each session's history (system prompt excluded), counted from what the requests and
   // replies add: a long session's request carries only the window its context policy sends.
   const historyOf = new Map<string, number>();
-  let count = 0;
-  // Only watched sessions' bodies are kept: keeping every 250 KB request would load the mock's heap.
-  const watched = new Map<string, unknown>();
 
   const mock = await startMockOpenAi({
     keepRequests: false,
     hooks: {
-      received(request, receivedAt, bodyReceivedAt) {
+      received(request, receivedAt) {
         const { tag, command, messages } = readRequest(request);
-        if (watched.has(tag)) watched.set(tag, request.body);
         const repliedAt = lastToolReplyAt.get(tag);
         lastToolReplyAt.delete(tag);
         const last = messages.at(-1);
         if (repliedAt !== undefined && last?.role === "tool") {
-          gaps.push({ tag, command, history: messages.length, calls: countCallsAfterLastUser(messages, true), gapMs: receivedAt - repliedAt, bodyGapMs: bodyReceivedAt - repliedAt, requestBytes: request.bytes });
+          gaps.push({ tag, command, history: messages.length, calls: countCallsAfterLastUser(messages, true), gapMs: receivedAt - repliedAt, requestBytes: request.bytes });
         }
       },
       replied(request, repliedAt) {
@@ -89,7 +78,6 @@ export async function startBenchLlm(): Promise<BenchLlm> {
     },
   });
   mock.setHandler((request) => {
-    count += 1;
     const { tag, command, messages } = readRequest(request);
     let history = historyOf.get(tag) ?? 0;
     if (messages.at(-1)?.role === "user") history += 1; // a turn's first request: its user message is new
@@ -103,36 +91,12 @@ export async function startBenchLlm(): Promise<BenchLlm> {
   return {
     url: mock.url,
     gaps,
-    watch(tags) {
-      for (const tag of tags) if (!watched.has(tag)) watched.set(tag, undefined);
-    },
-    lastRequestBody: (tag) => watched.get(tag),
-    requestCount: () => count,
     clear: () => {
       gaps.length = 0;
       mock.requests.length = 0;
-      watched.clear();
     },
     close: () => mock.close(),
   };
-}
-
-/**
- * A captured request of ours, made the floor's (floor-worker.ts): the same bytes but for the session tag in
- * its system prompt (so its gaps are told apart) and its last user message, `replay`, which the plan
- * answers with a step's reply however often it is sent. A gap is recorded only from the second sending of
- * a tag on (the first has no reply before it), so each replayed series gets a tag of its own.
- */
-export function floorRequestBody(body: unknown, tag: string): string {
-  const copy = structuredClone(body) as { messages?: WireMessage[] };
-  const messages = copy.messages ?? [];
-  const system = messages[0];
-  if (system?.role !== "system") throw new Error("floorRequestBody: the captured request has no system prompt to tag");
-  system.content = systemPromptFor(tag);
-  const lastUser = messages.findLastIndex((m) => m.role === "user");
-  if (lastUser < 0) throw new Error("floorRequestBody: the captured request has no user message");
-  messages[lastUser]!.content = "replay";
-  return JSON.stringify(copy);
 }
 
 /** A message's text: a string, or the text parts of a content array (how some clients send even plain text). */
@@ -204,15 +168,10 @@ export function planReply(command: string, messages: readonly WireMessage[], his
     }
     case "steps":
       return rounds < (nums[0] ?? 1) ? { toolCalls: calls(1, "benchEcho", { text: "step" }) } : done;
-    case "parallel":
-      return rounds < 1 ? { toolCalls: calls(nums[0] ?? 8, "benchSleep", { ms: nums[1] ?? 100 }) } : done;
     case "stream":
       return rounds < 1 ? { toolCalls: calls(1, "benchStream", { count: nums[0] ?? 100, spacingMs: nums[1] ?? 0 }) } : done;
     case "turn":
       return rounds < 1 ? { toolCalls: calls(1, "benchEcho", { text: "turn" }) } : done;
-    case "replay":
-      // The floor's replayed request (floorRequestBody) gets a step's reply every time it is sent.
-      return { toolCalls: calls(1, "benchEcho", { text: "step" }) };
     default:
       return done;
   }

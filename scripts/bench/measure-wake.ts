@@ -3,7 +3,7 @@
  * then `wrangler dev` restarted several times on the same state. After each restart every session is
  * woken by its first request (a snapshot), in a rotating order: that request's time is the wake time,
  * and the isolate's JS heap after a garbage collection, before and after, is what the woken session
- * keeps in memory. Also the bytes of a snapshot (what the web page loads) and of the newest history page.
+ * keeps in memory. Also the bytes of a snapshot (what the web page loads).
  */
 import type { AgentClient } from "../../src/client/index.ts";
 import { createBenchSession, nowMs, runTurn, type BenchSession } from "./driver.ts";
@@ -15,7 +15,7 @@ export type RunningDev = { client: AgentClient; url: string; inspectorPort: numb
 
 export type WakeResult = {
   restarts: number;
-  bySize: { history: number; wakeMs: Summary; heapKiB: Summary; snapshotBytes: number; firstPageBytes: number }[];
+  bySize: { history: number; wakeMs: Summary; heapKiB: Summary; snapshotBytes: number }[];
   /** p50 wake time of the largest size ÷ the smallest. */
   wakeRatioP50: number;
   /** Median heap kept by the largest session minus the smallest's (KiB): ~0 when memory is flat in age. */
@@ -50,11 +50,8 @@ export async function measureWake(dev: RunningDev, restart: () => Promise<Runnin
     log(`seeded ${size}`);
   }
   const warm = await createBenchSession(dev.client, ["benchEcho"], "wake-warm");
-  const bytes = new Map<number, { snapshot: number; page: number }>();
-  for (const [size, { handle }] of sessions) {
-    const base = `${dev.url}/v1/sessions/${encodeURIComponent(handle.id)}`;
-    bytes.set(size, { snapshot: await bytesOf(base, handle.key), page: await bytesOf(`${base}/messages`, handle.key) });
-  }
+  const snapshotBytes = new Map<number, number>();
+  for (const [size, { handle }] of sessions) snapshotBytes.set(size, await bytesOf(`${dev.url}/v1/sessions/${encodeURIComponent(handle.id)}`, handle.key));
 
   const wake = new Map<number, number[]>(options.sizes.map((s) => [s, []]));
   const heap = new Map<number, number[]>(options.sizes.map((s) => [s, []]));
@@ -86,8 +83,7 @@ export async function measureWake(dev: RunningDev, restart: () => Promise<Runnin
     history: size,
     wakeMs: summarize(wake.get(size)!),
     heapKiB: summarize(heap.get(size)!),
-    snapshotBytes: bytes.get(size)!.snapshot,
-    firstPageBytes: bytes.get(size)!.page,
+    snapshotBytes: snapshotBytes.get(size)!,
   }));
   const first = bySize[0]!;
   const last = bySize.at(-1)!;

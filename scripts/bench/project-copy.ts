@@ -25,7 +25,7 @@ export type ProjectCopy = {
  * Where the bench keeps copies and `wrangler dev` state: /dev/shm (memory) when there is one. Local
  * Durable Object storage fsyncs its SQLite file at every commit, and a step commits once, so on disk the
  * step would measure the machine's disk (~0.3–0.5 ms per fsync on this VM's, more or less on others)
- * rather than the runtime. Every Workers runtime of the comparison gets the same root (README "Benchmark").
+ * rather than the runtime. Every Workers runtime of the comparison gets the same root (docs/benchmarks.md).
  */
 export function benchScratchRoot(): string {
   try {

@@ -1,6 +1,6 @@
 /**
  * The benchmark's output: the machine it ran on, every result, and the headline figures checked against
- * the issue's targets (report only, never an assertion). Printed as a table; the same data goes to JSON.
+ * the project's targets (report only, never an assertion). Printed as a table; the same data goes to JSON.
  */
 import { readFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";

@@ -1,55 +1,58 @@
 /**
- * `npm run bench`: measures the runtime end to end and reports ratios taken in the same run. Copies the
- * project to a temp dir (bench tools added there only), measures the bundle, starts the bench LLM and
- * `wrangler dev` on 127.0.0.1, runs each measurement through the client SDK, repeats the step measurement
- * on a second `wrangler dev` with streaming off (both next to the step floor's Worker, floor-worker.ts),
- * stops everything it started, prints a table and writes
- * JSON (default bench-results/latest.json). `--quick` runs fewer repetitions; `--out FILE` moves the JSON.
- * Last, the step against other runtimes (measure-peers.ts); `--peers-only` runs just that comparison
- * (JSON default bench-results/peers.json).
+ * `npm run bench [-- --quick] [--peers | --peers-only] [--out FILE]`: measures the runtime end to end and
+ * reports ratios taken in the same run. Copies the project to a temp dir (bench tools added there only),
+ * measures the Worker's bundle and start-up CPU, starts the bench LLM and `wrangler dev` on 127.0.0.1,
+ * runs each measurement through the client SDK, repeats the step with streaming off, stops everything it
+ * started, prints a table and writes JSON (default bench-results/latest.json). `--peers` adds the step and
+ * start-up against other runtimes (the bench/peers package, installed then); `--peers-only` runs just that.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { startWranglerDev, type WranglerDev } from "../../support/wrangler-dev.ts";
 import { startBenchLlm, type BenchLlm } from "./bench-llm.ts";
-import { createBenchClient, createBenchSession, nowMs, runTurn } from "./driver.ts";
-import { buildHeadlines, type BenchResults } from "./headlines.ts";
-import { measureBundle } from "./measure-bundle.ts";
+import { benchVars, createBenchClient, createBenchSession, nowMs, runTurn, streamVars } from "./driver.ts";
+import { buildHeadlines, startupHeadlines, type BenchResults } from "./headlines.ts";
 import { measureColdStart } from "./measure-cold-start.ts";
-import { reportContextPolicy } from "./measure-context-policy.ts";
 import { measureFanout } from "./measure-fanout.ts";
 import { measureLoad } from "./measure-load.ts";
-import { measureParallel } from "./measure-parallel.ts";
-import { peerHeadlines, runPeerComparison, type PeerComparisonOptions } from "./measure-peers.ts";
 import { measureSseLatency, measureSseThroughput } from "./measure-sse.ts";
-import { startFloorWorker, type FloorWorker } from "./floor-worker.ts";
+import { measureStartup } from "./measure-startup.ts";
 import { measureStepOverhead } from "./measure-step-overhead.ts";
 import { measureStorage } from "./measure-storage.ts";
 import { measureWake } from "./measure-wake.ts";
-import { createProjectCopy, REPO_ROOT } from "./project-copy.ts";
+import { loadPeers, type PeersEntry, type PeersPlan, type PeersRun } from "./peers-package.ts";
+import { createProjectCopy, REPO_ROOT, type ProjectCopy } from "./project-copy.ts";
 import { describeMachine, formatTable, meetsTarget, type Headline } from "./report.ts";
 import { round } from "./stats.ts";
 
-const quick = process.argv.includes("--quick");
-const peersOnly = process.argv.includes("--peers-only");
-const outArg = process.argv.indexOf("--out");
-const outFile = resolve(outArg >= 0 ? process.argv[outArg + 1]! : join(REPO_ROOT, "bench-results", peersOnly ? "peers.json" : "latest.json"));
+const USAGE = `usage: npm run bench [-- --quick] [--peers | --peers-only] [--out FILE]
+  --quick       fewer repetitions, for a smoke run
+  --peers       also the step and start-up CPU against the Agents SDK and pi-agent-core (installs bench/peers)
+  --peers-only  just that comparison (JSON default bench-results/peers.json)
+  --out FILE    where the JSON goes (default bench-results/latest.json)
+`;
+const argv = process.argv.slice(2);
+const quick = argv.includes("--quick");
+const peersOnly = argv.includes("--peers-only");
+const withPeers = peersOnly || argv.includes("--peers");
+const outArg = argv.indexOf("--out");
+const outFile = resolve(outArg >= 0 ? argv[outArg + 1]! : join(REPO_ROOT, "bench-results", peersOnly ? "peers.json" : "latest.json"));
 
 const SIZES = [10, 100, 1000];
 const WAKE_SIZES = [10, 1000, 10_000];
 /**
  * Steps per measured turn. The bench client's own requests at a turn's start (the message POST and its
- * takeResponse long-poll, through wrangler's proxy on the same 2 cores) land on a turn's first two steps
- * (+1–2 ms p50 there, `npm run bench:ab` by place in the turn); 25-step turns keep them to 2 samples in 25.
+ * takeResponse long-poll, through wrangler's proxy on the same 2 cores) land on a turn's first two steps;
+ * 25-step turns keep them to 2 samples in 25.
  */
 const STEPS_PER_TURN = 25;
 const PLAN = quick
-  ? { coldStarts: 5, warmupSteps: 5, step: { sizes: SIZES, sessionsPerSize: 2, stepsPerRun: 5 }, stepNonStreaming: { sizes: SIZES, sessionsPerSize: 2, stepsPerRun: 5 }, parallelRuns: 3, sseLatencyEvents: 50, load: { sessions: 10, turnsPerSession: 3 }, fanout: { sessions: 20, subscribersPerSession: 10 }, wake: { sizes: WAKE_SIZES, restarts: 1 } }
-  : { coldStarts: 20, warmupSteps: 20, step: { sizes: SIZES, sessionsPerSize: 8, stepsPerRun: STEPS_PER_TURN }, stepNonStreaming: { sizes: SIZES, sessionsPerSize: 8, stepsPerRun: STEPS_PER_TURN }, parallelRuns: 20, sseLatencyEvents: 300, load: { sessions: 50, turnsPerSession: 5 }, fanout: { sessions: 100, subscribersPerSession: 10 }, wake: { sizes: WAKE_SIZES, restarts: 6 } };
+  ? { coldStarts: 5, startups: 3, warmupSteps: 5, step: { sizes: SIZES, sessionsPerSize: 2, stepsPerRun: 5 }, sseLatencyEvents: 50, load: { sessions: 10, turnsPerSession: 3 }, fanout: { sessions: 20, subscribersPerSession: 10 }, wake: { sizes: WAKE_SIZES, restarts: 1 } }
+  : { coldStarts: 20, startups: 5, warmupSteps: 20, step: { sizes: SIZES, sessionsPerSize: 8, stepsPerRun: STEPS_PER_TURN }, sseLatencyEvents: 300, load: { sessions: 50, turnsPerSession: 5 }, fanout: { sessions: 100, subscribersPerSession: 10 }, wake: { sizes: WAKE_SIZES, restarts: 6 } };
 
 /** The step against other runtimes: sessions per runtime, mode and size (each one turn of STEPS_PER_TURN steps). */
-const PEERS_PLAN: PeerComparisonOptions = { sizes: [10, 1000], sessionsPerCell: quick ? 2 : 8, stepsPerRun: quick ? 5 : STEPS_PER_TURN, warmupSteps: quick ? 5 : 20 };
+const PEERS_PLAN: PeersPlan = { sizes: [10, 1000], sessionsPerCell: quick ? 2 : 8, stepsPerRun: quick ? 5 : STEPS_PER_TURN, warmupSteps: quick ? 5 : 20, startupRuns: PLAN.startups };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
@@ -61,12 +64,8 @@ async function timed<T>(name: string, run: () => Promise<T>): Promise<T> {
   return result;
 }
 
-function startDev(dir: string, llm: BenchLlm, persistTo: string, extraVars: Record<string, string> = {}): Promise<WranglerDev> {
-  return startWranglerDev({
-    cwd: dir,
-    persistTo,
-    vars: { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "bench-model", MAX_RETRY_DELAY_MS: "20", ...extraVars },
-  });
+function startDev(dir: string, llm: BenchLlm, persistTo: string, stream: boolean): Promise<WranglerDev> {
+  return startWranglerDev({ cwd: dir, persistTo, vars: { ...benchVars(llm.url), ...streamVars(stream) } });
 }
 
 /** A session that exercises every path once, so the measured runs meet warm code. */
@@ -76,31 +75,37 @@ async function warmUp(baseUrl: string, steps: number): Promise<void> {
   await runTurn(session, `steps ${steps}`);
 }
 
+const runPeers = (copy: ProjectCopy, llm: BenchLlm, peers: PeersEntry): Promise<PeersRun> =>
+  timed("step against other runtimes", () => (llm.clear(), peers.runPeers(copy.dir, llm, PEERS_PLAN, log)));
+
 async function main(): Promise<void> {
   const started = nowMs();
+  // Installed before anything is measured, so a failed install costs no run.
+  const peers = withPeers ? await loadPeers(log) : undefined;
   const copy = createProjectCopy();
   // Ctrl-C ends the process through wrangler-dev's signal hook; the copy must not outlive it either.
   process.once("exit", () => copy.remove());
   let llm: BenchLlm | undefined;
   let dev: WranglerDev | undefined;
-  let floor: FloorWorker | undefined;
   try {
-    await timed("context policy per step", reportContextPolicy);
-    const bundle = await timed("bundle size", async () => [await measureBundle(copy.dir, false), await measureBundle(copy.dir, true)]);
+    const startup = await timed("start-up CPU and bundle", () => measureStartup(copy.dir, PLAN.startups));
     copy.addBenchTools();
     llm = await startBenchLlm();
-    floor = await timed("step floor Worker", () => startFloorWorker(llm!.url));
+    if (peersOnly) {
+      const peersRun = await runPeers(copy, llm, peers!);
+      const headlines = [...peersRun.headlines, ...startupHeadlines(startup, peersRun.agentsSdkStartup)];
+      return writeOutput(headlines, { peers: peersRun.details, startup }, { durationS: (nowMs() - started) / 1000 });
+    }
     const devStarted = nowMs();
     const persistTo = join(copy.dir, ".bench-state");
-    dev = await timed("wrangler dev", () => startDev(copy.dir, llm!, persistTo));
+    dev = await timed("wrangler dev", () => startDev(copy.dir, llm!, persistTo, true));
     const devReadyMs = nowMs() - devStarted;
     const client = createBenchClient(dev.url);
 
     const coldStart = await timed("cold start", () => measureColdStart(client, PLAN.coldStarts));
     await timed("warm-up", () => warmUp(dev!.url, PLAN.warmupSteps));
-    const stepOverhead = await timed("step overhead", () => measureStepOverhead(client, llm!, { ...PLAN.step, floor }));
+    const stepOverhead = await timed("step overhead", () => measureStepOverhead(client, llm!, PLAN.step));
     const storage = await timed("storage per step", () => measureStorage(client, persistTo));
-    const parallel = await timed("parallel batch", () => measureParallel(client, llm!, { tools: 8, sleepMs: 100, runs: PLAN.parallelRuns }));
     const sseLatency = await timed("SSE latency", () => measureSseLatency(client, { events: PLAN.sseLatencyEvents, spacingMs: 5 }));
     const sseThroughput = await timed("SSE throughput", () => measureSseThroughput(client, { events: 2000, subscribers: 5 }));
     llm.clear();
@@ -109,26 +114,22 @@ async function main(): Promise<void> {
     llm.clear();
     const restart = async () => {
       await dev!.stop();
-      dev = await startDev(copy.dir, llm!, persistTo);
+      dev = await startDev(copy.dir, llm!, persistTo, true);
       return { client: createBenchClient(dev.url), url: dev.url, inspectorPort: dev.inspectorPort };
     };
     const wake = await timed("wake and heap by history length", () => measureWake({ client, url: dev!.url, inspectorPort: dev!.inspectorPort }, restart, PLAN.wake));
     await dev.stop();
 
-    dev = await timed("wrangler dev (OPENAI_STREAM=false)", () => startDev(copy.dir, llm!, join(copy.dir, ".bench-state-nostream"), { OPENAI_STREAM: "false" }));
+    dev = await timed("wrangler dev (LLM_STREAM=false)", () => startDev(copy.dir, llm!, join(copy.dir, ".bench-state-nostream"), false));
     await warmUp(dev.url, PLAN.warmupSteps);
-    const stepOverheadNonStreaming = await timed("step overhead, non-streaming", () => measureStepOverhead(createBenchClient(dev!.url), llm!, { ...PLAN.stepNonStreaming, floor }));
+    const stepOverheadNonStreaming = await timed("step overhead, non-streaming", () => measureStepOverhead(createBenchClient(dev!.url), llm!, PLAN.step));
     await dev.stop();
-    await floor.stop();
-    floor = undefined;
-    llm.clear();
-    const peers = await timed("step against other runtimes", () => runPeerComparison(copy.dir, llm!, PEERS_PLAN, log));
+    const peersRun = peers ? await runPeers(copy, llm, peers) : undefined;
 
-    const results: BenchResults = { stepOverhead, stepOverheadNonStreaming, parallel, sseLatency, sseThroughput, load, fanout, wake, bundle, storage, coldStart, peers };
-    writeOutput(buildHeadlines(results), results, { durationS: (nowMs() - started) / 1000, devReadyMs });
+    const results: BenchResults = { stepOverhead, stepOverheadNonStreaming, sseLatency, sseThroughput, load, fanout, wake, storage, coldStart, startup, ...(peersRun ? { peers: peersRun } : {}) };
+    writeOutput(buildHeadlines(results), { ...results, peers: peersRun?.details }, { durationS: (nowMs() - started) / 1000, devReadyMs });
   } finally {
     await dev?.stop();
-    await floor?.stop();
     await llm?.close();
     copy.remove();
   }
@@ -137,32 +138,19 @@ async function main(): Promise<void> {
 function writeOutput(headlines: Headline[], details: unknown, extra: { durationS: number; devReadyMs?: number }): void {
   const machine = describeMachine();
   // The load average says how far absolute times from a shared machine can be trusted (ratios hold better).
-  const output = { generatedAt: new Date().toISOString(), quick, peersOnly, machine, loadAverage: loadavg().map((l) => round(l)), ...extra, headlines: headlines.map((h) => ({ ...h, met: meetsTarget(h) })), details };
+  const output = { generatedAt: new Date().toISOString(), quick, peers: withPeers, peersOnly, machine, loadAverage: loadavg().map((l) => round(l)), ...extra, headlines: headlines.map((h) => ({ ...h, met: meetsTarget(h) })), details };
   mkdirSync(dirname(outFile), { recursive: true });
   writeFileSync(outFile, `${JSON.stringify(output, null, 2)}\n`);
-  const what = peersOnly ? "bench, step against other runtimes" : "bench";
+  const what = peersOnly ? "bench, against other runtimes" : "bench";
   process.stdout.write(`\nedge-agent ${what}${quick ? " (quick)" : ""}: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}, load ${output.loadAverage.join(" ")}\n\n`);
   process.stdout.write(`${formatTable(headlines)}\n\nJSON: ${outFile} (${extra.durationS.toFixed(0)} s)\n`);
 }
 
-/** `--peers-only`: the comparison alone, on a project copy with the bench tools and the bench LLM. */
-async function mainPeersOnly(): Promise<void> {
-  const started = nowMs();
-  const copy = createProjectCopy();
-  process.once("exit", () => copy.remove());
-  let llm: BenchLlm | undefined;
-  try {
-    copy.addBenchTools();
-    llm = await startBenchLlm();
-    const peers = await timed("step against other runtimes", () => runPeerComparison(copy.dir, llm!, PEERS_PLAN, log));
-    writeOutput(peerHeadlines(peers), { peers }, { durationS: (nowMs() - started) / 1000 });
-  } finally {
-    await llm?.close();
-    copy.remove();
-  }
+if (argv.includes("--help") || argv.includes("-h")) {
+  process.stdout.write(USAGE);
+} else {
+  main().catch((err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  });
 }
-
-(peersOnly ? mainPeersOnly() : main()).catch((err: unknown) => {
-  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exitCode = 1;
-});

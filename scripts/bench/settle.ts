@@ -1,10 +1,7 @@
 /**
  * Waits until the machine's CPUs are idle before a measurement starts. Seeding leaves work behind that is
- * not the step's: the run log writes one line per tool call, so a 1,000-message seed is ~1,000 lines, and
- * wrangler digests them for seconds after the seed's turn has ended (measured: its process used 7.3 ms of
- * CPU per measured step at 1,000 messages right after seeding, 1.3 ms once settled, against 1.8 ms at 10).
- * On two cores that work would be timed as part of the longer sessions' steps. Reads /proc/stat (Linux);
- * elsewhere it returns at once.
+ * not the step's (wrangler digests a seed's ~1,000 log lines for seconds after its turn), and on two cores
+ * it would be timed as part of the longer sessions' steps. Reads /proc/stat (Linux); elsewhere returns at once.
  */
 import { existsSync, readFileSync } from "node:fs";
 

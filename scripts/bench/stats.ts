@@ -33,14 +33,3 @@ export function round(value: number, digits = 2): number {
   const scale = 10 ** digits;
   return Math.round(value * scale) / scale;
 }
-
-export function roundSummary(summary: Summary, digits = 2): Summary {
-  return {
-    n: summary.n,
-    p50: round(summary.p50, digits),
-    p95: round(summary.p95, digits),
-    mean: round(summary.mean, digits),
-    min: round(summary.min, digits),
-    max: round(summary.max, digits),
-  };
-}

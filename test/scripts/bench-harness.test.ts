@@ -1,12 +1,11 @@
 /**
  * The benchmark harness (scripts/bench): nearest-rank percentiles, the bench LLM's plan for seeding
- * history to an exact size and for step runs, and how the step's floor gets its requests: a watched
- * session's request captured by the bench LLM, retagged, and timed as the floor's when sent again. The
- * bench itself runs outside `npm test`.
+ * history to an exact size and for step runs, its timing taps (the step is the gap they record), and the
+ * canonical seeded history the peers (bench/peers) are given. The bench itself runs outside `npm test`.
  */
-import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { floorRequestBody, planReply, seedText, startBenchLlm, systemPromptFor, SEED_TEXT_CHARS, type BenchLlm, type WireMessage } from "../../scripts/bench/bench-llm.ts";
+import { seedHistory } from "../../bench/peers/seed-history.ts";
+import { planReply, seedText, startBenchLlm, systemPromptFor, SEED_TEXT_CHARS, type BenchLlm, type WireMessage } from "../../scripts/bench/bench-llm.ts";
 import { percentile, summarize } from "../../scripts/bench/stats.ts";
 
 /**
@@ -78,81 +77,57 @@ describe("bench LLM plan", () => {
   });
 });
 
-describe("the step floor's requests", () => {
-  const captured = {
-    model: "bench-model",
-    messages: [
-      { role: "system", content: systemPromptFor("step1000-a") },
-      { role: "user", content: "steps 25" },
-      { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "benchEcho", arguments: '{"text":"step"}' } }] },
-      { role: "tool", tool_call_id: "call_1", content: "echo step" },
-    ],
-    stream: false,
-  };
+describe("the canonical seeded history", () => {
+  it("holds exactly the asked number of messages and ends with the final answer", () => {
+    for (const size of [10, 1000]) {
+      const history = seedHistory(size);
+      expect(history).toHaveLength(size);
+      expect(history.at(-1)).toEqual({ role: "assistant", content: "done" });
+    }
+  });
+});
 
-  it("answers a replayed request with a step's tool call every time, however many it already made", () => {
-    const history: WireMessage[] = [{ role: "user", content: "replay" }];
-    for (let i = 0; i < 50; i++) history.push({ role: "assistant", content: null, tool_calls: [{}] }, { role: "tool", content: "echo step" });
-    expect(planReply("replay", history).toolCalls).toEqual([{ name: "benchEcho", arguments: { text: "step" } }]);
+describe("the bench LLM's timing taps", () => {
+  let llm: BenchLlm;
+  beforeAll(async () => {
+    llm = await startBenchLlm();
+  });
+  afterAll(() => llm.close());
+
+  type Reply = { choices: { message: { content: string | null; tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[] } }[] };
+  const send = async (body: string): Promise<Reply> =>
+    (await fetch(`${llm.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body })).json() as Promise<Reply>;
+
+  /** Plays a runtime through `steps 2`: each tool-call reply answered with its result in the next request. */
+  async function runSteps(tag: string): Promise<string[]> {
+    const messages: unknown[] = [{ role: "system", content: systemPromptFor(tag) }, { role: "user", content: "steps 2" }];
+    const bodies: string[] = [];
+    for (;;) {
+      const body = JSON.stringify({ model: "bench-model", messages, stream: false });
+      bodies.push(body);
+      const { message } = (await send(body)).choices[0]!;
+      if (!message.tool_calls?.length) return bodies;
+      messages.push({ role: "assistant", content: null, tool_calls: message.tool_calls });
+      for (const call of message.tool_calls) messages.push({ role: "tool", tool_call_id: call.id, content: "echo step" });
+    }
+  }
+
+  it("records one gap per tool-call reply, ended by the same session's next request", async () => {
+    llm.clear();
+    const bodies = await runSteps("taps-a");
+    expect(bodies).toHaveLength(3);
+    const gaps = llm.gaps.filter((g) => g.tag === "taps-a");
+    expect(gaps.map((g) => [g.command, g.history, g.calls, g.requestBytes])).toEqual([
+      ["steps 2", 3, 1, Buffer.byteLength(bodies[1]!)],
+      ["steps 2", 5, 1, Buffer.byteLength(bodies[2]!)],
+    ]);
+    expect(gaps.every((g) => g.gapMs >= 0 && g.gapMs < 10_000)).toBe(true);
   });
 
-  it("keeps a captured request's messages but for the session tag and the command", () => {
-    const replayed = JSON.parse(floorRequestBody(captured, "floor1000-x")) as typeof captured;
-    expect(replayed.messages[0]).toEqual({ role: "system", content: systemPromptFor("floor1000-x") });
-    expect(replayed.messages[1]).toEqual({ role: "user", content: "replay" });
-    expect(replayed.messages.slice(2)).toEqual(captured.messages.slice(2));
-    expect(replayed.stream).toBe(false);
-    expect(captured.messages[0]!.content).toBe(systemPromptFor("step1000-a")); // the capture is left as it was
-  });
-
-  it("refuses a request without a system prompt to tag", () => {
-    expect(() => floorRequestBody({ messages: captured.messages.slice(1) }, "floor-x")).toThrow(/system prompt/);
-  });
-
-  describe("through the bench LLM", () => {
-    let llm: BenchLlm;
-    beforeAll(async () => {
-      llm = await startBenchLlm();
-    });
-    afterAll(() => llm.close());
-    const send = (body: string) => fetch(`${llm.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body }).then((r) => r.json());
-
-    it("keeps the newest request of a watched session only", async () => {
-      const other = { ...captured, messages: [{ role: "system", content: systemPromptFor("unwatched") }, ...captured.messages.slice(1)] };
-      llm.watch(["step1000-a"]);
-      await send(JSON.stringify(captured));
-      await send(JSON.stringify(other));
-      expect(llm.lastRequestBody("step1000-a")).toEqual(captured);
-      expect(llm.lastRequestBody("unwatched")).toBeUndefined();
-    });
-
-    it("times a replayed series under its own tag: one gap per sending after the first", async () => {
-      llm.clear();
-      const body = floorRequestBody(captured, "floor1000-y");
-      for (let i = 0; i < 4; i++) await send(body);
-      const gaps = llm.gaps.filter((g) => g.tag === "floor1000-y");
-      expect(gaps).toHaveLength(3);
-      expect(gaps.every((g) => g.command === "replay" && g.requestBytes === Buffer.byteLength(body))).toBe(true);
-      expect(gaps.every((g) => g.bodyGapMs >= g.gapMs)).toBe(true); // the last byte comes after the headers
-    });
-
-    it("times a request's last byte apart from its headers when its body arrives late", async () => {
-      llm.clear();
-      const body = floorRequestBody(captured, "floor1000-z");
-      await send(body);
-      const split = Math.floor(body.length / 2);
-      await new Promise<void>((resolve, reject) => {
-        const req = request(`${llm.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
-          res.resume();
-          res.on("end", resolve);
-        });
-        req.on("error", reject);
-        req.flushHeaders();
-        req.write(body.slice(0, split));
-        setTimeout(() => req.end(body.slice(split)), 60);
-      });
-      const [gap] = llm.gaps.filter((g) => g.tag === "floor1000-z");
-      expect(gap!.bodyGapMs - gap!.gapMs).toBeGreaterThanOrEqual(50);
-    });
+  it("keeps sessions apart by the tag in their system prompt", async () => {
+    llm.clear();
+    await Promise.all([runSteps("taps-b"), runSteps("taps-c")]);
+    expect(llm.gaps.filter((g) => g.tag === "taps-b")).toHaveLength(2);
+    expect(llm.gaps.filter((g) => g.tag === "taps-c")).toHaveLength(2);
   });
 });

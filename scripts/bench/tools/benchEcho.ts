@@ -2,7 +2,7 @@
  * benchEcho: the benchmark's cheap tool (copied into a temporary project's tools/ by the bench only, never
  * shipped). Returns its `text` argument at once, so a step's measured cost is the runtime's, not the tool's.
  */
-import type { AgentTool } from "../../../src/core/types.ts";
+import type { AgentTool } from "../../../src/core/index.ts";
 
 export function getTool(): AgentTool {
   return {

@@ -4,7 +4,7 @@
  * probe: each partial leaves an idle stream); with 0 it emits as fast as it can, yielding to the event loop
  * every `yieldEvery` partials so the writes can flow (throughput probe). Each partial carries its index.
  */
-import type { AgentTool } from "../../../src/core/types.ts";
+import type { AgentTool } from "../../../src/core/index.ts";
 
 const DEFAULT_YIELD_EVERY = 50;
 

@@ -1,16 +1,17 @@
 /**
- * The step comparison's peers (scripts/bench/peers): that each is seeded with the same history our Worker
- * gets from `seed N` (what the peer sends back on the wire matches the canonical messages), and that the
- * pi-agent-core driver's steps are recorded by the bench LLM. The Agents SDK's own Worker needs `wrangler
- * dev` and runs only in `npm run bench`; its message translation is checked here through the AI SDK in Node.
+ * The step comparison's peers (this package; `npm test` here, after `npm install`): that each is seeded
+ * with the same history our Worker gets from `seed N` (what the peer sends back on the wire matches the
+ * canonical messages), and that the pi-agent-core driver's steps are recorded by the bench LLM. The Agents
+ * SDK's own Worker needs `wrangler dev` and runs only in `npm run bench -- --peers`; its message
+ * translation is checked here through the AI SDK in Node.
  */
 import { createOpenAI } from "@ai-sdk/openai";
 import { convertToModelMessages, generateText, jsonSchema, tool, type UIMessage } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBenchLlm, type BenchLlm } from "../../scripts/bench/bench-llm.ts";
-import { startPiAgent } from "../../scripts/bench/peers/pi-driver.ts";
-import type { StartedRuntime } from "../../scripts/bench/peers/runtime.ts";
-import { seedHistory, toUiMessages } from "../../scripts/bench/peers/seed-history.ts";
+import { startPiAgent } from "./pi-driver.ts";
+import type { StartedRuntime } from "./runtime.ts";
+import { seedHistory, toUiMessages } from "./seed-history.ts";
 import { startMockOpenAi, type MockOpenAiServer } from "../../support/mock-openai-server.ts";
 
 type Wire = { role?: string; content?: unknown; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string };
@@ -24,16 +25,6 @@ function meaning(messages: readonly unknown[]) {
     answers: m.tool_call_id,
   }));
 }
-
-describe("the canonical seeded history", () => {
-  it("holds exactly the asked number of messages and ends with the final answer", () => {
-    for (const size of [10, 1000]) {
-      const history = seedHistory(size);
-      expect(history).toHaveLength(size);
-      expect(history.at(-1)).toEqual({ role: "assistant", content: "done" });
-    }
-  });
-});
 
 describe("peers seeded with the canonical history", () => {
   let mock: MockOpenAiServer;

@@ -5,7 +5,7 @@
  * (AI SDK UI messages for the Agents SDK, pi-agent-core transcript messages). Called by the peer drivers.
  * Invariant: a translation sends back, on the wire, the same roles, tool calls and texts in the same order.
  */
-import { FINAL_TEXT, planReply, type WireMessage } from "../bench-llm.ts";
+import { FINAL_TEXT, planReply, type WireMessage } from "../../scripts/bench/bench-llm.ts";
 
 export type SeedCall = { id: string; name: string; arguments: string };
 export type SeedMessage =

@@ -6,8 +6,8 @@
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startWranglerDev } from "../../../support/wrangler-dev.ts";
-import { benchScratchRoot } from "../project-copy.ts";
+import { startWranglerDev } from "../../support/wrangler-dev.ts";
+import { benchScratchRoot } from "../../scripts/bench/project-copy.ts";
 import type { TurnResult } from "./agents-sdk/worker.ts";
 import { newTag, type PeerRuntime, type StartedRuntime, type StepMode } from "./runtime.ts";
 import { seedHistory, toUiMessages } from "./seed-history.ts";

@@ -3,7 +3,7 @@
  * own message store) whose turn is the AI SDK's tool loop against the bench LLM through @ai-sdk/openai's
  * Chat Completions model, with the same benchEcho tool. Streaming turns return the UI message stream
  * (AIChatAgent stores its chunks as usual); non-streaming turns use generateText and return the text.
- * Driven over HTTP by scripts/bench/peers/agents-sdk-driver.ts: POST /seed/:name, POST /turn/:name.
+ * Driven over HTTP by bench/peers/agents-sdk-driver.ts: POST /seed/:name, POST /turn/:name.
  */
 import { createOpenAI } from "@ai-sdk/openai";
 import { AIChatAgent } from "@cloudflare/ai-chat";

@@ -6,14 +6,14 @@
  * Runs of all runtimes and sizes are interleaved, in an order that rotates each round, so machine noise
  * falls on all alike. A peer that cannot start is reported with its reason, never silently dropped.
  */
-import type { BenchLlm } from "./bench-llm.ts";
-import { startAgentsSdk } from "./peers/agents-sdk-driver.ts";
-import { OURS, startOurs } from "./peers/ours-driver.ts";
-import { startPiAgent } from "./peers/pi-driver.ts";
-import type { PeerRuntime, RuntimeSession, StartedRuntime, StepMode } from "./peers/runtime.ts";
-import type { Headline } from "./report.ts";
-import { waitForIdleCpus } from "./settle.ts";
-import { summarize, type Summary } from "./stats.ts";
+import type { BenchLlm } from "../../scripts/bench/bench-llm.ts";
+import { startAgentsSdk } from "./agents-sdk-driver.ts";
+import { OURS, startOurs } from "./ours-driver.ts";
+import { startPiAgent } from "./pi-driver.ts";
+import type { PeerRuntime, RuntimeSession, StartedRuntime, StepMode } from "./runtime.ts";
+import type { Headline } from "../../scripts/bench/report.ts";
+import { waitForIdleCpus } from "../../scripts/bench/settle.ts";
+import { summarize, type Summary } from "../../scripts/bench/stats.ts";
 
 export type PeerComparisonOptions = { sizes: number[]; sessionsPerCell: number; stepsPerRun: number; warmupSteps: number };
 
