@@ -4,8 +4,10 @@
  * address Cloudflare's edge puts in CF-Connecting-IP (clients cannot forge it there). Local requests are
  * not limited: on localhost the only client is the owner (and the tests). A missing binding limits nothing.
  */
+import type { MiddlewareHandler } from "hono";
 import { isLocalRequest } from "./access-policy.ts";
 import { ApiError } from "./errors.ts";
+import type { HonoEnv } from "./hono-env.ts";
 
 /** The window of the `simple` limits in wrangler.toml: a refused client may try again after it. */
 export const RATE_LIMIT_PERIOD_SECONDS = 60;
@@ -32,4 +34,12 @@ export async function enforceRateLimit(request: Request, binding: RateLimitBindi
     `Too many requests to ${action} from this client; retry after ${RATE_LIMIT_PERIOD_SECONDS} s`,
     RATE_LIMIT_PERIOD_SECONDS,
   );
+}
+
+/** The limit as route middleware: `binding` names the env's Rate Limiting binding for `action`. */
+export function limitRate(binding: "SESSION_RATE_LIMIT" | "MESSAGE_RATE_LIMIT", action: LimitedAction): MiddlewareHandler<HonoEnv> {
+  return async (c, next) => {
+    await enforceRateLimit(c.req.raw, c.env[binding], action);
+    await next();
+  };
 }
