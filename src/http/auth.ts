@@ -12,7 +12,8 @@ export function newSessionId(): string {
   return `s_${base64Url(crypto.getRandomValues(new Uint8Array(16)))}`;
 }
 
-export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{1,100}$/;
+/** The shape newSessionId issues: `s_` and the base64url of 16 random bytes (22 characters, no padding). */
+export const SESSION_ID_PATTERN = /^s_[A-Za-z0-9_-]{22}$/;
 
 /** A bearer token from the Authorization header, else `?key=` (EventSource cannot send headers). */
 export function readPresentedKey(request: Request): string | undefined {
