@@ -17,6 +17,8 @@ export type AppEnv = Omit<Env, SecretName> &
     /** getWeather's upstreams, pointed at local servers by tests. */
     WEATHER_API_BASE_URL?: string;
     GEOCODING_API_BASE_URL?: string;
+    /** "true" only under `npm start`/`npm run dev` (`--var LOCAL_DEV:true`): the Worker is local (access-policy.ts). */
+    LOCAL_DEV?: string;
     /** JSON `[{name, url, headers?, requireApproval?}]`: remote MCP servers whose tools sessions may use. */
     MCP_SERVERS?: string;
   };

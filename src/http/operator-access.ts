@@ -1,12 +1,12 @@
 /**
  * Who is the operator: the caller presenting API_TOKEN, or, when no token is configured, anyone on a
- * local request. Used by the tool routes and /mcp. A deployed Worker without API_TOKEN has
+ * local Worker (LOCAL_DEV). Used by the tool routes and /mcp. A deployed Worker without API_TOKEN has
  * no operator at all, so its operator routes refuse everyone with a 403 that says what to set.
  */
 import type { Context } from "hono";
 import { secretMatches } from "../credentials.ts";
-import { checkApiToken, isLocalRequest } from "./access-policy.ts";
-import { readPresentedKey } from "./auth.ts";
+import { checkApiToken, isLocalWorker } from "./access-policy.ts";
+import { readBearer } from "./auth.ts";
 import { ApiError } from "./errors.ts";
 import type { HonoEnv } from "./hono-env.ts";
 
@@ -14,7 +14,7 @@ import type { HonoEnv } from "./hono-env.ts";
 export async function requireApiToken(c: Context<HonoEnv>): Promise<void> {
   const token = c.env.API_TOKEN?.trim();
   if (token) return checkApiToken(c.req.raw, token);
-  if (!isLocalRequest(c.req.url)) {
+  if (!isLocalWorker(c.env)) {
     throw new ApiError(403, "forbidden", "Operator routes of a deployed Worker need API_TOKEN: set it with `wrangler secret put API_TOKEN`");
   }
 }
@@ -22,8 +22,8 @@ export async function requireApiToken(c: Context<HonoEnv>): Promise<void> {
 /** Whether the caller is the operator, for routes that answer everyone but show the operator more. A wrong token is refused. */
 export async function isOperator(c: Context<HonoEnv>): Promise<boolean> {
   const token = c.env.API_TOKEN?.trim();
-  if (!token) return isLocalRequest(c.req.url);
-  const presented = readPresentedKey(c.req.raw);
+  if (!token) return isLocalWorker(c.env);
+  const presented = readBearer(c.req.raw);
   if (presented === undefined) return false;
   if (!(await secretMatches(presented, token))) throw new ApiError(403, "forbidden", "Invalid API token");
   return true;

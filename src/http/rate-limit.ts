@@ -2,10 +2,10 @@
  * Per-client limits on creating sessions and sending messages, through the Workers Rate Limiting binding
  * (`[[ratelimits]]` in wrangler.toml; simulated by wrangler dev and the vitest plugin). The client is the
  * address Cloudflare's edge puts in CF-Connecting-IP (clients cannot forge it there). Local requests are
- * not limited: on localhost the only client is the owner (and the tests). A missing binding limits nothing.
+ * not limited under LOCAL_DEV: there the only client is the owner (and the tests). A missing binding limits nothing.
  */
 import type { MiddlewareHandler } from "hono";
-import { isLocalRequest } from "./access-policy.ts";
+import { isLocalWorker } from "./access-policy.ts";
 import { ApiError } from "./errors.ts";
 import type { HonoEnv } from "./hono-env.ts";
 
@@ -24,8 +24,8 @@ export function clientKey(request: Request): string {
 }
 
 /** Throws a 429 with Retry-After when this client used up its allowance for `action`. */
-export async function enforceRateLimit(request: Request, binding: RateLimitBinding | undefined, action: LimitedAction): Promise<void> {
-  if (!binding || isLocalRequest(request.url)) return;
+export async function enforceRateLimit(request: Request, env: { LOCAL_DEV?: string | undefined }, binding: RateLimitBinding | undefined, action: LimitedAction): Promise<void> {
+  if (!binding || isLocalWorker(env)) return;
   const { success } = await binding.limit({ key: `${action}:${clientKey(request)}` });
   if (success) return;
   throw new ApiError(
@@ -39,7 +39,7 @@ export async function enforceRateLimit(request: Request, binding: RateLimitBindi
 /** The limit as route middleware: `binding` names the env's Rate Limiting binding for `action`. */
 export function limitRate(binding: "SESSION_RATE_LIMIT" | "MESSAGE_RATE_LIMIT", action: LimitedAction): MiddlewareHandler<HonoEnv> {
   return async (c, next) => {
-    await enforceRateLimit(c.req.raw, c.env[binding], action);
+    await enforceRateLimit(c.req.raw, c.env, c.env[binding], action);
     await next();
   };
 }

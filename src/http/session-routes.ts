@@ -22,7 +22,7 @@ import { settle } from "./failure-status.ts";
 import type { HonoEnv } from "./hono-env.ts";
 import { limitRate } from "./rate-limit.ts";
 import { approvalBody, createSessionBody, messageBody, messagePageQuery, settingsBody, waitQuery } from "./schemas.ts";
-import { sessionKey, sessionStub } from "./session-stub.ts";
+import { eventsKey, sessionKey, sessionStub } from "./session-stub.ts";
 import { jsonBody, noBody, queryOf, sessionParam, toolCallParams } from "./validation.ts";
 
 export const sessionRoutes = new Hono<HonoEnv>();
@@ -97,7 +97,7 @@ sessionRoutes.get("/v1/sessions/:id/responses/next", sessionParam, queryOf(waitQ
 
 sessionRoutes.get("/v1/sessions/:id/events", sessionParam, async (c) => {
   const afterSeq = parseLastEventId(c.req.raw);
-  return bridgeEvents(sessionStub(c.env, c.req.valid("param").id), sessionKey(c), afterSeq);
+  return bridgeEvents(sessionStub(c.env, c.req.valid("param").id), eventsKey(c), afterSeq);
 });
 
 sessionRoutes.post("/v1/sessions/:id/continue", sessionParam, noBody, async (c) =>

@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import type { AgentSession } from "../session/agent-session.ts";
-import { readPresentedKey } from "./auth.ts";
+import { readBearer, readEventsKey } from "./auth.ts";
 import type { HonoEnv } from "./hono-env.ts";
 
 export function sessionStub(env: HonoEnv["Bindings"], id: string): DurableObjectStub<AgentSession> {
@@ -13,4 +13,7 @@ export function sessionStub(env: HonoEnv["Bindings"], id: string): DurableObject
 }
 
 /** The session key of a request: the bearer header. */
-export const sessionKey = (c: Context<HonoEnv>): string | undefined => readPresentedKey(c.req.raw);
+export const sessionKey = (c: Context<HonoEnv>): string | undefined => readBearer(c.req.raw);
+
+/** The session key of the events route, which also takes `?key=` (auth.ts). */
+export const eventsKey = (c: Context<HonoEnv>): string | undefined => readEventsKey(c.req.raw);
