@@ -4,11 +4,10 @@
  * tools, mcp. Every failure leaves as `{error:{code,message}}` with its status; unexpected faults are
  * 500s with no internals leaked.
  */
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
-import { readList } from "../env-vars.ts";
 import { chatRoutes } from "./chat-routes.ts";
 import { allowedOrigin } from "./cors-policy.ts";
 import { ApiError, errorResponse } from "./errors.ts";
@@ -20,27 +19,20 @@ import { toolRoutes } from "./tool-routes.ts";
 
 export const app = new Hono<HonoEnv>();
 
-app.use("/v1/*", async (c, next) => {
-  return cors({
+/**
+ * One CORS policy for every route (cors-policy.ts): the Worker's own origin unless CORS_ORIGINS says
+ * otherwise. The MCP transport's own headers are allowed too, for browser MCP clients (the Inspector).
+ */
+const corsPolicy: MiddlewareHandler<HonoEnv> = async (c, next) =>
+  cors({
     origin: (origin) => allowedOrigin(origin, c.req.url, c.env.CORS_ORIGINS),
-    allowHeaders: ["Authorization", "Content-Type", "Last-Event-ID"],
+    allowHeaders: ["Authorization", "Content-Type", "Last-Event-ID", "Accept", "Mcp-Session-Id", "Mcp-Protocol-Version"],
     allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
-    exposeHeaders: ["Retry-After"],
+    exposeHeaders: ["Retry-After", "Mcp-Session-Id", "Mcp-Protocol-Version"],
     maxAge: 600,
   })(c, next);
-});
-
-// MCP clients in a browser (e.g. the MCP Inspector) send and read the transport's own headers.
-app.use("/mcp", async (c, next) => {
-  const origins = readList(c.env.CORS_ORIGINS);
-  return cors({
-    origin: origins.length > 0 ? origins : "*",
-    allowHeaders: ["Authorization", "Content-Type", "Accept", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-ID"],
-    allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
-    exposeHeaders: ["Mcp-Session-Id", "Mcp-Protocol-Version"],
-    maxAge: 600,
-  })(c, next);
-});
+app.use("/v1/*", corsPolicy);
+app.use("/mcp", corsPolicy);
 
 const limitBody = bodyLimit({
   maxSize: MAX_BODY_BYTES,

@@ -156,3 +156,27 @@ describe("credentials in URLs", () => {
     await events.body?.cancel();
   });
 });
+
+describe("one CORS policy for every route", () => {
+  const preflight = (origin: string) => ({ method: "OPTIONS", headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type" } });
+  const simplePost = (origin: string) => ({ method: "POST", headers: { origin, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+
+  it("gives a foreign origin no CORS grant on /mcp or /v1 when CORS_ORIGINS is empty, even locally", async () => {
+    const call = at("http://localhost:8787", { CORS_ORIGINS: "", LOCAL_DEV: "true" });
+    for (const path of ["/mcp", "/v1/sessions"]) {
+      expect((await call(path, preflight("https://evil.example"))).headers.get("access-control-allow-origin"), path).toBeNull();
+      expect((await call(path, simplePost("https://evil.example"))).headers.get("access-control-allow-origin"), path).toBeNull();
+      expect((await call(path, preflight("http://localhost:8787"))).headers.get("access-control-allow-origin"), path).toBe("http://localhost:8787");
+    }
+  });
+
+  it("reads CORS_ORIGINS the same way on /mcp and /v1: a list, or \"*\" for every origin", async () => {
+    const listed = at(DEPLOYED, { CORS_ORIGINS: "https://good.example" });
+    const star = at(DEPLOYED, { CORS_ORIGINS: "*" });
+    for (const path of ["/mcp", "/v1/sessions"]) {
+      expect((await listed(path, preflight("https://good.example"))).headers.get("access-control-allow-origin"), path).toBe("https://good.example");
+      expect((await listed(path, preflight("https://evil.example"))).headers.get("access-control-allow-origin"), path).toBeNull();
+      expect((await star(path, preflight("https://any.example"))).headers.get("access-control-allow-origin"), path).toBe("*");
+    }
+  });
+});
