@@ -8,7 +8,7 @@
 import { secretMatches } from "../credentials.ts";
 import { readFlag } from "../env-vars.ts";
 import { readBearer } from "./auth.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError, WrongCredential } from "./errors.ts";
 
 export type AccessEnv = { API_TOKEN?: string | undefined; ALLOW_ANONYMOUS_SESSIONS?: string | undefined; LOCAL_DEV?: string | undefined };
 
@@ -38,5 +38,5 @@ export async function checkSessionCreation(request: Request, env: AccessEnv): Pr
 export async function checkApiToken(request: Request, token: string): Promise<void> {
   const presented = readBearer(request);
   if (!presented) throw new ApiError(401, "unauthorized", "This route needs the API token (Authorization: Bearer <API_TOKEN>)");
-  if (!(await secretMatches(presented, token))) throw new ApiError(403, "forbidden", "Invalid API token");
+  if (!(await secretMatches(presented, token))) throw new WrongCredential("Invalid API token");
 }

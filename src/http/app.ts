@@ -10,7 +10,8 @@ import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import { chatRoutes } from "./chat-routes.ts";
 import { allowedOrigin } from "./cors-policy.ts";
-import { ApiError, errorResponse } from "./errors.ts";
+import { ApiError, errorResponse, WrongCredential } from "./errors.ts";
+import { countWrongCredential, refuseGuessers } from "./rate-limit.ts";
 import type { HonoEnv } from "./hono-env.ts";
 import { mcpRoutes } from "./mcp-routes.ts";
 import { MAX_BODY_BYTES } from "./schemas.ts";
@@ -43,7 +44,11 @@ const limitBody = bodyLimit({
 app.use("/v1/*", limitBody);
 app.use("/mcp", limitBody);
 
-app.onError((err, c) => {
+app.use("/v1/*", refuseGuessers);
+app.use("/mcp", refuseGuessers);
+
+app.onError(async (err, c) => {
+  if (err instanceof WrongCredential) return errorResponse(await countWrongCredential(c, err));
   if (err instanceof ApiError) return errorResponse(err);
   // hono/validator's one own refusal: a JSON Content-Type whose body does not parse.
   if (err instanceof HTTPException && err.status === 400) return errorResponse(new ApiError(400, "bad_request", "Body is not valid JSON"));

@@ -9,13 +9,14 @@ import { UI_MESSAGE_STREAM_HEADERS, uiMessageStream } from "../chat/chat-stream.
 import { ApiError } from "./errors.ts";
 import { settle } from "./failure-status.ts";
 import type { HonoEnv } from "./hono-env.ts";
+import { limitRate } from "./rate-limit.ts";
 import { chatBody } from "./schemas.ts";
 import { sessionKey, sessionStub } from "./session-stub.ts";
 import { jsonBody, sessionParam } from "./validation.ts";
 
 export const chatRoutes = new Hono<HonoEnv>();
 
-chatRoutes.post("/v1/sessions/:id/chat", sessionParam, jsonBody(chatBody), async (c) => {
+chatRoutes.post("/v1/sessions/:id/chat", sessionParam, limitRate("MESSAGE_RATE_LIMIT", "send a message"), jsonBody(chatBody), async (c) => {
   const stub = sessionStub(c.env, c.req.valid("param").id);
   const key = sessionKey(c);
   const request = readChatRequest(c.req.valid("json").messages);

@@ -4,7 +4,7 @@
  * The table is exhaustive over SessionFailureReason, so a new reason cannot go unmapped.
  */
 import type { SessionFailure, SessionFailureReason, SessionResult } from "../session/session-result.ts";
-import { ApiError, type ApiErrorCode } from "./errors.ts";
+import { ApiError, WrongCredential, type ApiErrorCode } from "./errors.ts";
 
 type HttpAnswer = { status: number; code: ApiErrorCode; retryAfterSeconds?: number };
 
@@ -27,6 +27,7 @@ export const FAILURE_STATUS = {
 export function settle<R extends SessionResult<unknown>>(result: R): Extract<R, { ok: true }>["value"] {
   if (result.ok) return result.value as Extract<R, { ok: true }>["value"];
   const failure = result as SessionFailure;
+  if (failure.reason === "wrong_key") throw new WrongCredential(failure.message);
   const answer: HttpAnswer = FAILURE_STATUS[failure.reason];
   throw new ApiError(answer.status, answer.code, failure.message, answer.retryAfterSeconds);
 }

@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import { secretMatches } from "../credentials.ts";
 import { checkApiToken, isLocalWorker } from "./access-policy.ts";
 import { readBearer } from "./auth.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError, WrongCredential } from "./errors.ts";
 import type { HonoEnv } from "./hono-env.ts";
 
 /** Throws the 401/403 for a caller that is not the operator. */
@@ -25,6 +25,6 @@ export async function isOperator(c: Context<HonoEnv>): Promise<boolean> {
   if (!token) return isLocalWorker(c.env);
   const presented = readBearer(c.req.raw);
   if (presented === undefined) return false;
-  if (!(await secretMatches(presented, token))) throw new ApiError(403, "forbidden", "Invalid API token");
+  if (!(await secretMatches(presented, token))) throw new WrongCredential("Invalid API token");
   return true;
 }

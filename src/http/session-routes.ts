@@ -100,7 +100,7 @@ sessionRoutes.get("/v1/sessions/:id/events", sessionParam, async (c) => {
   return bridgeEvents(sessionStub(c.env, c.req.valid("param").id), eventsKey(c), afterSeq);
 });
 
-sessionRoutes.post("/v1/sessions/:id/continue", sessionParam, noBody, async (c) =>
+sessionRoutes.post("/v1/sessions/:id/continue", sessionParam, limitRate("MESSAGE_RATE_LIMIT", "send a message"), noBody, async (c) =>
   c.json(settle(await sessionStub(c.env, c.req.valid("param").id).continueRun(sessionKey(c))), 202),
 );
 

@@ -117,6 +117,51 @@ describe("rate limits (Workers Rate Limiting binding)", () => {
     expect(JSON.stringify(snapshot.messages)).not.toContain('"m3"');
   });
 
+  it("limits /chat and /continue with the message allowance too", async () => {
+    const ip = { "cf-connecting-ip": "203.0.113.50" };
+    const created = (await (await at(DEPLOYED)("/v1/sessions", { method: "POST", headers: ip })).json()) as { id: string; key: string };
+    const call = at(DEPLOYED, tight);
+    const auth = { ...ip, authorization: `Bearer ${created.key}` };
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await call(`/v1/sessions/${created.id}/continue`, { method: "POST", headers: auth })).status);
+    const chat = await call(`/v1/sessions/${created.id}/chat`, json({ messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }] }, auth));
+    statuses.push(chat.status);
+    // The first /continue finds nothing to continue (409); all three count, so /chat is the fourth.
+    expect(statuses).toEqual([409, 409, 409, 429]);
+  });
+
+  it("keys an IPv6 client on its /64 and an IPv4 client on its full address", async () => {
+    const call = at(DEPLOYED, tight);
+    const create = (ip: string) => call("/v1/sessions", { method: "POST", headers: { "cf-connecting-ip": ip } });
+    const sameBlock = ["2001:db8:7:1::1", "2001:db8:7:1:ffff::2", "2001:0db8:0007:0001:0:0:0:3", "[2001:db8:7:1::4]"];
+    expect(await Promise.all(sameBlock.map(async (ip) => (await create(ip)).status))).toEqual([201, 201, 201, 429]);
+    expect((await create("2001:db8:7:2::1")).status).toBe(201);
+    for (let i = 0; i < 3; i++) expect((await create("198.51.100.7")).status).toBe(201);
+    expect((await create("198.51.100.8")).status).toBe(201);
+  });
+
+  it("counts wrong API tokens per client and then refuses that client's tokens, even the right one", async () => {
+    const call = at(DEPLOYED, { ...tight, ...locked, API_TOKEN: "owner-token" });
+    const attempt = (ip: string, token: string) => call("/v1/sessions", { method: "POST", headers: { "cf-connecting-ip": ip, authorization: `Bearer ${token}` } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await attempt("203.0.113.60", `guess-${i}`)).status);
+    expect(statuses).toEqual([403, 403, 403, 429]);
+    const right = await attempt("203.0.113.60", "owner-token");
+    expect(right.status).toBe(429);
+    expect(right.headers.get("retry-after")).toBe(String(RATE_LIMIT_PERIOD_SECONDS));
+    expect((await attempt("203.0.113.61", "owner-token")).status).toBe(201);
+  });
+
+  it("counts wrong session keys per client", async () => {
+    const created = (await (await at(DEPLOYED)("/v1/sessions", { method: "POST" })).json()) as { id: string; key: string };
+    const call = at(DEPLOYED, tight);
+    const read = (key: string) => call(`/v1/sessions/${created.id}`, { headers: { "cf-connecting-ip": "203.0.113.70", authorization: `Bearer ${key}` } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await read(`sk_wrong${i}`)).status);
+    expect(statuses).toEqual([403, 403, 403, 429]);
+    expect((await read(created.key)).status).toBe(429);
+  });
+
   it("does not limit requests under LOCAL_DEV", async () => {
     const call = at("http://localhost:8787", { ...tight, ...local });
     for (let i = 0; i < 5; i++) expect((await call("/v1/sessions", { method: "POST", headers: { "cf-connecting-ip": "203.0.113.40" } })).status).toBe(201);
