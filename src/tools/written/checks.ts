@@ -1,7 +1,7 @@
 /**
  * writeTool's checks, run before anything is stored: the name (an identifier, not a bundled tool's, no
  * path or prototype tricks), the schema (an object schema the core can validate with), size limits and a
- * lexical scan of each code body. Pure: the caller passes the names in use. Every problem is reported,
+ * lexical scan of each code body, and no control or bidi-override character anywhere (unsafe-characters.ts). Pure: the caller passes the names in use. Every problem is reported,
  * one line each, so the model can fix them all in one retry.
  */
 import { isPlainObject } from "../../core/plain-object.ts";
@@ -9,6 +9,7 @@ import { checkInputSchema } from "../../core/tool-contract.ts";
 import { TOOL_NAME_PATTERN } from "../../core/tool-store.ts";
 import type { WriteToolInput, WrittenToolSpec } from "./spec.ts";
 import { scanCodeBody } from "./syntax-scan.ts";
+import { checkCharacters, checkJsonCharacters } from "./unsafe-characters.ts";
 
 /** Tool names become file names, KV keys and import bindings: short keeps all three readable. */
 export const MAX_NAME_LENGTH = 64;
@@ -95,6 +96,12 @@ export function checkCode(field: string, code: string | undefined, maxBytes: num
 export function checkWriteToolInput(input: WriteToolInput, inUse: NamesInUse): CheckResult {
   const problems = [
     ...checkToolName(input.name, inUse),
+    ...checkCharacters("label", input.label),
+    ...checkCharacters("description", input.description),
+    ...checkJsonCharacters("inputSchema", input.inputSchema),
+    ...checkCharacters("executeCode", input.executeCode),
+    ...checkCharacters("validateCode", input.validateCode),
+    ...checkCharacters("prepareCode", input.prepareCode),
     ...checkText("label", input.label, MAX_LABEL_LENGTH),
     ...checkText("description", input.description, MAX_DESCRIPTION_LENGTH),
     ...checkWrittenInputSchema(input.inputSchema),
