@@ -35,7 +35,7 @@ export const toolRoutes = new Hono<HonoEnv>();
 
 toolRoutes.get("/v1/tools", async (c) => {
   const operator = await isOperator(c);
-  const [{ draftRuntime, written }, mcp] = await Promise.all([describeWrittenTools(c.env), describeMcpServers(c.env.MCP_SERVERS, operator)]);
+  const [{ draftRuntime, written, partial }, mcp] = await Promise.all([describeWrittenTools(c.env), describeMcpServers(c.env.MCP_SERVERS, operator)]);
   // Drafts belong to the session that wrote them: their text and code are for the operator only.
   const visible = operator ? written : written.filter((t) => t.status === "deployed");
   return c.json({
@@ -43,6 +43,7 @@ toolRoutes.get("/v1/tools", async (c) => {
     written: visible,
     mcp: mcp.servers,
     ...(mcp.error ? { mcpError: mcp.error } : {}),
+    ...(partial ? { writtenPartial: partial } : {}),
     draftRuntime,
   } satisfies ToolList);
 });
