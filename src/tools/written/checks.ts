@@ -7,7 +7,9 @@
 import { isPlainObject } from "../../core/plain-object.ts";
 import { checkInputSchema } from "../../core/tool-contract.ts";
 import { TOOL_NAME_PATTERN } from "../../core/tool-store.ts";
+import type { JsonSchema } from "../../core/types.ts";
 import type { WriteToolInput, WrittenToolSpec } from "./spec.ts";
+import { checkSchemaPatterns } from "./schema-patterns.ts";
 import { scanCodeBody } from "./syntax-scan.ts";
 import { checkCharacters, checkJsonCharacters } from "./unsafe-characters.ts";
 
@@ -74,7 +76,8 @@ export function checkWrittenInputSchema(schema: unknown): string[] {
   // `__proto__` in an object literal sets the prototype instead of a key: the rendered file would differ.
   if (hasProtoKey(schema)) problems.push('inputSchema must not contain a "__proto__" key');
   if (problems.length > 0) return problems;
-  return checkInputSchema(schema);
+  const contract = checkInputSchema(schema);
+  return contract.length > 0 ? contract : checkSchemaPatterns(schema as JsonSchema);
 }
 
 function checkText(field: string, value: string, max: number): string[] {
