@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { app } from "../../src/http/app.ts";
 import { indexKey } from "../../src/tools/written/tool-index.ts";
 import { api, createSession, nextResponse, script, send } from "../session/support.ts";
-import { adderInput, callReply, runWriteToolDirectly, textOf, toolResults, uniqueName, workerEnv, writeToolReply } from "../session/write-tool-support.ts";
+import { adderInput, approveWriteTool, callReply, runWriteToolDirectly, textOf, toolResults, uniqueName, workerEnv, writeToolReply } from "../session/write-tool-support.ts";
 
 const TOKEN = "operator-secret";
 const call = (path: string, init: RequestInit & { token?: string } = {}) => {
@@ -23,6 +23,7 @@ async function sessionWithDraft(name: string) {
   const session = await createSession();
   await script(session, writeToolReply("w1", adderInput(name)), { text: "written" });
   await send(session, "write a tool");
+  await approveWriteTool(session);
   await nextResponse(session);
   return session;
 }
