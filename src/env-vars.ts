@@ -39,3 +39,12 @@ export function readList(raw: string | undefined): string[] {
     .map((item) => item.trim())
     .filter((item) => item !== "");
 }
+
+/**
+ * Bytes one session may store (SESSION_MAX_BYTES): past it, new input is refused with a 413 instead of
+ * growing for the session's whole idle lifetime (60 messages of 1 MB a minute for 30 days otherwise).
+ */
+export const DEFAULT_SESSION_MAX_BYTES = 200_000_000;
+
+export const readSessionMaxBytes = (env: { SESSION_MAX_BYTES?: string | undefined }): number =>
+  readPositiveInteger(env.SESSION_MAX_BYTES, DEFAULT_SESSION_MAX_BYTES);
