@@ -14,6 +14,7 @@ import type { ToolList } from "../wire/tool-list.ts";
 import { bundledToolNames } from "../tools/catalog.ts";
 import { describeWrittenTools } from "../tools/written/listing.ts";
 import { inspectWrittenTool, rejectWrittenTool } from "../tools/written/operator.ts";
+import { SESSION_ID_PATTERN } from "./auth.ts";
 import { ApiError } from "./errors.ts";
 import type { HonoEnv } from "./hono-env.ts";
 import { isOperator, requireApiToken } from "./operator-access.ts";
@@ -95,6 +96,8 @@ toolRoutes.post(
 
 /** Asks the writing session to drop its draft; a session that is gone has nothing to drop. */
 async function dropFromSession(env: AppEnv, sessionId: string, name: string): Promise<boolean> {
+  // A hand-edited row may name anything: only an issued id may address (and so create) an object.
+  if (!SESSION_ID_PATTERN.test(sessionId)) return false;
   try {
     return await env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(sessionId)).dropWrittenDraft(name);
   } catch (err) {

@@ -106,6 +106,16 @@ describe("POST /v1/tools/:name/reject", () => {
     expect(textOf(last)).not.toContain("sum");
   });
 
+  it("addresses no session object when the row's author is not an issued session id", async () => {
+    const name = uniqueName("handEdited");
+    await runWriteToolDirectly(adderInput(name)); // authored by "direct-session", not an issued id
+    const addressed: string[] = [];
+    const AGENT_SESSION = { idFromName: (n: string) => (addressed.push(n), env.AGENT_SESSION.idFromName(n)), get: (id: DurableObjectId) => env.AGENT_SESSION.get(id) };
+    const res = await app.fetch(new Request(`http://edge.test/v1/tools/${name}/reject`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}` } }), { ...env, API_TOKEN: TOKEN, AGENT_SESSION });
+    expect(await res.json()).toMatchObject({ name, status: "rejected", droppedFromSession: false });
+    expect(addressed).toEqual([]);
+  });
+
   it("refuses to reject a tool that is not pending", async () => {
     const name = uniqueName("twice");
     await runWriteToolDirectly(adderInput(name));
