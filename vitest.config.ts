@@ -60,6 +60,17 @@ export default defineConfig({
         },
       },
       {
+        // Attacks against a real `wrangler dev` run as deployed, from outside (test/security/); one file at a time.
+        test: {
+          name: "security",
+          include: ["test/security/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
         // Debian Chromium (playwright-core) driving public/ against a real `wrangler dev`; one file at a time.
         test: {
           name: "browser",

@@ -14,9 +14,13 @@ export type AppEnv = Omit<Env, SecretName> &
     MAX_CONTEXT_TOKENS?: string;
     /** Idle sessions are erased after this many days; default 30. */
     SESSION_IDLE_TTL_DAYS?: string;
+    /** Bytes one session may store before new input is refused (413); default in src/env-vars.ts. */
+    SESSION_MAX_BYTES?: string;
     /** getWeather's upstreams, pointed at local servers by tests. */
     WEATHER_API_BASE_URL?: string;
     GEOCODING_API_BASE_URL?: string;
+    /** "true" only under `npm start`/`npm run dev` (`--var LOCAL_DEV:true`): the Worker is local (access-policy.ts). */
+    LOCAL_DEV?: string;
     /** JSON `[{name, url, headers?, requireApproval?}]`: remote MCP servers whose tools sessions may use. */
     MCP_SERVERS?: string;
   };

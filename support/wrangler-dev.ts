@@ -16,6 +16,8 @@ import { fileURLToPath } from "node:url";
 export type WranglerDevOptions = {
   /** Plain-text vars (secrets too: in dev a secret is just a var). */
   vars?: Record<string, string>;
+  /** Pass `LOCAL_DEV:true`, as `npm start` does; default true. False runs the Worker as deployed. */
+  local?: boolean;
   /** Local state dir; default a fresh temp dir, removed by stop(). A given dir is kept. */
   persistTo?: string;
   /** Default: a free port picked now. */
@@ -97,6 +99,7 @@ async function startWranglerDevOnce(options: WranglerDevOptions): Promise<Wrangl
     "--show-interactive-dev-session=false",
     ...(options.config ? ["--config", options.config] : []),
     ...(options.extraArgs ?? []),
+    ...(options.local === false ? [] : ["--var", "LOCAL_DEV:true"]),
     ...Object.entries(options.vars ?? {}).flatMap(([key, value]) => ["--var", `${key}:${value}`]),
   ];
   const env: NodeJS.ProcessEnv = {

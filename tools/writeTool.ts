@@ -21,6 +21,9 @@ export function getTool(): AgentTool {
     schema: writeToolInput,
     env: WRITE_TOOL_ENV,
     capabilities: ["registerDraft"],
+    // A prompt injected through any tool result could make the model write a tool (and ask for a
+    // redeploy): a human says yes to every call. The tool's own flag, so no session setting lifts it.
+    requiresApproval: true,
     execute: (toolCallId, args, _signal, _onPartialResult, context) => runWriteTool(args, toolCallId, context),
   });
 }

@@ -9,6 +9,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { getPlatformProxy, unstable_readConfig } from "wrangler";
+import { indexMetadata } from "../../src/tools/written/index-summary.ts";
 import { INDEX_PREFIX, indexKey, parseEntry } from "../../src/tools/written/tool-index.ts";
 import type { WrittenToolEntry, WrittenToolSpec } from "../../src/tools/written/spec.ts";
 
@@ -22,7 +23,7 @@ export type IndexOptions = { root: string; configPath: string; local: boolean; p
 type IndexPort = {
   listKeys(): Promise<string[]>;
   getText(key: string): Promise<string | null>;
-  putText(key: string, value: string): Promise<void>;
+  putText(key: string, value: string, metadata: unknown): Promise<void>;
   getObject(key: string): Promise<string | null>;
   close(): Promise<void>;
 };
@@ -63,7 +64,7 @@ async function openLocal(configPath: string, persistTo: string): Promise<IndexPo
       return names;
     },
     getText: (key) => kv.get(key),
-    putText: (key, value) => kv.put(key, value),
+    putText: (key, value, metadata) => kv.put(key, value, { metadata }),
     async getObject(key) {
       const object = await bucket.get(key);
       return object ? object.text() : null;
@@ -100,10 +101,10 @@ async function openCli(root: string, configPath: string, bucketName: string, per
         return null;
       }
     },
-    async putText(key, value) {
+    async putText(key, value, metadata) {
       const file = path.join(scratch, "value.json");
       await writeFile(file, value);
-      await run(wrangler, ["kv", "key", "put", key, "--path", file, "--binding", KV_BINDING, ...common], root);
+      await run(wrangler, ["kv", "key", "put", key, "--path", file, "--metadata", JSON.stringify(metadata), "--binding", KV_BINDING, ...common], root);
     },
     async getObject(key) {
       try {
@@ -130,7 +131,8 @@ export async function openToolIndex({ root, configPath, local, persistTo, via }:
       return entries.filter((e): e is WrittenToolEntry => e !== undefined).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     },
     readEntry: async (name) => entryAt(indexKey(name), await port.getText(indexKey(name))),
-    putEntry: (entry) => port.putText(indexKey(entry.name), JSON.stringify(entry)),
+    // The row's summary rides in the key's metadata, so the Worker lists the index in one call.
+    putEntry: (entry) => port.putText(indexKey(entry.name), JSON.stringify(entry), indexMetadata(entry)),
     getSource: (key) => port.getObject(key),
     async getSpec(key) {
       const text = await port.getObject(key);

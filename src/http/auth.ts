@@ -1,6 +1,6 @@
 /**
  * Credentials at the HTTP edge: minting session ids and keys (a key is returned once at creation; only its
- * SHA-256 is stored) and reading the key a request presents. Comparing secrets lives in src/credentials.ts,
+ * SHA-256 is stored) and reading the credential a request presents (a header; a URL only for events). Comparing secrets lives in src/credentials.ts,
  * which the session uses too.
  */
 export function newSessionKey(): string {
@@ -12,14 +12,21 @@ export function newSessionId(): string {
   return `s_${base64Url(crypto.getRandomValues(new Uint8Array(16)))}`;
 }
 
-export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{1,100}$/;
+/** The shape newSessionId issues: `s_` and the base64url of 16 random bytes (22 characters, no padding). */
+export const SESSION_ID_PATTERN = /^s_[A-Za-z0-9_-]{22}$/;
 
-/** A bearer token from the Authorization header, else `?key=` (EventSource cannot send headers). */
-export function readPresentedKey(request: Request): string | undefined {
-  const header = request.headers.get("authorization");
-  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
-  if (match) return match[1];
-  return new URL(request.url).searchParams.get("key") ?? undefined;
+/** The bearer token of the Authorization header: the only place a credential is read from, but one. */
+export function readBearer(request: Request): string | undefined {
+  const match = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match?.[1];
+}
+
+/**
+ * The session key of `GET …/events`: the bearer header, else `?key=`, because a browser's EventSource
+ * cannot send headers. Only a session key, only there: URLs end up in logs, proxies and history.
+ */
+export function readEventsKey(request: Request): string | undefined {
+  return readBearer(request) ?? new URL(request.url).searchParams.get("key") ?? undefined;
 }
 
 function base64Url(bytes: Uint8Array): string {

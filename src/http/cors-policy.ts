@@ -4,11 +4,12 @@
  * a comma-separated list, replaces that default; "*" in it allows every origin, explicitly.
  * Used by the router's CORS middleware.
  */
+import { readList } from "../env-vars.ts";
 
 export type AllowedOrigins = "*" | readonly string[];
 
 export function parseCorsOrigins(raw: string | undefined): AllowedOrigins | undefined {
-  const origins = (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const origins = readList(raw);
   if (origins.length === 0) return undefined;
   return origins.includes("*") ? "*" : origins;
 }

@@ -32,3 +32,10 @@ export function errorResponse(err: ApiError): Response {
   if (err.retryAfterSeconds !== undefined) headers["retry-after"] = String(err.retryAfterSeconds);
   return new Response(JSON.stringify({ error: { code: err.code, message: err.message } }), { status: err.status, headers });
 }
+
+/** A 403 for a credential that does not match (API token or session key): counted per client (rate-limit.ts). */
+export class WrongCredential extends ApiError {
+  constructor(message: string) {
+    super(403, "forbidden", message);
+  }
+}

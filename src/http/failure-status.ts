@@ -4,7 +4,7 @@
  * The table is exhaustive over SessionFailureReason, so a new reason cannot go unmapped.
  */
 import type { SessionFailure, SessionFailureReason, SessionResult } from "../session/session-result.ts";
-import { ApiError, type ApiErrorCode } from "./errors.ts";
+import { ApiError, WrongCredential, type ApiErrorCode } from "./errors.ts";
 
 type HttpAnswer = { status: number; code: ApiErrorCode; retryAfterSeconds?: number };
 
@@ -21,12 +21,15 @@ export const FAILURE_STATUS = {
   unknown_approval: { status: 404, code: "not_found" },
   already_decided: { status: 409, code: "conflict" },
   unknown_tool: { status: 400, code: "bad_request" },
+  // The session's storage reached SESSION_MAX_BYTES: waiting does not help, a new session does.
+  over_budget: { status: 413, code: "payload_too_large" },
 } as const satisfies Record<SessionFailureReason, HttpAnswer>;
 
 /** The success value, or throws the failure as an ApiError with the status the table gives its reason. */
 export function settle<R extends SessionResult<unknown>>(result: R): Extract<R, { ok: true }>["value"] {
   if (result.ok) return result.value as Extract<R, { ok: true }>["value"];
   const failure = result as SessionFailure;
+  if (failure.reason === "wrong_key") throw new WrongCredential(failure.message);
   const answer: HttpAnswer = FAILURE_STATUS[failure.reason];
   throw new ApiError(answer.status, answer.code, failure.message, answer.retryAfterSeconds);
 }

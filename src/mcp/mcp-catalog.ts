@@ -6,7 +6,7 @@
  * names its URL) only to the operator.
  */
 import type { McpCatalogEntry } from "../wire/tool-list.ts";
-import { McpConnection } from "./mcp-connection.ts";
+import { McpConnection, McpUnreachableError } from "./mcp-connection.ts";
 import { mcpToolName } from "./mcp-tool.ts";
 import { parseMcpServers, type McpServerConfig } from "./servers-config.ts";
 
@@ -38,7 +38,8 @@ async function listServer(server: McpServerConfig): Promise<McpCatalogEntry> {
       tools: tools.map((t) => ({ name: mcpToolName(server.name, t.name), tool: t.name, ...(t.description ? { description: t.description } : {}) })),
     };
   } catch (err) {
-    return { server: server.name, requireApproval, error: err instanceof Error ? err.message : String(err) };
+    const error = err instanceof McpUnreachableError ? err.operatorMessage : err instanceof Error ? err.message : String(err);
+    return { server: server.name, requireApproval, error };
   } finally {
     await connection.close();
   }

@@ -95,7 +95,8 @@ export class McpConnection {
       });
       return await this.openWith(transport, deadline);
     } catch (err) {
-      throw new Error(
+      throw new McpUnreachableError(
+        `MCP server "${this.server.name}" is unreachable`,
         `MCP server "${this.server.name}" (${url.origin}${url.pathname}) is unreachable: Streamable HTTP: ${reason(streamableError)}; HTTP+SSE: ${reason(err)}`,
       );
     }
@@ -132,6 +133,20 @@ export class McpConnection {
       await client.close().catch(() => undefined);
       throw err;
     }
+  }
+}
+
+/**
+ * A server that could not be reached. `message` names the server only: it reaches sessions (events, tool
+ * results) and so anyone holding a session key. `operatorMessage` adds the URL and the transports'
+ * reasons, for the operator's listing and the Worker's logs.
+ */
+export class McpUnreachableError extends Error {
+  constructor(
+    message: string,
+    readonly operatorMessage: string,
+  ) {
+    super(message);
   }
 }
 

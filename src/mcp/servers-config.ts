@@ -2,9 +2,11 @@
  * The deployer's MCP servers: the `MCP_SERVERS` var (JSON `[{name, url, headers?, requireApproval?}]`)
  * parsed and checked with zod, and a session's choice among them. Called by the HTTP layer at session
  * creation (a bad value is a 500 naming the problem, never a crash) and by the session when it loads.
+ * Errors name the position and the field, never the text: the var holds secrets (headers).
  * Invariant: server names are unique and short identifiers, so `<server>_<tool>` stays a valid tool name.
  */
 import * as z from "zod";
+import { locateJsonError } from "../json-error-position.ts";
 
 export const MCP_SERVER_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
 
@@ -36,8 +38,10 @@ export function parseMcpServers(raw: string | undefined): McpServersResult {
   let json: unknown;
   try {
     json = JSON.parse(raw);
-  } catch (err) {
-    return { ok: false, message: `MCP_SERVERS is not valid JSON: ${err instanceof Error ? err.message : String(err)}` };
+  } catch {
+    // V8's message quotes the text around the error, which may be a header's token: name the spot only.
+    const at = locateJsonError(raw);
+    return { ok: false, message: `MCP_SERVERS is not valid JSON: the error is at position ${at.offset} (line ${at.line}, column ${at.column})` };
   }
   const parsed = serversConfig.safeParse(json);
   if (parsed.success) return { ok: true, servers: parsed.data };

@@ -7,7 +7,7 @@
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { AgentTool, ToolStore } from "../core/index.ts";
-import { McpConnection } from "./mcp-connection.ts";
+import { McpConnection, McpUnreachableError } from "./mcp-connection.ts";
 import { createMcpTool, mcpToolOrigin } from "./mcp-tool.ts";
 import type { McpServerConfig } from "./servers-config.ts";
 
@@ -60,6 +60,8 @@ export class SessionMcpTools {
       this.register(state.connection.server, await state.connection.listTools());
       state.listed = true;
     } catch (err) {
+      // The URL and the reasons go to the Worker's logs (operators); the session learns only the name.
+      if (err instanceof McpUnreachableError) console.warn(err.operatorMessage);
       this.report(`${err instanceof Error ? err.message : String(err)}; its tools are unavailable until it answers`);
     }
   }

@@ -7,6 +7,7 @@
 import { agentConfig } from "../agent-config.ts";
 import { describeError, runAgentLoop, toolCallsOf, type AgentEvent, type AssistantMessage, type UserContent } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
+import { readSessionMaxBytes } from "../env-vars.ts";
 import type { SessionStatus } from "../wire/snapshot.ts";
 import { selectLlmCall, sessionModel } from "../llm/select-model.ts";
 import { DeltaCoalescer } from "./delta-coalescer.ts";
@@ -74,6 +75,9 @@ export class RunDriver {
   /** Queues a user message (input or follow-up) and starts a run if none is active. */
   enqueue(kind: Exclude<QueueKind, "output">, content: UserContent[]): SessionResult<{ messageId: string }> {
     if (this.isShutdown) return refuse("shut_down", "Session is shut down");
+    const stored = this.parts.ctx.storage.sql.databaseSize;
+    const budget = readSessionMaxBytes(this.parts.env);
+    if (stored >= budget) return refuse("over_budget", `This session stores ${stored} bytes, its budget (SESSION_MAX_BYTES) is ${budget}; start a new session`);
     const messageId = crypto.randomUUID();
     this.parts.meta.write("lastActiveAt", Date.now());
     if (!this.parts.queues.offer(kind, messageId, { role: "user", content, timestamp: Date.now() })) {

@@ -14,7 +14,8 @@ export type SessionFailureReason =
   | "nothing_to_continue"
   | "unknown_approval"
   | "already_decided"
-  | "unknown_tool";
+  | "unknown_tool"
+  | "over_budget";
 
 export type SessionFailure = { ok: false; reason: SessionFailureReason; message: string };
 export type SessionResult<T> = { ok: true; value: T } | SessionFailure;

@@ -21,6 +21,8 @@ export type ToolList = {
   mcp?: McpCatalogEntry[];
   /** Set when MCP_SERVERS itself cannot be read (the reason only for the operator). */
   mcpError?: string;
+  /** Set when the written-tool index is larger than one listing reads: `written` is its first part. */
+  writtenPartial?: string;
   /** Whether the Worker can run drafts of written tools (it has a LOADER binding). */
   draftRuntime?: boolean;
 };

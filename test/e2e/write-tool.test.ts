@@ -55,6 +55,21 @@ async function toolResultsOf(session: E2eSession): Promise<ToolResult[]> {
   return (await api.snapshot(session)).messages.filter((m) => m.role === "toolResult") as unknown as ToolResult[];
 }
 
+/** writeTool waits for a human's yes (its own approval flag): approve `count` of its calls as they come. */
+async function approveWrites(session: E2eSession, count: number): Promise<void> {
+  const approved = new Set<string>();
+  const deadline = Date.now() + 30_000;
+  while (approved.size < count) {
+    if (Date.now() > deadline) throw new Error(`only ${approved.size} of ${count} writeTool approvals were asked for`);
+    for (const p of (await api.snapshot(session)).pendingApprovals) {
+      if (p.toolName !== "writeTool" || approved.has(p.toolCallId)) continue;
+      await api.call(`/v1/sessions/${session.id}/tool-calls/${encodeURIComponent(p.toolCallId)}/approval`, { method: "POST", key: session.key, json: { approve: true } });
+      approved.add(p.toolCallId);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 const tools = async (): Promise<ToolsBody> => (await (await api.call("/v1/tools")).json()) as ToolsBody;
 
 function runRedeploy(): Promise<{ code: number; output: string }> {
@@ -112,6 +127,7 @@ describe("a tool the agent writes, from draft to deployed, through wrangler dev"
       { text: "The sum is 42." },
     );
     await api.send(writer, "Add 20 and 22 with a tool of your own.");
+    await approveWrites(writer, 2);
     expect(textOf((await api.nextResponse(writer, 30_000)) as unknown as ToolResult)).toBe("The sum is 42.");
     const byId = Object.fromEntries((await toolResultsOf(writer)).map((r) => [r.toolCallId, r]));
     expect(byId.w1).toMatchObject({ toolName: "writeTool", isError: false, addedToolNames: ["e2eAdder"] });

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { app } from "../../src/http/app.ts";
 import { indexKey } from "../../src/tools/written/tool-index.ts";
 import { api, createSession, nextResponse, script, send } from "../session/support.ts";
-import { adderInput, callReply, runWriteToolDirectly, textOf, toolResults, uniqueName, workerEnv, writeToolReply } from "../session/write-tool-support.ts";
+import { adderInput, approveWriteTool, callReply, runWriteToolDirectly, textOf, toolResults, uniqueName, workerEnv, writeToolReply } from "../session/write-tool-support.ts";
 
 const TOKEN = "operator-secret";
 const call = (path: string, init: RequestInit & { token?: string } = {}) => {
@@ -23,6 +23,7 @@ async function sessionWithDraft(name: string) {
   const session = await createSession();
   await script(session, writeToolReply("w1", adderInput(name)), { text: "written" });
   await send(session, "write a tool");
+  await approveWriteTool(session);
   await nextResponse(session);
   return session;
 }
@@ -103,6 +104,16 @@ describe("POST /v1/tools/:name/reject", () => {
     const last = (await toolResults(session)).at(-1);
     expect(last).toMatchObject({ toolName: name, isError: true });
     expect(textOf(last)).not.toContain("sum");
+  });
+
+  it("addresses no session object when the row's author is not an issued session id", async () => {
+    const name = uniqueName("handEdited");
+    await runWriteToolDirectly(adderInput(name)); // authored by "direct-session", not an issued id
+    const addressed: string[] = [];
+    const AGENT_SESSION = { idFromName: (n: string) => (addressed.push(n), env.AGENT_SESSION.idFromName(n)), get: (id: DurableObjectId) => env.AGENT_SESSION.get(id) };
+    const res = await app.fetch(new Request(`http://edge.test/v1/tools/${name}/reject`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}` } }), { ...env, API_TOKEN: TOKEN, AGENT_SESSION });
+    expect(await res.json()).toMatchObject({ name, status: "rejected", droppedFromSession: false });
+    expect(addressed).toEqual([]);
   });
 
   it("refuses to reject a tool that is not pending", async () => {

@@ -12,10 +12,29 @@ describe("MCP_SERVERS", () => {
     expect(parseMcpServers(raw)).toEqual({ ok: true, servers: JSON.parse(raw) });
   });
 
-  it("names the JSON problem when the value is not JSON", () => {
+  it("names the position of the JSON problem when the value is not JSON", () => {
     const result = parseMcpServers("[{name:");
     expect(result.ok).toBe(false);
-    expect(!result.ok && result.message).toMatch(/^MCP_SERVERS is not valid JSON/);
+    expect(!result.ok && result.message).toBe("MCP_SERVERS is not valid JSON: the error is at position 2 (line 1, column 3)");
+  });
+
+  it("never quotes the text of a malformed value, which may hold a header's token", () => {
+    const secret = "sk-live-4f9a8b7c6d5e";
+    const raws = [
+      `[{"name":"docs","url":"https://x","headers":{"authorization":"Bearer ${secret}"}`,
+      `[{"name":"docs","url":"https://x","headers":{"authorization":Bearer ${secret}}}]`,
+      `[{"name":"docs","headers":{"authorization":"Bearer ${secret}"},}]`,
+      `[{"name":"docs","url":"https://x","headers":{"authorization":"Bearer ${secret}"}}]x`,
+      `[{"name":"docs","url":"https://x","headers":{"authorization":${secret.length}}}]`,
+      `[{"name":"docs","url":"ftp://${secret}","headers":{"authorization":"${secret}"}}]`,
+    ];
+    for (const raw of raws) {
+      const result = parseMcpServers(raw);
+      expect(result.ok, raw).toBe(false);
+      expect(result.ok ? "" : result.message, raw).not.toMatch(/sk-live|4f9a8b/);
+    }
+    const multi = parseMcpServers(`[\n  {"name": "a",\n   "url": "https://x" oops}]`);
+    expect(multi.ok ? "" : multi.message).toContain("(line 3, column 23)");
   });
 
   it("names each invalid field by its position", () => {

@@ -7,7 +7,7 @@ import { registerDraft } from "../../src/tools/written/session-tools.ts";
 import { indexKey, sourceKey, specKey } from "../../src/tools/written/tool-index.ts";
 import type { WrittenToolEntry, WrittenToolSpec } from "../../src/tools/written/spec.ts";
 import { api, createSession, llmRequests, nextResponse, openEvents, script, send, type TestSession } from "./support.ts";
-import { adderInput, callReply, textOf, toolResults, uniqueName, workerEnv, writeToolReply } from "./write-tool-support.ts";
+import { adderInput, approveWriteTool, callReply, textOf, toolResults, uniqueName, workerEnv, writeToolReply } from "./write-tool-support.ts";
 
 /** Writes `executeCode` as a tool in a fresh session, calls it once, and returns the call's result message. */
 async function writeAndCall(executeCode: string, args: Record<string, unknown> = {}) {
@@ -15,6 +15,7 @@ async function writeAndCall(executeCode: string, args: Record<string, unknown> =
   const session = await createSession();
   await script(session, writeToolReply("w1", adderInput(name, { executeCode, inputSchema: { type: "object", properties: {} } })), callReply("c1", name, args), { text: "done" });
   await send(session, "write and use a tool");
+  await approveWriteTool(session);
   await nextResponse(session);
   const results = await toolResults(session);
   return { name, session, write: results[0]!, call: results[1]! };
@@ -36,6 +37,7 @@ describe("a written tool as a sandboxed draft", () => {
     const session = await createSession();
     await script(session, writeToolReply("w1", adderInput(name)), callReply("c1", name, { a: 2, b: 3 }), { text: "2 + 3 = 5" });
     await send(session, "add 2 and 3");
+    await approveWriteTool(session);
     expect((await nextResponse(session)).content).toEqual([{ type: "text", text: "2 + 3 = 5" }]);
 
     const [write, call] = await toolResults(session);
@@ -73,6 +75,7 @@ describe("a written tool as a sandboxed draft", () => {
     await script(session, writeToolReply("w1", adderInput(name, { executeCode, inputSchema: { type: "object", properties: {} } })), callReply("c1", name, {}), { text: "ok" });
     const events = await openEvents(session);
     await send(session, "go");
+    await approveWriteTool(session);
     const seen = (await events.until("runEnd")).filter((e) => e.json.toolCallId === "c1");
     expect(seen.map((e) => e.event)).toEqual(["toolExecStart", "toolExecUpdate", "toolExecUpdate", "toolExecEnd"]);
     expect(seen.slice(1, 3).map((e) => e.json.partialResult)).toEqual([{ step: 1 }, { step: 2 }]);
@@ -88,6 +91,7 @@ describe("a written tool as a sandboxed draft", () => {
     });
     await script(session, writeToolReply("w1", input), callReply("c1", name, { a: "4", b: "5" }), callReply("c2", name, { a: -1, b: 1 }), { text: "ok" });
     await send(session, "go");
+    await approveWriteTool(session);
     await nextResponse(session);
     const byId = Object.fromEntries((await toolResults(session)).map((m) => [m.toolCallId, m]));
     expect(byId.c1).toMatchObject({ isError: false, content: [{ type: "text", text: "sum: 9" }] });
@@ -107,6 +111,7 @@ describe("drafts belong to the session that wrote them", () => {
     const first = await createSession();
     await script(first, writeToolReply("w1", counter), callReply("c1", name, {}), callReply("c2", name, {}), { text: "ok" });
     await send(first, "count twice");
+    await approveWriteTool(first);
     await nextResponse(first);
     expect((await toolResults(first)).slice(1).map(textOf)).toEqual(["1", "2"]);
 
@@ -132,6 +137,7 @@ describe("drafts belong to the session that wrote them", () => {
     await putWritten({ ...adderInput(rejected), parallel: false } as WrittenToolSpec, "rejected", { author: { sessionId: session.id }, error: "tools/x.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'." });
     await script(session, writeToolReply("w1", adderInput(mine)), callReply("l1", "listTools", {}), { text: "listed" });
     await send(session, "write a tool, then list your tools");
+    await approveWriteTool(session);
     await nextResponse(session);
     const text = textOf((await toolResults(session)).find((m) => m.toolCallId === "l1"));
     expect(text).toContain("Written tools (writeTool) and their state:");

@@ -51,3 +51,21 @@ export async function toolResults(session: TestSession): Promise<ToolResultMessa
 }
 
 export { textOf } from "../support/text.ts";
+
+/**
+ * writeTool waits for a human's yes (its own requiresApproval flag): approves the session's next
+ * pending writeTool call, as the human would, once it is asked for.
+ */
+export async function approveWriteTool(session: TestSession, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const snapshot = (await (await api(`/v1/sessions/${session.id}`, { key: session.key })).json()) as { pendingApprovals: { toolCallId: string; toolName: string }[] };
+    const pending = snapshot.pendingApprovals.find((p) => p.toolName === "writeTool");
+    if (pending) {
+      await api(`/v1/sessions/${session.id}/tool-calls/${encodeURIComponent(pending.toolCallId)}/approval`, { method: "POST", key: session.key, json: { approve: true } });
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error("writeTool never asked for approval");
+}

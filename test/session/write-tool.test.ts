@@ -1,5 +1,6 @@
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { app } from "../../src/http/app.ts";
 import { ToolStore } from "../../src/core/tool-store.ts";
 import { sha256Hex } from "../../src/tools/written/tool-index.ts";
 import { WRITTEN_TOOL_MARKER } from "../../src/tools/written/render.ts";
@@ -107,8 +108,8 @@ describe("writeTool in a session", () => {
   it("is listed with its status by GET /v1/tools, next to the bundled tools", async () => {
     const name = uniqueName("listed");
     await runWriteToolDirectly(adderInput(name));
-    // Asked locally: without API_TOKEN only a local request is the operator, who sees pending drafts.
-    const body = (await (await SELF.fetch("http://localhost/v1/tools")).json()) as { bundled: { name: string }[]; written: { name: string; status: string; draft: boolean; version: number }[]; draftRuntime: boolean };
+    // Asked locally: without API_TOKEN only a local Worker's caller is the operator, who sees pending drafts.
+    const body = (await (await app.fetch(new Request("http://localhost/v1/tools"), { ...env, LOCAL_DEV: "true" })).json()) as { bundled: { name: string }[]; written: { name: string; status: string; draft: boolean; version: number }[]; draftRuntime: boolean };
     expect(body.bundled.map((t) => t.name)).toContain("writeTool");
     expect(body.draftRuntime).toBe(true);
     expect(body.written.find((t) => t.name === name)).toMatchObject({ name, status: "pending", draft: true, version: 1 });

@@ -1,14 +1,17 @@
 /**
  * writeTool's checks, run before anything is stored: the name (an identifier, not a bundled tool's, no
  * path or prototype tricks), the schema (an object schema the core can validate with), size limits and a
- * lexical scan of each code body. Pure: the caller passes the names in use. Every problem is reported,
+ * lexical scan of each code body, and no control or bidi-override character anywhere (unsafe-characters.ts). Pure: the caller passes the names in use. Every problem is reported,
  * one line each, so the model can fix them all in one retry.
  */
 import { isPlainObject } from "../../core/plain-object.ts";
 import { checkInputSchema } from "../../core/tool-contract.ts";
 import { TOOL_NAME_PATTERN } from "../../core/tool-store.ts";
+import type { JsonSchema } from "../../core/types.ts";
 import type { WriteToolInput, WrittenToolSpec } from "./spec.ts";
+import { checkSchemaPatterns } from "./schema-patterns.ts";
 import { scanCodeBody } from "./syntax-scan.ts";
+import { checkCharacters, checkJsonCharacters } from "./unsafe-characters.ts";
 
 /** Tool names become file names, KV keys and import bindings: short keeps all three readable. */
 export const MAX_NAME_LENGTH = 64;
@@ -73,7 +76,8 @@ export function checkWrittenInputSchema(schema: unknown): string[] {
   // `__proto__` in an object literal sets the prototype instead of a key: the rendered file would differ.
   if (hasProtoKey(schema)) problems.push('inputSchema must not contain a "__proto__" key');
   if (problems.length > 0) return problems;
-  return checkInputSchema(schema);
+  const contract = checkInputSchema(schema);
+  return contract.length > 0 ? contract : checkSchemaPatterns(schema as JsonSchema);
 }
 
 function checkText(field: string, value: string, max: number): string[] {
@@ -95,6 +99,12 @@ export function checkCode(field: string, code: string | undefined, maxBytes: num
 export function checkWriteToolInput(input: WriteToolInput, inUse: NamesInUse): CheckResult {
   const problems = [
     ...checkToolName(input.name, inUse),
+    ...checkCharacters("label", input.label),
+    ...checkCharacters("description", input.description),
+    ...checkJsonCharacters("inputSchema", input.inputSchema),
+    ...checkCharacters("executeCode", input.executeCode),
+    ...checkCharacters("validateCode", input.validateCode),
+    ...checkCharacters("prepareCode", input.prepareCode),
     ...checkText("label", input.label, MAX_LABEL_LENGTH),
     ...checkText("description", input.description, MAX_DESCRIPTION_LENGTH),
     ...checkWrittenInputSchema(input.inputSchema),

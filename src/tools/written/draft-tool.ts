@@ -3,6 +3,7 @@
  * (globalOutbound: null) and no bindings (env: {}). The host keeps a proxy AgentTool whose execute posts
  * `{phase, toolCallId, sessionId, args}` to the draft's fetch entrypoint (see renderDraftModule).
  * Partial results are collected in the isolate and replayed, in order, before the call's result.
+ * What comes back is bounded: the reply by bytes, the replayed partials by count and bytes each.
  * Invariants: the isolate id carries the module's hash, so a new version never reuses an old isolate, and
  * the session's id, so module state a draft keeps between calls never crosses from one session to another.
  */
@@ -10,6 +11,7 @@ import { validateAgainstSchema } from "../../core/tool-arguments.ts";
 import { describeError, normalizeToolResult } from "../../core/tool-results.ts";
 import type { AgentTool, AgentToolResult, ToolArguments } from "../../core/types.ts";
 import { DRAFT_MAIN_MODULE, renderDraftModule, type CodeField, type RenderedModule } from "./render.ts";
+import { hasPatterns, withoutPatterns } from "./schema-patterns.ts";
 import type { WrittenToolSpec } from "./spec.ts";
 import { sha256Hex } from "./tool-index.ts";
 
@@ -17,6 +19,12 @@ import { sha256Hex } from "./tool-index.ts";
 export const DRAFT_COMPATIBILITY_DATE = "2026-11-01";
 /** CPU time one draft request may use; a written tool is small glue code, and a loop must not spin for long. */
 export const DRAFT_CPU_MS = 5_000;
+
+/** Bytes of one reply the host reads from a draft; a tool result is stored in a row of at most 2 MB. */
+export const MAX_DRAFT_REPLY_BYTES = 1_000_000;
+/** Partial results the host replays from one call, and the bytes of JSON each may have. */
+export const MAX_REPLAYED_PARTIALS = 20;
+export const MAX_PARTIAL_BYTES = 16_384;
 
 type DraftReply = { ok: boolean; error?: string; name?: string; args?: ToolArguments; problem?: string; result?: unknown; partials?: unknown[] };
 
@@ -72,8 +80,47 @@ class Draft {
       const hint = /SyntaxError/.test(message) ? " Write plain JavaScript: drafts run without a TypeScript compiler." : "";
       throw new Error(`The draft of tool "${this.spec.name}" failed to load: ${message.trim()}.${hint}`);
     }
-    return (await response.json()) as DraftReply;
+    return readReply(response, this.spec.name);
   }
+}
+
+/** The reply's JSON, read only up to MAX_DRAFT_REPLY_BYTES: a draft cannot make the host buffer more. */
+async function readReply(response: Response, name: string): Promise<DraftReply> {
+  const reader = response.body?.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = reader ? await reader.read() : { done: true, value: undefined };
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_DRAFT_REPLY_BYTES) {
+      await reader?.cancel();
+      throw new Error(`The draft of tool "${name}" answered more than ${MAX_DRAFT_REPLY_BYTES} bytes; return less`);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes)) as DraftReply;
+  } catch {
+    throw new Error(`The draft of tool "${name}" answered something that is not JSON`);
+  }
+}
+
+/** The partial results to replay: the first MAX_REPLAYED_PARTIALS, each too large one replaced by a note. */
+export function replayablePartials(partials: unknown): unknown[] {
+  if (!Array.isArray(partials)) return [];
+  const kept = partials.slice(0, MAX_REPLAYED_PARTIALS).map((partial) => {
+    const size = new TextEncoder().encode(JSON.stringify(partial) ?? "").length;
+    return size > MAX_PARTIAL_BYTES ? { note: `a partial result of ${size} bytes was left out (the limit is ${MAX_PARTIAL_BYTES})` } : partial;
+  });
+  if (partials.length > MAX_REPLAYED_PARTIALS) kept.push({ note: `${partials.length - MAX_REPLAYED_PARTIALS} more partial results were left out` });
+  return kept;
 }
 
 /** Loads the draft once and calls getTool(); returns why it cannot run, or undefined when it can. */
@@ -89,11 +136,14 @@ export async function probeDraft(loader: WorkerLoader, spec: WrittenToolSpec, sc
 /**
  * The proxy a session registers; `scope` (the session id) keeps its isolate to that session. With prepareCode or validateCode the arguments are prepared and checked
  * inside the isolate first (the contract's hooks are synchronous and cannot reach it), so the host skips
- * its own validation until then; without them the host validates against the schema as for any tool.
+ * its own validation until then; so too with patterns in the schema, which only the isolate runs.
+ * Without any of these the host validates against the schema as for any tool.
  */
 export function createDraftTool(loader: WorkerLoader, spec: WrittenToolSpec, scope: string): AgentTool {
   const draft = new Draft(loader, spec, scope);
-  const preparesInIsolate = spec.prepareCode !== undefined || spec.validateCode !== undefined;
+  // Model-written regexes run in the isolate only (schema-patterns.ts); the host checks the rest.
+  const preparesInIsolate = spec.prepareCode !== undefined || spec.validateCode !== undefined || hasPatterns(spec.inputSchema);
+  const hostSchema = withoutPatterns(spec.inputSchema);
   const tool: AgentTool = {
     name: spec.name,
     label: spec.label,
@@ -108,13 +158,13 @@ export function createDraftTool(loader: WorkerLoader, spec: WrittenToolSpec, sco
         if (typeof prepared.problem === "string" && prepared.problem) throw new Error(prepared.problem);
         callArgs = prepared.args ?? args;
         if (spec.validateCode === undefined) {
-          const invalid = validateAgainstSchema(callArgs, spec.inputSchema, spec.name);
+          const invalid = validateAgainstSchema(callArgs, hostSchema, spec.name);
           if (invalid) throw new Error(invalid);
         }
       }
       const sessionId = typeof context?.sessionId === "string" ? context.sessionId : undefined;
       const reply = await draft.call({ phase: "execute", toolCallId, sessionId, args: callArgs }, signal);
-      for (const partial of reply.partials ?? []) onPartialResult(partial);
+      for (const partial of replayablePartials(reply.partials)) onPartialResult(partial);
       if (!reply.ok) throw new Error(reply.error ?? "The draft failed without a message");
       const normalized = normalizeToolResult(reply.result);
       if (!normalized.ok) throw new Error(normalized.error);

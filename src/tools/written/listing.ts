@@ -1,14 +1,15 @@
 /**
  * How written tools are shown: the rows of GET /v1/tools (status pending/rejected/deployed and whether
  * a pending one runs as a draft) and the lines listTools appends, so the model knows each tool's state;
- * a session sees deployed tools and its own drafts only. Reads the KV index only; never throws on a
- * missing binding (written tools are then simply absent).
+ * a session sees deployed tools and its own drafts only. Reads the KV index's one bounded listing only;
+ * never throws on a missing binding (written tools are then simply absent).
  */
 import type { ToolStore } from "../../core/tool-store.ts";
 import { bundledToolNames } from "../catalog.ts";
 import { isDraftTool } from "./draft-tool.ts";
+import type { WrittenToolSummary } from "./index-summary.ts";
 import type { WrittenToolEntry, WrittenToolStatus } from "./spec.ts";
-import { listEntries } from "./tool-index.ts";
+import { listSummaries, MAX_INDEX_ROWS, type IndexListing } from "./tool-index.ts";
 
 export type WrittenToolsEnv = { TOOL_INDEX?: KVNamespace; TOOL_SOURCE?: R2Bucket; LOADER?: WorkerLoader };
 
@@ -31,12 +32,16 @@ export type WrittenToolView = {
 /** Long redeploy errors (compiler output) are cut in listings; the KV row keeps the whole text. */
 const MAX_LISTED_ERROR_CHARS = 600;
 
-export async function readWrittenEntries(env: WrittenToolsEnv): Promise<WrittenToolEntry[]> {
-  return env.TOOL_INDEX ? listEntries(env.TOOL_INDEX) : [];
+/** The index as one bounded listing (tool-index.ts); no binding means no written tools. */
+export async function readWrittenSummaries(env: WrittenToolsEnv): Promise<IndexListing> {
+  return env.TOOL_INDEX ? listSummaries(env.TOOL_INDEX) : { summaries: [], complete: true };
 }
 
+/** Said where a listing stops at the bound. */
+export const PARTIAL_LISTING_NOTE = `the written-tool index holds more than ${MAX_INDEX_ROWS} rows; only the first ${MAX_INDEX_ROWS} (by name) are listed`;
+
 /** The listing row of one index entry; `draftRuntime`: the Worker has a LOADER. */
-export function viewOf(e: WrittenToolEntry, draftRuntime: boolean): WrittenToolView {
+export function viewOf(e: WrittenToolSummary, draftRuntime: boolean): WrittenToolView {
   const view: WrittenToolView = {
     name: e.name,
     version: e.version,
@@ -54,22 +59,23 @@ export function viewOf(e: WrittenToolEntry, draftRuntime: boolean): WrittenToolV
   return view;
 }
 
-export async function describeWrittenTools(env: WrittenToolsEnv): Promise<{ draftRuntime: boolean; written: WrittenToolView[] }> {
+export async function describeWrittenTools(env: WrittenToolsEnv): Promise<{ draftRuntime: boolean; written: WrittenToolView[]; partial?: string }> {
   const draftRuntime = env.LOADER !== undefined;
-  return { draftRuntime, written: (await readWrittenEntries(env)).map((e) => viewOf(e, draftRuntime)) };
+  const { summaries, complete } = await readWrittenSummaries(env);
+  return { draftRuntime, written: summaries.map((e) => viewOf(e, draftRuntime)), ...(complete ? {} : { partial: PARTIAL_LISTING_NOTE }) };
 }
 
 /**
  * What one session may know of written tools: deployed ones (they ship to everyone) and those it wrote
  * itself. Another session's draft (its text and code) never reaches this session's model.
  */
-export const visibleToSession = (entries: readonly WrittenToolEntry[], sessionId: string): WrittenToolEntry[] =>
+export const visibleToSession = (entries: readonly WrittenToolSummary[], sessionId: string): WrittenToolSummary[] =>
   entries.filter((e) => e.status === "deployed" || e.author.sessionId === sessionId);
 
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 /** listTools' extra lines for one store: empty when no tool was ever written. */
-export function formatWrittenToolLines(entries: readonly WrittenToolEntry[], store: ToolStore, draftRuntime: boolean): string[] {
+export function formatWrittenToolLines(entries: readonly WrittenToolSummary[], store: ToolStore, draftRuntime: boolean): string[] {
   if (entries.length === 0) return [];
   const lines = entries.map((e) => {
     const head = `- ${e.name} (v${e.version}): ${e.label} — ${e.description}`;

@@ -8,7 +8,7 @@ import { bundledToolNames } from "../catalog.ts";
 import { checkWriteToolInput } from "./checks.ts";
 import { viewOf, type WrittenToolView, type WrittenToolsEnv } from "./listing.ts";
 import type { WrittenToolEntry, WrittenToolSpec, WrittenToolStatus } from "./spec.ts";
-import { indexKey, readEntry, readSpec } from "./tool-index.ts";
+import { putEntry, readEntry, readSpec } from "./tool-index.ts";
 
 export type WrittenToolInspection = WrittenToolView & {
   source: string | null;
@@ -54,6 +54,6 @@ export async function rejectWrittenTool(env: WrittenToolsEnv, name: string, reas
   if (!entry) return { kind: "not_found" };
   if (entry.status !== "pending") return { kind: "not_pending", status: entry.status };
   const rejected: WrittenToolEntry = { ...entry, status: "rejected", error: `Rejected by an operator${reason?.trim() ? `: ${reason.trim()}` : ""}`, rejectedAt: now.toISOString() };
-  await env.TOOL_INDEX.put(indexKey(name), JSON.stringify(rejected));
+  await putEntry(env.TOOL_INDEX, rejected);
   return { kind: "rejected", entry: rejected };
 }

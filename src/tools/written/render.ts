@@ -5,6 +5,7 @@
  * annotations, plus a fetch entrypoint). Code bodies are placed verbatim (re-indenting would change
  * multi-line strings), so a line of a body maps to a fixed line of the module.
  */
+import { PATTERN_CHECK_JS } from "./schema-patterns.ts";
 import type { WrittenToolAuthor, WrittenToolSpec } from "./spec.ts";
 
 /** First line of every rendered tool file; scripts/redeploy.ts only overwrites files that start with it. */
@@ -144,7 +145,8 @@ export function renderToolSource(spec: WrittenToolSpec, meta: RenderMeta): Rende
 
 /**
  * The draft module for a Worker Loader. Its fetch entrypoint takes JSON `{phase, toolCallId, sessionId,
- * args}`: "probe" loads the tool, "prepare" runs prepareArguments then validateRequiredArgs, "execute"
+ * args}`: "probe" loads the tool, "prepare" runs prepareArguments then validateRequiredArgs (without
+ * one, the schema's patterns: schema-patterns.ts), "execute"
  * runs execute and answers `{ok, result, partials}`; failures answer `{ok:false, error}`.
  */
 export function renderDraftModule(spec: WrittenToolSpec): RenderedModule {
@@ -154,6 +156,7 @@ export function renderDraftModule(spec: WrittenToolSpec): RenderedModule {
   w.add(
     "",
     `const MAX_PARTIALS = ${MAX_DRAFT_PARTIALS};`,
+    PATTERN_CHECK_JS,
     "const message = (err) => (err instanceof Error ? err.message || err.name : String(err));",
     "const answer = (body) => {",
     "  try {",
@@ -172,7 +175,7 @@ export function renderDraftModule(spec: WrittenToolSpec): RenderedModule {
     '      if (call.phase === "probe") return answer({ ok: true, name: tool.name });',
     '      if (call.phase === "prepare") {',
     "        const args = tool.prepareArguments ? tool.prepareArguments(call.args) : call.args;",
-    "        const problem = tool.validateRequiredArgs ? tool.validateRequiredArgs(args) : undefined;",
+    "        const problem = tool.validateRequiredArgs ? tool.validateRequiredArgs(args) : patternProblem(inputSchema, args);",
     "        return answer({ ok: true, args, problem });",
     "      }",
     "      const onPartialResult = (partial) => {",

@@ -10,8 +10,8 @@ import type { AgentTool } from "../../core/types.ts";
 import type { ToolHost } from "../tool-context.ts";
 import { bundledToolNames } from "../catalog.ts";
 import { createDraftTool, isDraftTool } from "./draft-tool.ts";
-import { formatWrittenToolLines, readWrittenEntries, visibleToSession, type WrittenToolsEnv } from "./listing.ts";
-import { readSpec } from "./tool-index.ts";
+import { formatWrittenToolLines, PARTIAL_LISTING_NOTE, readWrittenSummaries, visibleToSession, type WrittenToolsEnv } from "./listing.ts";
+import { readEntry, readSpec } from "./tool-index.ts";
 
 /** Registers `draft` unless a bundled tool has its name; returns whether it did. */
 export function registerDraft(store: ToolStore, draft: AgentTool): boolean {
@@ -42,9 +42,12 @@ export async function registerWrittenDrafts(store: ToolStore, env: WrittenToolsE
   if (!loader || !bucket) return [];
   const added: string[] = [];
   try {
-    const own = (await readWrittenEntries(env)).filter((e) => e.status === "pending" && e.author.sessionId === store.name);
+    const { summaries } = await readWrittenSummaries(env);
+    const own = summaries.filter((e) => e.status === "pending" && e.author.sessionId === store.name);
     const pending = own.filter((e) => !allowed || allowed.includes(e.name));
-    const specs = await Promise.all(pending.map((entry) => readSpec(bucket, entry)));
+    // Only the session's own rows are read whole (at most MAX_DRAFTS_PER_SESSION), never every row.
+    const entries = env.TOOL_INDEX ? await Promise.all(pending.map((e) => readEntry(env.TOOL_INDEX!, e.name))) : [];
+    const specs = await Promise.all(entries.map((entry) => (entry && entry.author.sessionId === store.name ? readSpec(bucket, entry) : undefined)));
     for (const spec of specs) {
       if (spec && registerDraft(store, createDraftTool(loader, spec, store.name))) added.push(spec.name);
     }
@@ -58,7 +61,9 @@ export async function registerWrittenDrafts(store: ToolStore, env: WrittenToolsE
 export function writtenToolListing(env: WrittenToolsEnv, store: ToolStore): ToolListingExtra {
   return async () => {
     try {
-      return formatWrittenToolLines(visibleToSession(await readWrittenEntries(env), store.name), store, env.LOADER !== undefined);
+      const { summaries, complete } = await readWrittenSummaries(env);
+      const lines = formatWrittenToolLines(visibleToSession(summaries, store.name), store, env.LOADER !== undefined);
+      return complete ? lines : [...lines, `(${PARTIAL_LISTING_NOTE})`];
     } catch (err) {
       return [`(written tools could not be listed: ${err instanceof Error ? err.message : String(err)})`];
     }

@@ -1,11 +1,13 @@
 /**
  * Where written tools live: R2 holds every version's rendered source and spec (never overwritten), KV
- * holds one index row per tool name (`tool:<name>`, the latest version and its status). writeTool commits
- * here; sessions, GET /v1/tools and scripts/redeploy.ts read here (the script imports these key shapes).
- * Invariant: the KV row is written last, so a row always points at objects that exist.
+ * holds one index row per tool name (`tool:<name>`, the latest version and its status, with a summary
+ * in the key's metadata). writeTool commits here; sessions, GET /v1/tools and scripts/redeploy.ts read
+ * here (the script imports these key shapes). Invariants: the KV row is written last, so a row always
+ * points at objects that exist; a name whose row is not deployed belongs to the session that wrote it.
  */
 import { TOOL_NAME_PATTERN } from "../../core/tool-store.ts";
 import { renderToolSource } from "./render.ts";
+import { indexMetadata, summaryFromMetadata, type WrittenToolSummary } from "./index-summary.ts";
 import type { WrittenToolAuthor, WrittenToolEntry, WrittenToolSpec, WrittenToolStatus } from "./spec.ts";
 
 export type ToolIndexEnv = { TOOL_INDEX: KVNamespace; TOOL_SOURCE: R2Bucket };
@@ -45,20 +47,40 @@ export async function readEntry(kv: KVNamespace, name: string): Promise<WrittenT
   return entry?.name === name ? entry : undefined;
 }
 
-/** Every index row, sorted by name. */
-export async function listEntries(kv: KVNamespace): Promise<WrittenToolEntry[]> {
-  const names: string[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await kv.list({ prefix: INDEX_PREFIX, cursor });
-    names.push(...page.keys.map((k) => k.name.slice(INDEX_PREFIX.length)));
-    cursor = page.list_complete ? undefined : page.cursor;
-  } while (cursor);
-  const entries = await Promise.all(names.map((name) => readEntry(kv, name)));
-  // A row must describe the tool its key names; one that does not was not written by writeTool.
-  return entries
-    .filter((e, i): e is WrittenToolEntry => e !== undefined && e.name === names[i])
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+/**
+ * Rows one listing reads: one KV `list` page. Past it, writeTool refuses new names and listings say
+ * they are partial, so a growing index never turns a session load into thousands of KV reads.
+ */
+export const MAX_INDEX_ROWS = 1_000;
+
+export type IndexListing = { summaries: WrittenToolSummary[]; complete: boolean };
+
+const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * The first MAX_INDEX_ROWS rows, sorted by name, from the keys' metadata (index-summary.ts): one `list`
+ * call. A row without metadata (an older writer) is read with a `get`.
+ */
+export async function listSummaries(kv: KVNamespace): Promise<IndexListing> {
+  const page = await kv.list({ prefix: INDEX_PREFIX, limit: MAX_INDEX_ROWS });
+  const summaries = await Promise.all(
+    page.keys.map(async (key) => {
+      const name = key.name.slice(INDEX_PREFIX.length);
+      if (!TOOL_NAME_PATTERN.test(name)) return undefined;
+      const summary = summaryFromMetadata(name, key.metadata);
+      if (summary) return summary;
+      const entry = await readEntry(kv, name);
+      return entry && summaryOf(entry);
+    }),
+  );
+  return { summaries: summaries.filter((s): s is WrittenToolSummary => s !== undefined).sort(byName), complete: page.list_complete };
+}
+
+const summaryOf = ({ sourceKey: _source, specKey: _spec, ...summary }: WrittenToolEntry): WrittenToolSummary => summary;
+
+/** Writes a row with its summary as the key's metadata. */
+export async function putEntry(kv: KVNamespace, entry: WrittenToolEntry): Promise<void> {
+  await kv.put(indexKey(entry.name), JSON.stringify(entry), { metadata: indexMetadata(entry) });
 }
 
 /** The spec a draft is rendered from, or undefined when the object is missing or unreadable. */
@@ -73,11 +95,22 @@ export async function readSpec(bucket: R2Bucket, entry: WrittenToolEntry): Promi
   }
 }
 
-export type Committed = { entry: WrittenToolEntry; source: string };
+export type CommitOutcome = { kind: "committed"; entry: WrittenToolEntry; source: string } | { kind: "name_taken" };
 
-/** Renders the next version of `spec`, stores source and spec in R2, then the pending row in KV. */
-export async function commitWrittenTool(env: ToolIndexEnv, spec: WrittenToolSpec, author: WrittenToolAuthor, now: Date): Promise<Committed> {
+/** A row that is not deployed belongs to the session that wrote it: no one else may write its name. */
+export const ownsName = (entry: WrittenToolEntry | WrittenToolSummary | undefined, sessionId: string | undefined): boolean =>
+  entry === undefined || entry.status === "deployed" || entry.author.sessionId === sessionId;
+
+/** R2 writes only when no object has the key, so two writers of one version cannot replace each other. */
+const IF_ABSENT = new Headers({ "if-none-match": "*" });
+
+/**
+ * Renders the next version of `spec`, stores source and spec in R2 (each only if absent), then the
+ * pending row in KV. `name_taken`: another session's draft holds the name, or won a concurrent write.
+ */
+export async function commitWrittenTool(env: ToolIndexEnv, spec: WrittenToolSpec, author: WrittenToolAuthor, now: Date): Promise<CommitOutcome> {
   const previous = await readEntry(env.TOOL_INDEX, spec.name);
+  if (!ownsName(previous, author.sessionId)) return { kind: "name_taken" };
   const version = (previous?.version ?? 0) + 1;
   const writtenAt = now.toISOString();
   const { code: source } = renderToolSource(spec, { version, author, writtenAt });
@@ -95,8 +128,9 @@ export async function commitWrittenTool(env: ToolIndexEnv, spec: WrittenToolSpec
     specKey: specKey(spec.name, version),
   };
   const customMetadata = { name: spec.name, version: String(version), hash };
-  await env.TOOL_SOURCE.put(entry.sourceKey, source, { httpMetadata: { contentType: "text/typescript; charset=utf-8" }, customMetadata });
+  const stored = await env.TOOL_SOURCE.put(entry.sourceKey, source, { httpMetadata: { contentType: "text/typescript; charset=utf-8" }, customMetadata, onlyIf: IF_ABSENT });
+  if (stored === null) return { kind: "name_taken" };
   await env.TOOL_SOURCE.put(entry.specKey, JSON.stringify(spec), { httpMetadata: { contentType: "application/json" }, customMetadata });
-  await env.TOOL_INDEX.put(indexKey(spec.name), JSON.stringify(entry));
-  return { entry, source };
+  await putEntry(env.TOOL_INDEX, entry);
+  return { kind: "committed", entry, source };
 }

@@ -12,8 +12,10 @@ import { app } from "../../../src/http/app.ts";
 type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 const clients: Client[] = [];
 
-/** Without API_TOKEN only local requests may use /mcp (as every operator route), hence localhost. */
-async function connect(fetchImpl: FetchLike = (url, init) => SELF.fetch(url, init), headers: Record<string, string> = {}, url = "http://localhost/mcp"): Promise<Client> {
+/** Without API_TOKEN only a local Worker (LOCAL_DEV) serves /mcp, as every operator route. */
+const local: FetchLike = async (url, init) => app.fetch(new Request(url, init), { ...env, LOCAL_DEV: "true" });
+
+async function connect(fetchImpl: FetchLike = local, headers: Record<string, string> = {}, url = "http://localhost/mcp"): Promise<Client> {
   const client = new Client({ name: "test", version: "1.0.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: fetchImpl, requestInit: { headers } }));
   clients.push(client);

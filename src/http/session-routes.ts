@@ -1,0 +1,119 @@
+/**
+ * The session routes of the HTTP API (DESIGN "HTTP API"): create, snapshot, messages and follow-ups,
+ * responses, events, continue, abort, approvals, settings, shutdown. Each validates its params, query
+ * and body with the validation middleware, then calls the session's Durable Object over RPC and settles
+ * its result (failure-status.ts). Mounted by app.ts.
+ */
+import { Hono } from "hono";
+import type { z } from "zod";
+import type { UserContent } from "../core/index.ts";
+import { agentConfig } from "../agent-config.ts";
+import { sha256Hex } from "../credentials.ts";
+import { checkSessionModel } from "../llm/select-model.ts";
+import { parseMcpServers, selectMcpServers } from "../mcp/servers-config.ts";
+import { isApprovalName } from "../session/approval-names.ts";
+import { bundledToolNames } from "../tools/catalog.ts";
+import { checkSessionCreation } from "./access-policy.ts";
+import { newSessionId, newSessionKey } from "./auth.ts";
+import { ApiError } from "./errors.ts";
+import { bridgeEvents } from "./event-bridge.ts";
+import { parseLastEventId } from "./events-route.ts";
+import { settle } from "./failure-status.ts";
+import type { HonoEnv } from "./hono-env.ts";
+import { limitRate } from "./rate-limit.ts";
+import { approvalBody, createSessionBody, messageBody, messagePageQuery, settingsBody, waitQuery } from "./schemas.ts";
+import { eventsKey, sessionKey, sessionStub } from "./session-stub.ts";
+import { jsonBody, noBody, queryOf, sessionParam, toolCallParams } from "./validation.ts";
+
+export const sessionRoutes = new Hono<HonoEnv>();
+
+const toBlocks = (content: z.infer<typeof messageBody>["content"]): UserContent[] =>
+  typeof content === "string" ? [{ type: "text", text: content }] : content;
+
+sessionRoutes.post(
+  "/v1/sessions",
+  async (c, next) => {
+    await checkSessionCreation(c.req.raw, c.env);
+    await next();
+  },
+  limitRate("SESSION_RATE_LIMIT", "create a session"),
+  jsonBody(createSessionBody, { optional: true }),
+  async (c) => {
+    const body = c.req.valid("json");
+    const mcp = parseMcpServers(c.env.MCP_SERVERS);
+    if (!mcp.ok) throw new ApiError(500, "misconfigured", mcp.message);
+    const chosen = selectMcpServers(mcp.servers, body.mcpServers);
+    if (!chosen.ok) throw new ApiError(400, "bad_request", `Unknown MCP server(s): ${chosen.unknown.join(", ")} (configured: ${mcp.servers.map((s) => s.name).join(", ") || "none"})`);
+    const bundled = new Set(bundledToolNames());
+    const chosenNames = chosen.servers.map((s) => s.name);
+    const unknown = [
+      ...(body.tools ?? []).filter((n) => !bundled.has(n)),
+      ...(body.requireApproval ?? []).filter((n) => !isApprovalName(n, bundled, chosenNames)),
+    ];
+    if (unknown.length > 0) throw new ApiError(400, "bad_request", `Unknown tool(s): ${[...new Set(unknown)].join(", ")}`);
+    const model = checkSessionModel(c.env, body.model);
+    if (!model.ok) throw new ApiError(400, "bad_request", `Invalid body: ${model.message}`);
+    const id = newSessionId();
+    const key = newSessionKey();
+    settle(
+      await sessionStub(c.env, id).init({
+        id,
+        keyHash: await sha256Hex(key),
+        createdAt: Date.now(),
+        systemPrompt: body.systemPrompt ?? agentConfig.systemPrompt,
+        toolExecution: body.toolExecution ?? agentConfig.toolExecution,
+        tools: body.tools,
+        requireApproval: body.requireApproval ?? [],
+        mcpServers: chosenNames,
+        ...(body.model === undefined ? {} : { model: model.model }),
+      }),
+    );
+    return c.json({ id, key }, 201);
+  },
+);
+
+sessionRoutes.get("/v1/sessions/:id", sessionParam, async (c) => c.json(settle(await sessionStub(c.env, c.req.valid("param").id).snapshot(sessionKey(c)))));
+
+sessionRoutes.post("/v1/sessions/:id/messages", sessionParam, limitRate("MESSAGE_RATE_LIMIT", "send a message"), jsonBody(messageBody), async (c) => {
+  const stub = sessionStub(c.env, c.req.valid("param").id);
+  return c.json(settle(await stub.enqueue(sessionKey(c), "input", toBlocks(c.req.valid("json").content))), 202);
+});
+
+sessionRoutes.get("/v1/sessions/:id/messages", sessionParam, queryOf(messagePageQuery), async (c) => {
+  const { before, limit } = c.req.valid("query");
+  return c.json(settle(await sessionStub(c.env, c.req.valid("param").id).messagePage(sessionKey(c), before, limit)));
+});
+
+sessionRoutes.post("/v1/sessions/:id/follow-ups", sessionParam, limitRate("MESSAGE_RATE_LIMIT", "send a message"), jsonBody(messageBody), async (c) => {
+  const stub = sessionStub(c.env, c.req.valid("param").id);
+  return c.json(settle(await stub.enqueue(sessionKey(c), "followUp", toBlocks(c.req.valid("json").content))), 202);
+});
+
+sessionRoutes.get("/v1/sessions/:id/responses/next", sessionParam, queryOf(waitQuery), async (c) => {
+  const stub = sessionStub(c.env, c.req.valid("param").id);
+  const { message } = settle(await stub.takeResponse(sessionKey(c), c.req.valid("query").waitMs ?? 0));
+  return message ? c.json(message) : c.body(null, 204);
+});
+
+sessionRoutes.get("/v1/sessions/:id/events", sessionParam, async (c) => {
+  const afterSeq = parseLastEventId(c.req.raw);
+  return bridgeEvents(sessionStub(c.env, c.req.valid("param").id), eventsKey(c), afterSeq);
+});
+
+sessionRoutes.post("/v1/sessions/:id/continue", sessionParam, limitRate("MESSAGE_RATE_LIMIT", "send a message"), noBody, async (c) =>
+  c.json(settle(await sessionStub(c.env, c.req.valid("param").id).continueRun(sessionKey(c))), 202),
+);
+
+sessionRoutes.post("/v1/sessions/:id/abort", sessionParam, noBody, async (c) => c.json(settle(await sessionStub(c.env, c.req.valid("param").id).abort(sessionKey(c))), 202));
+
+sessionRoutes.post("/v1/sessions/:id/tool-calls/:toolCallId/approval", toolCallParams, jsonBody(approvalBody), async (c) => {
+  const { id, toolCallId } = c.req.valid("param");
+  const body = c.req.valid("json");
+  return c.json(settle(await sessionStub(c.env, id).decideApproval(sessionKey(c), toolCallId, body.approve, body.reason)));
+});
+
+sessionRoutes.patch("/v1/sessions/:id", sessionParam, jsonBody(settingsBody), async (c) =>
+  c.json(settle(await sessionStub(c.env, c.req.valid("param").id).updateSettings(sessionKey(c), c.req.valid("json")))),
+);
+
+sessionRoutes.delete("/v1/sessions/:id", sessionParam, noBody, async (c) => c.json(settle(await sessionStub(c.env, c.req.valid("param").id).shutdown(sessionKey(c)))));
