@@ -28,7 +28,7 @@ function history(messages: number): AgentMessage[] {
 }
 
 export function measureContextPolicy(): ContextPolicyResult {
-  const states = SIZES.map((size): AgentState => ({ systemPrompt: "You are a helpful assistant.", messages: history(size), tools: new Map(), activeRun: false }));
+  const states = SIZES.map((size): AgentState => ({ systemPrompt: "You are a helpful assistant.", messages: history(size), tools: new Map() }));
   const sent = SIZES.map(() => 0);
   const step = (i: number) => {
     sent[i] = formatMsgForLLM(budgetContext(states[i]!)).messages.length;

@@ -85,7 +85,6 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
   };
   const finish = async (response: AssistantMessage, addToHistory: boolean) => {
     if (addToHistory) await append(response);
-    state.activeRun = false;
     state.errorMessage = response.errorMessage;
     await emit({ type: "runEnd", response, stopReason: response.stopReason });
     return response;
@@ -109,7 +108,6 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
     return batch;
   };
 
-  state.activeRun = true;
   if (!run.resumed) await emit({ type: "runStart" });
 
   // A resumed run may stop between an assistant's tool calls and their results: answer them first.

@@ -149,7 +149,7 @@ export async function executePreparedToolCall(
 
   const run = (async (): Promise<ExecutedOutcome> => {
     try {
-      await config.journal?.markExecuting?.(toolCall);
+      await config.journal?.markExecuting(toolCall);
       const value = await tool.execute(toolCall.id, args, controller.signal, onPartialResult, config.toolContext);
       const normalized = normalizeToolResult(value);
       if (!normalized.ok) return { kind: "executed", result: createErrorToolResult(normalized.error), isError: true };

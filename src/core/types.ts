@@ -198,7 +198,6 @@ export type AgentState = {
   systemPrompt: string;
   messages: AgentMessage[];
   tools: ToolMap;
-  activeRun: boolean;
   errorMessage?: string;
 };
 
@@ -236,12 +235,19 @@ export type AfterToolCall = (
 /** The event sink. It may return a promise; the pipeline waits for update deliveries before finalizing. */
 export type EmitEvent = (event: AgentEvent) => void | Promise<void>;
 
-/** Where a host records how far each tool call got, so a restarted run never silently re-runs one. */
+/**
+ * Where a host records how far each tool call got, so a restarted run never silently re-runs one. The
+ * core calls it at every transition of a call, in this order; the host clears it when the run ends.
+ */
 export type ToolCallJournal = {
   /** What is known of a call from an earlier attempt of this run. */
   lookup(toolCallId: string): ToolCallJournalEntry | undefined;
+  /** The call was announced (toolExecStart); called once per call, never for one `lookup` knew. */
+  markStarted(toolCall: AgentToolCall): void | Promise<void>;
   /** Called just before `execute` runs (after prepare and approval), so a restart can tell. */
-  markExecuting?(toolCall: AgentToolCall): void | Promise<void>;
+  markExecuting(toolCall: AgentToolCall): void | Promise<void>;
+  /** The call has its result (toolExecEnd). */
+  markEnded(toolCall: AgentToolCall, result: AgentToolResult, isError: boolean): void | Promise<void>;
 };
 export type ToolCallJournalEntry =
   /** Announced (toolExecStart sent) but not yet executing, e.g. waiting for approval: prepare again. */

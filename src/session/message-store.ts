@@ -2,15 +2,12 @@
  * The owner of the `messages` table: the session's full history, appended one message at a time (never
  * rewritten, so a step's storage cost does not grow with history). Only the newest window is read into
  * memory, when a run first needs it (history-window.ts); clients page through the rest (`page`). Each row's
- * `seq` is the message's position in the history and the cursor of the pagination API. Appends go through the
- * session's write buffer (write-buffer.ts); every read flushes it first, so a read sees every message appended.
+ * `seq` is the message's position in the history and the cursor of the pagination API. The run driver is
+ * its only writer (`append`, one row per message).
  */
 import { fitJson, type AgentMessage } from "../core/index.ts";
 import type { MessagePage } from "../wire/snapshot.ts";
-import { rememberStoredSize, windowStart } from "./history-window.ts";
-import type { BufferedTable, WriteBuffer } from "./write-buffer.ts";
-
-export const MESSAGES: BufferedTable = { name: "messages", columns: ["json"] };
+import { windowStart } from "./history-window.ts";
 
 /** Rows read per query while loading the window backwards. */
 const WINDOW_READ_ROWS = 256;
@@ -20,10 +17,7 @@ export const MAX_PAGE_LIMIT = 500;
 type Row = { seq: number; json: string };
 
 export class MessageStore {
-  constructor(
-    private readonly sql: SqlStorage,
-    private readonly buffer: WriteBuffer,
-  ) {}
+  constructor(private readonly sql: SqlStorage) {}
 
   /**
    * The newest messages covering `maxChars` of stored JSON, back to a turn's start, oldest first. Reads
@@ -31,7 +25,6 @@ export class MessageStore {
    * reads a bounded number of rows whatever its age.
    */
   window(maxChars: number): AgentMessage[] {
-    this.buffer.flush();
     const sizes = new Map<AgentMessage, number>();
     const sizeOf = (m: AgentMessage) => sizes.get(m)!;
     let loaded: AgentMessage[] = [];
@@ -41,7 +34,6 @@ export class MessageStore {
       const batch = rows.reverse().map((row) => {
         const message = JSON.parse(row.json) as AgentMessage;
         sizes.set(message, row.json.length);
-        rememberStoredSize(message, row.json.length);
         kept += row.json.length;
         return message;
       });
@@ -58,7 +50,6 @@ export class MessageStore {
 
   /** Up to `limit` messages stored before seq `before` (default: the newest), oldest first. */
   page(before: number | undefined, limit: number): MessagePage {
-    this.buffer.flush();
     const rows = this.sql
       .exec<Row>(`SELECT seq, json FROM messages WHERE seq < ? ORDER BY seq DESC LIMIT ?`, before ?? Number.MAX_SAFE_INTEGER, limit + 1)
       .toArray();
@@ -70,7 +61,6 @@ export class MessageStore {
 
   /** The messages stored after seq `after`, oldest first (a run's own, from its start: bounded by its steps). */
   after(after: number): AgentMessage[] {
-    this.buffer.flush();
     return this.sql
       .exec<Row>(`SELECT seq, json FROM messages WHERE seq > ? ORDER BY seq`, after)
       .toArray()
@@ -79,20 +69,16 @@ export class MessageStore {
 
   /** Whether any message is stored (the window may be empty only when the history is). */
   isEmpty(): boolean {
-    this.buffer.flush();
     return this.sql.exec<{ seq: number }>(`SELECT seq FROM messages LIMIT 1`).toArray().length === 0;
   }
 
   /** The seq of the newest stored message (0 when none): where a run's own messages begin. */
   lastSeq(): number {
-    this.buffer.flush();
     return this.sql.exec<{ seq: number | null }>(`SELECT MAX(seq) AS seq FROM messages`).one().seq ?? 0;
   }
 
-  /** Queues the message; it is written at the write buffer's next flush, before any read of this table. */
+  /** Stores the message at the end of the history (bounded and JSON-safe: what is cut carries a note). */
   append(message: AgentMessage): void {
-    const json = fitJson(message);
-    rememberStoredSize(message, json.length);
-    this.buffer.add(MESSAGES, [json]);
+    this.sql.exec(`INSERT INTO messages (json) VALUES (?)`, fitJson(message));
   }
 }

@@ -151,7 +151,7 @@ export function assistantWith(calls: readonly AgentToolCall[]): AssistantMessage
 }
 
 export function newState(tools: AgentTool[] = [], messages: AgentMessage[] = []): AgentState {
-  return { systemPrompt: "You are a test agent.", messages, tools: toolMap(...tools), activeRun: false };
+  return { systemPrompt: "You are a test agent.", messages, tools: toolMap(...tools) };
 }
 
 /** A drainPending that hands over `messages` at the first step boundary, then nothing. */
