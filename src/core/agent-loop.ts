@@ -3,9 +3,8 @@
  * Each step: finish any unanswered tool calls (a resumed run) → drain pending input (follow-ups first)
  * → prepareContext → formatMsgForLLM → llmCall → extract → execute → append → again, until a text
  * answer, a terminating batch, an abort, an LLM error or the step limit. Returns the run's one final message.
- * Cost per step is independent of history length: the default context policy and formatting extend what
- * they computed at the last step with the messages appended since (history is append-only within a run). Every hook is bounded by the signal and
- * `hookTimeoutMs`; a message is stored (onMessage) before it enters the in-memory history.
+ * Every hook is bounded by the signal and `hookTimeoutMs`; a message is stored (onMessage) before it
+ * enters the in-memory history.
  */
 import { budgetContext } from "./context-budget.ts";
 import { executeToolCalls } from "./tool-batch.ts";
@@ -206,15 +205,9 @@ function unansweredToolCalls(messages: readonly AgentMessage[], assistant: Assis
   return calls.filter((c) => !answered.has(c.id));
 }
 
-// The tool-call ids a history already uses, built once per history array, then kept up to date by append.
-const idsByHistory = new WeakMap<readonly AgentMessage[], Set<string>>();
-
+/** The tool-call ids a history already uses (read once per run, then kept up to date by append). */
 function toolCallIdsOf(messages: readonly AgentMessage[]): Set<string> {
-  let ids = idsByHistory.get(messages);
-  if (!ids) {
-    ids = new Set();
-    for (const m of messages) if (m.role === "assistant") for (const call of toolCallsOf(m)) ids.add(call.id);
-    idsByHistory.set(messages, ids);
-  }
+  const ids = new Set<string>();
+  for (const m of messages) if (m.role === "assistant") for (const call of toolCallsOf(m)) ids.add(call.id);
   return ids;
 }
