@@ -37,7 +37,7 @@ async function main(): Promise<void> {
       const dev = await startWranglerDev({
         cwd: copy.dir,
         persistTo: join(copy.dir, ".ab-state"),
-        vars: { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "bench-model", MAX_RETRY_DELAY_MS: "20", OPENAI_STREAM: String(stream) },
+        vars: { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "bench-model", MAX_RETRY_DELAY_MS: "20", LLM_STREAM: String(stream), OPENAI_STREAM: String(stream) /* the name an older checkout reads */ },
       });
       devs.push(dev);
       const session = await createBenchSession(createBenchClient(dev.url), ["benchEcho"], `ab${i}`);

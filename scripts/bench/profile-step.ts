@@ -36,7 +36,7 @@ async function main(): Promise<void> {
     cwd: copy.dir,
     persistTo: join(copy.dir, ".profile-state"),
     extraArgs: ["--minify=false"],
-    vars: { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "bench-model", MAX_RETRY_DELAY_MS: "20", ...(stream ? {} : { OPENAI_STREAM: "false" }) },
+    vars: { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "bench-model", MAX_RETRY_DELAY_MS: "20", ...(stream ? {} : { LLM_STREAM: "false" }) },
   });
   try {
     const client = createBenchClient(dev.url);

@@ -115,7 +115,7 @@ async function main(): Promise<void> {
     const wake = await timed("wake and heap by history length", () => measureWake({ client, url: dev!.url, inspectorPort: dev!.inspectorPort }, restart, PLAN.wake));
     await dev.stop();
 
-    dev = await timed("wrangler dev (OPENAI_STREAM=false)", () => startDev(copy.dir, llm!, join(copy.dir, ".bench-state-nostream"), { OPENAI_STREAM: "false" }));
+    dev = await timed("wrangler dev (LLM_STREAM=false)", () => startDev(copy.dir, llm!, join(copy.dir, ".bench-state-nostream"), { LLM_STREAM: "false" }));
     await warmUp(dev.url, PLAN.warmupSteps);
     const stepOverheadNonStreaming = await timed("step overhead, non-streaming", () => measureStepOverhead(createBenchClient(dev!.url), llm!, { ...PLAN.stepNonStreaming, floor }));
     await dev.stop();

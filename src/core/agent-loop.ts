@@ -9,7 +9,8 @@
 import { budgetContext } from "./context-budget.ts";
 import { executeToolCalls } from "./tool-batch.ts";
 import { extractToolCalls, toolCallsOf } from "./tool-call-extraction.ts";
-import { formatMsgForLLM as defaultFormatMsgForLLM, type LlmRequest } from "./format-messages.ts";
+import { formatMsgForLLM as defaultFormatMsgForLLM } from "./format-messages.ts";
+import type { LlmRequest } from "./llm-request.ts";
 import { runHook } from "./run-hook.ts";
 import { describeError } from "./tool-results.ts";
 import type {
@@ -20,12 +21,12 @@ import type {
   AgentToolCall,
   AgentToolCallBatch,
   AssistantMessage,
-  EmitEvent,
   LlmResponse,
   StopReason,
   TextContent,
   UserMessage,
 } from "./types.ts";
+import type { EmitEvent } from "./events.ts";
 
 export type { LlmResponse } from "./types.ts";
 

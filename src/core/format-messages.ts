@@ -6,27 +6,8 @@
  * every step hands the adapter the same wire objects, whose JSON text the adapter keeps with them in turn.
  */
 import { keptWith } from "./kept-with.ts";
+import type { ChatContentPart, ChatMessage, ChatTool, ChatToolCall, LlmRequest } from "./llm-request.ts";
 import type { AgentContext, AgentMessage, AgentTool, ToolResultContent, UserContent } from "./types.ts";
-
-export type ChatContentPart =
-  | { type: "text"; text: string }
-  | { type: "image_url"; image_url: { url: string } };
-
-export type ChatToolCall = { id: string; type: "function"; function: { name: string; arguments: string } };
-
-export type ChatMessage =
-  | { role: "system"; content: string }
-  | { role: "user"; content: string | ChatContentPart[] }
-  | { role: "assistant"; content: string | null; tool_calls?: ChatToolCall[] }
-  | { role: "tool"; tool_call_id: string; content: string };
-
-export type ChatTool = {
-  type: "function";
-  function: { name: string; description: string; parameters: Record<string, unknown> };
-};
-
-/** What llmCall receives: the spec's formatted `Dict("messages" => ...)`, plus the tool list. */
-export type LlmRequest = { messages: ChatMessage[]; tools: ChatTool[] };
 
 /** The key a message's wire form (or null: not sent) and a tool's are kept under. */
 const WIRE_FORM = Symbol("wireForm");

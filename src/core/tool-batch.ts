@@ -20,9 +20,9 @@ import type {
   AgentToolCall,
   AgentToolCallBatch,
   AssistantMessage,
-  EmitEvent,
   FinalizedOutcome,
 } from "./types.ts";
+import type { EmitEvent } from "./events.ts";
 
 export const SKIPPED_AFTER_ABORT = "Tool call skipped: the run was aborted before it started";
 export const INTERRUPTED_BY_RESTART =

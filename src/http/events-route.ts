@@ -5,7 +5,6 @@
  * events route through a hibernatable socket the Worker follows (event-bridge.ts), so an idle stream lets
  * the object sleep; a stream of one request's run (e.g. /chat) may take them over RPC (openEvents).
  */
-import { SSE_HEADERS } from "../wire/sse.ts";
 import { ApiError } from "./errors.ts";
 
 /** The seq after which to stream: 0 when the client names none; a 400 when what it names is not a seq. */
@@ -14,8 +13,4 @@ export function parseLastEventId(request: Request): number {
   if (raw === null || raw === "") return 0;
   if (!/^\d{1,15}$/.test(raw)) throw new ApiError(400, "bad_request", "Last-Event-ID must be a non-negative integer");
   return Number(raw);
-}
-
-export function eventStreamResponse(body: ReadableStream<Uint8Array>): Response {
-  return new Response(body, { headers: SSE_HEADERS });
 }

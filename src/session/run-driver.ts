@@ -225,7 +225,7 @@ export class RunDriver {
           state,
           ...agentConfig.hooks,
           llmCall,
-          requestApproval: approvalPolicy(this.parts, runId),
+          awaitApproval: approvalPolicy(this.parts, runId),
           hookTimeoutMs: agentConfig.hookTimeoutMs,
           emit,
           toolExecution: settings.toolExecution,

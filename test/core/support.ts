@@ -7,7 +7,7 @@
 import { executeToolCalls } from "../../src/core/tool-batch.ts";
 import type { LlmCall, LlmCallOptions, LlmResponse } from "../../src/core/agent-loop.ts";
 import type { AgentEvent, AgentEventType } from "../../src/core/events.ts";
-import type { LlmRequest } from "../../src/core/format-messages.ts";
+import type { LlmRequest } from "../../src/core/llm-request.ts";
 import type {
   AgentContext,
   AgentLoopConfig,

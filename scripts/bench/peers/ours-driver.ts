@@ -1,6 +1,6 @@
 /**
  * This Worker as one runtime of the step comparison: two `wrangler dev` of the bench's project copy (bench
- * tools included), one streaming and one with OPENAI_STREAM=false, driven through the client SDK like
+ * tools included), one streaming and one with LLM_STREAM=false, driven through the client SDK like
  * the rest of the bench. Sessions are seeded through the API with `seed N`, which the bench LLM answers
  * with exactly the canonical history the peers are seeded with (seed-history.ts builds it the same way).
  * Invariant: `stop()` ends both servers; their state lives in the copy and goes with it.
@@ -19,7 +19,7 @@ export async function startOurs(copyDir: string, llmUrl: string): Promise<Starte
     const dev = await startWranglerDev({
       cwd: copyDir,
       persistTo: join(copyDir, `.bench-state-peers-${mode}`),
-      vars: { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: llmUrl, OPENAI_MODEL: "bench-model", MAX_RETRY_DELAY_MS: "20", OPENAI_STREAM: mode === "streaming" ? "true" : "false" },
+      vars: { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: llmUrl, OPENAI_MODEL: "bench-model", MAX_RETRY_DELAY_MS: "20", LLM_STREAM: mode === "streaming" ? "true" : "false" },
     });
     devs.push(dev);
     const client = createBenchClient(dev.url);

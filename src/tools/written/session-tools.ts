@@ -24,7 +24,7 @@ export function registerDraft(store: ToolStore, draft: AgentTool): boolean {
 
 /** What a session offers its tools: its id, the Worker's env (each tool sees only what it declared) and registerDraft into its own store. */
 export function sessionToolHost(store: ToolStore, env: Readonly<Record<string, unknown>>): ToolHost {
-  return { sessionId: store.name, env, capabilities: { registerDraft: (tool) => registerDraft(store, tool) } };
+  return { sessionId: store.sessionId, env, capabilities: { registerDraft: (tool) => registerDraft(store, tool) } };
 }
 
 /** Removes the draft `name` from the store (an operator rejected it); a bundled tool is never removed. */
@@ -42,11 +42,11 @@ export async function registerWrittenDrafts(store: ToolStore, env: WrittenToolsE
   if (!loader || !bucket) return [];
   const added: string[] = [];
   try {
-    const own = (await readWrittenEntries(env)).filter((e) => e.status === "pending" && e.author.sessionId === store.name);
+    const own = (await readWrittenEntries(env)).filter((e) => e.status === "pending" && e.author.sessionId === store.sessionId);
     const pending = own.filter((e) => !allowed || allowed.includes(e.name));
     const specs = await Promise.all(pending.map((entry) => readSpec(bucket, entry)));
     for (const spec of specs) {
-      if (spec && registerDraft(store, createDraftTool(loader, spec, store.name))) added.push(spec.name);
+      if (spec && registerDraft(store, createDraftTool(loader, spec, store.sessionId))) added.push(spec.name);
     }
   } catch (err) {
     console.warn("written tools: drafts could not be loaded", err);
@@ -58,7 +58,7 @@ export async function registerWrittenDrafts(store: ToolStore, env: WrittenToolsE
 export function writtenToolListing(env: WrittenToolsEnv, store: ToolStore): ToolListingExtra {
   return async () => {
     try {
-      return formatWrittenToolLines(visibleToSession(await readWrittenEntries(env), store.name), store, env.LOADER !== undefined);
+      return formatWrittenToolLines(visibleToSession(await readWrittenEntries(env), store.sessionId), store, env.LOADER !== undefined);
     } catch (err) {
       return [`(written tools could not be listed: ${err instanceof Error ? err.message : String(err)})`];
     }
