@@ -4,8 +4,9 @@
  * starts a turn (or, in a history without one, on an assistant message), so a tool call is never sent
  * without its result; the system prompt, the tools and the current turn are always sent.
  * Each step walks back from the newest message only as far as the budget reaches (the current turn at
- * least); storage and the snapshot keep the full history.
+ * least), with each message's estimate kept with the message; storage and the snapshot keep the full history.
  */
+import { keptWith } from "./kept-with.ts";
 import type { AgentContext, AgentMessage, AgentState, AgentTool } from "./types.ts";
 
 /** Fits the context windows of current hosted models with room left for the answer. */
@@ -22,7 +23,14 @@ const IMAGE_TOKENS = 1_000;
 /** Tokens for `chars` characters of text or JSON (also the LLM adapters' usage estimate, src/llm/usage.ts). */
 export const tokensOf = (chars: number): number => Math.ceil(chars / CHARS_PER_TOKEN);
 
+/** The key a message's (or tool's) estimate is kept under: stored messages and tools never change. */
+const ESTIMATE = Symbol("estimatedTokens");
+
 export function estimateMessageTokens(message: AgentMessage): number {
+  return keptWith(message, ESTIMATE, () => estimateNew(message));
+}
+
+function estimateNew(message: AgentMessage): number {
   let chars = 0;
   let images = 0;
   for (const block of message.content) {
@@ -50,7 +58,7 @@ export function estimateMessageTokens(message: AgentMessage): number {
 }
 
 export function estimateToolTokens(tool: AgentTool): number {
-  return MESSAGE_OVERHEAD_TOKENS + tokensOf(tool.name.length + tool.description.length + JSON.stringify(tool.inputSchema).length);
+  return keptWith(tool, ESTIMATE, () => MESSAGE_OVERHEAD_TOKENS + tokensOf(tool.name.length + tool.description.length + JSON.stringify(tool.inputSchema).length));
 }
 
 /**

@@ -2,7 +2,7 @@
  * A value derived from an object that never changes (a stored message, its wire form, a tool), kept on
  * that object itself under a non-enumerable symbol: it lives and dies with the object, is never stored,
  * sent, spread or cloned, and no module keeps a table of objects. Used by format-messages.ts (a message's
- * wire form) and src/llm/request-json.ts (a wire object's JSON text).
+ * wire form), context-budget.ts (its token estimate) and src/llm/request-json.ts (a wire object's JSON bytes).
  */
 export function keptWith<T>(owner: object, key: symbol, derive: () => T): T {
   const holder = owner as Record<symbol, T | undefined>;

@@ -62,8 +62,8 @@ describe("encodeChatRequest", () => {
 });
 
 describe("listJsonLength", () => {
-  it("is the length of JSON.stringify's text of the list", () => {
-    expect(listJsonLength(messages)).toBe(JSON.stringify(messages).length);
+  it("is the UTF-8 length of JSON.stringify's text of the list", () => {
+    expect(listJsonLength(messages)).toBe(new TextEncoder().encode(JSON.stringify(messages)).length);
     expect(listJsonLength([])).toBe(2);
   });
 });
