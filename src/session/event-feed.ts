@@ -7,7 +7,7 @@
  */
 import { eventsDropped } from "../wire/events.ts";
 import { formatSse } from "../wire/sse.ts";
-import type { EventHub } from "./event-hub.ts";
+import type { LiveFanout } from "./live-fanout.ts";
 import type { EventLog } from "./event-log.ts";
 import { finalEventsResponse, type EventSockets } from "./event-sockets.ts";
 import { ok, refuse, type SessionResult } from "./session-result.ts";
@@ -15,7 +15,7 @@ import { ok, refuse, type SessionResult } from "./session-result.ts";
 /** Browsers wait this long before reconnecting an EventSource. */
 const CLIENT_RETRY_MS = 1_000;
 
-type StreamParts = { log: EventLog; hub: EventHub; runs: { readonly isShutdown: boolean } };
+type StreamParts = { log: EventLog; hub: LiveFanout; runs: { readonly isShutdown: boolean } };
 
 export function openEventStream({ log, hub, runs }: StreamParts, afterSeq: number): SessionResult<ReadableStream<Uint8Array>> {
   const closed = runs.isShutdown;

@@ -7,14 +7,14 @@
  */
 import type { AgentEvent } from "../core/index.ts";
 import type { RunLog } from "../observability/run-log.ts";
-import type { EventHub } from "./event-hub.ts";
+import type { LiveFanout } from "./live-fanout.ts";
 import type { EventLog } from "./event-log.ts";
 import type { OutputWaiters } from "./output-waiters.ts";
 import type { RunRecord } from "./run-record.ts";
 import type { SessionMeta } from "./session-meta.ts";
 import type { SessionQueues } from "./session-queues.ts";
 
-type SinkParts = { log: EventLog; queues: SessionQueues; meta: SessionMeta; record: RunRecord; hub: EventHub; waiters: OutputWaiters; runLog?: RunLog };
+type SinkParts = { log: EventLog; queues: SessionQueues; meta: SessionMeta; record: RunRecord; hub: LiveFanout; waiters: OutputWaiters; runLog?: RunLog };
 
 export class EventSink {
   constructor(private readonly parts: SinkParts) {}

@@ -1,29 +1,19 @@
 /**
- * Fans stamped events out to the session's open SSE streams. Writes are never awaited by the agent:
- * each subscriber has its own stream, and one whose unread backlog grows past a bound is closed (its
- * client reconnects with Last-Event-ID and replays from the log), so a slow or dead reader never stalls
- * the run. A heartbeat comment keeps idle streams open and reveals vanished clients. Events published in
- * one synchronous burst (e.g. a tool's partial results) go out as one write per subscriber, flushed in a
- * microtask: the cost of a write is paid per burst, not per event, and no latency is added. The same
- * bursts go to subscribers attached by WebSocket (`sockets`, the path that lets an idle object sleep).
+ * The session's live fan-out: every stored event goes to every live subscriber, both kinds of them. Streams
+ * over RPC (`/chat`, openEvents) each get a live stream of their own (live-stream.ts); subscribers attached
+ * by WebSocket (`/events`, event-sockets.ts, the path that lets an idle object sleep) get the same bursts,
+ * and the Worker's bridge holds their SSE response with the same bounds. Writes are never awaited by the
+ * agent. Events published in one synchronous burst (e.g. a tool's partial results) go out as one write per
+ * subscriber, flushed in a microtask: a write's cost is paid per burst, not per event, with no added latency.
  */
-import { formatSse, formatSseComment } from "../wire/sse.ts";
-
-/** Proxies and browsers drop silent connections; wrangler dev notices a gone client only on write. */
-export const HEARTBEAT_INTERVAL_MS = 15_000;
-/** Bytes a subscriber may leave unread before it is cut off. */
-export const MAX_SUBSCRIBER_BACKLOG_BYTES = 1_000_000;
-
-type Subscriber = { writer: WritableStreamDefaultWriter<Uint8Array>; closed: boolean };
+import { formatSse } from "../wire/sse.ts";
+import { createLiveStream, type LiveStream } from "./live-stream.ts";
 
 /** Subscribers reached another way (event-sockets.ts): told each burst, and when the streams end. */
 export type SocketSubscribers = { readonly active: boolean; send(chunk: string): void; closeAll(finalChunk?: string): void };
 
-const encoder = new TextEncoder();
-
-export class EventHub {
-  private readonly subscribers = new Set<Subscriber>();
-  private heartbeat: ReturnType<typeof setInterval> | undefined;
+export class LiveFanout {
+  private readonly streams = new Set<LiveStream>();
   /** Formatted events published since the last flush, in publish order. */
   private pending: string[] = [];
   private flushQueued = false;
@@ -31,7 +21,7 @@ export class EventHub {
   constructor(private readonly sockets?: SocketSubscribers) {}
 
   get size(): number {
-    return this.subscribers.size;
+    return this.streams.size;
   }
 
   /**
@@ -41,21 +31,15 @@ export class EventHub {
   subscribe(initial: string[], signal?: AbortSignal): ReadableStream<Uint8Array> {
     // Unflushed events are already in the log the caller replayed from: they belong to the old subscribers only.
     this.flush();
-    // The backlog bound is on the writable side: desiredSize there is what `write` checks.
-    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>(undefined, {
-      highWaterMark: MAX_SUBSCRIBER_BACKLOG_BYTES,
-      size: (chunk) => chunk.byteLength,
-    });
-    const subscriber: Subscriber = { writer: writable.getWriter(), closed: false };
-    this.subscribers.add(subscriber);
-    if (initial.length > 0) this.write(subscriber, initial.join(""));
-    signal?.addEventListener("abort", () => this.drop(subscriber), { once: true });
-    this.ensureHeartbeat();
-    return readable;
+    const stream: LiveStream = createLiveStream(() => this.streams.delete(stream));
+    this.streams.add(stream);
+    if (initial.length > 0) stream.write(initial.join(""));
+    signal?.addEventListener("abort", () => stream.end(), { once: true });
+    return stream.readable;
   }
 
   publish(id: number, event: string, json: string): void {
-    if (this.subscribers.size === 0 && !this.sockets?.active) return;
+    if (this.streams.size === 0 && !this.sockets?.active) return;
     this.pending.push(formatSse({ id, event, data: json }));
     if (!this.flushQueued) {
       this.flushQueued = true;
@@ -69,47 +53,17 @@ export class EventHub {
     if (this.pending.length === 0) return;
     const chunk = this.pending.join("");
     this.pending = [];
-    for (const subscriber of this.subscribers) this.write(subscriber, chunk);
+    for (const stream of this.streams) stream.write(chunk);
     this.sockets?.send(chunk);
   }
 
   /** Sends a final message (if any) and ends every stream, e.g. on shutdown. */
   closeAll(finalChunk?: string): void {
     this.flush();
-    for (const subscriber of [...this.subscribers]) {
-      if (finalChunk) this.write(subscriber, finalChunk);
-      this.drop(subscriber);
+    for (const stream of [...this.streams]) {
+      if (finalChunk) stream.write(finalChunk);
+      stream.end();
     }
     this.sockets?.closeAll(finalChunk);
-  }
-
-  private write(subscriber: Subscriber, chunk: string): void {
-    if (subscriber.closed) return;
-    const desired = subscriber.writer.desiredSize;
-    if (desired !== null && desired <= 0) {
-      this.drop(subscriber);
-      return;
-    }
-    subscriber.writer.write(encoder.encode(chunk)).catch(() => this.drop(subscriber));
-  }
-
-  private drop(subscriber: Subscriber): void {
-    if (subscriber.closed) return;
-    subscriber.closed = true;
-    this.subscribers.delete(subscriber);
-    subscriber.writer.close().catch(() => undefined);
-    if (this.subscribers.size === 0 && this.heartbeat) {
-      clearInterval(this.heartbeat);
-      this.heartbeat = undefined;
-    }
-  }
-
-  private ensureHeartbeat(): void {
-    if (this.heartbeat) return;
-    this.heartbeat = setInterval(() => {
-      this.flush();
-      const ping = formatSseComment("ping");
-      for (const subscriber of [...this.subscribers]) this.write(subscriber, ping);
-    }, HEARTBEAT_INTERVAL_MS);
   }
 }

@@ -14,7 +14,7 @@ import { bundledRegistry } from "../tools/catalog.ts";
 import { withToolContexts } from "../tools/tool-context.ts";
 import { registerWrittenDrafts, sessionToolHost, writtenToolListing } from "../tools/written/session-tools.ts";
 import { ApprovalGate } from "./approval-gate.ts";
-import { EventHub } from "./event-hub.ts";
+import { LiveFanout } from "./live-fanout.ts";
 import { EventLog } from "./event-log.ts";
 import { EventSockets } from "./event-sockets.ts";
 import { EventSink } from "./event-sink.ts";
@@ -52,7 +52,7 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   const messages = new MessageStore(sql);
   const log = new EventLog(sql, settings.id);
   const sockets = new EventSockets(ctx);
-  const hub = new EventHub(sockets);
+  const hub = new LiveFanout(sockets);
   const waiters = new OutputWaiters();
   const sink = new EventSink({ log, queues, meta, record, hub, waiters, runLog: new RunLog() });
   const state: AgentState = { systemPrompt: settings.systemPrompt, messages: [], tools: store.tools };

@@ -7,7 +7,7 @@
 import type { AgentState, ToolStore } from "../core/index.ts";
 import type { SessionMcpTools } from "../mcp/attach.ts";
 import type { ApprovalGate } from "./approval-gate.ts";
-import type { EventHub } from "./event-hub.ts";
+import type { LiveFanout } from "./live-fanout.ts";
 import type { EventLog } from "./event-log.ts";
 import type { EventSink } from "./event-sink.ts";
 import type { EventSockets } from "./event-sockets.ts";
@@ -27,7 +27,7 @@ export type SessionParts = {
   queues: SessionQueues;
   messages: MessageStore;
   log: EventLog;
-  hub: EventHub;
+  hub: LiveFanout;
   sockets: EventSockets;
   waiters: OutputWaiters;
   sink: EventSink;
