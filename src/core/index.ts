@@ -7,7 +7,6 @@ export * from "./events.ts";
 export * from "./tool-store.ts";
 export * from "./tool-results.ts";
 export * from "./plain-object.ts";
-export * from "./kept-with.ts";
 export * from "./tool-arguments.ts";
 export * from "./tool-contract.ts";
 export * from "./tool-pipeline.ts";

@@ -12,7 +12,7 @@ import { guardAttempt } from "./attempt-guard.ts";
 import { chatCompletionsEndpoint, postChatCompletions, readCompletionBody, readCompletionChunks, type ChatCompletionsEndpoint } from "./chat-completions-http.ts";
 import { toLlmError } from "./openai-errors.ts";
 import { createChunkAccumulator, readCompletion, type CompletionParts } from "./openai-response.ts";
-import { encodeChatRequest, listJsonLength } from "./request-json.ts";
+import { encodeChatRequest, listJsonLength, type EncodedRequest } from "./request-json.ts";
 import { llmRetryPolicy, runLlmAttempts } from "./llm-attempts.ts";
 import { estimateUsage } from "./usage.ts";
 
@@ -81,11 +81,12 @@ async function attemptOnce(
   signal: AbortSignal | undefined,
 ): Promise<CompletionParts> {
   const { controller, state, armTimer, dispose } = guardAttempt(signal, timeoutMs);
+  let request: EncodedRequest | undefined;
   try {
     armTimer();
-    // The body is built from each message's kept JSON text (request-json.ts).
-    const bytes = encodeChatRequest(stream ? { ...body, stream: true, ...(includeUsage ? { stream_options: { include_usage: true } } : {}) } : { ...body, stream: false });
-    const response = await postChatCompletions(endpoint, bytes, stream, controller.signal);
+    // The body goes out as ready bytes, most of them encoded at earlier steps (request-json.ts).
+    request = encodeChatRequest(stream ? { ...body, stream: true, ...(includeUsage ? { stream_options: { include_usage: true } } : {}) } : { ...body, stream: false });
+    const response = await postChatCompletions(endpoint, request.bytes, stream, controller.signal);
     if (!stream) return readCompletion(await readCompletionBody(response));
     const accumulator = createChunkAccumulator();
     for await (const chunk of readCompletionChunks(response, armTimer)) {
@@ -107,6 +108,8 @@ async function attemptOnce(
     }
     throw error;
   } finally {
+    // The response is read (or the request failed): fetch no longer reads the body's bytes.
+    request?.done();
     dispose();
   }
 }

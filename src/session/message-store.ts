@@ -7,7 +7,7 @@
  */
 import { fitJson, type AgentMessage } from "../core/index.ts";
 import type { MessagePage } from "../wire/snapshot.ts";
-import { windowStart } from "./history-window.ts";
+import { windowStart } from "./memory-window.ts";
 
 /** Rows read per query while loading the window backwards. */
 const WINDOW_READ_ROWS = 256;

@@ -10,7 +10,7 @@ import type { AppEnv } from "../env.ts";
 import type { SessionStatus } from "../wire/snapshot.ts";
 import { selectLlmCall, sessionModel } from "../llm/select-model.ts";
 import { DeltaCoalescer } from "./delta-coalescer.ts";
-import { contextTokens, trimToWindow, windowChars } from "./history-window.ts";
+import { contextTokens, trimToWindow, windowChars } from "./memory-window.ts";
 import { QUEUE_CAPACITY, type QueueKind } from "./session-queues.ts";
 import { ok, refuse, type SessionResult } from "./session-result.ts";
 import { approvalPolicy } from "./tool-approval.ts";

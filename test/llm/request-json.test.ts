@@ -1,9 +1,10 @@
 /**
- * The request body's bytes built from each wire object's kept JSON text (src/llm/request-json.ts): they
- * must decode to exactly what JSON.stringify gives, at every step of a growing history.
+ * The request body's bytes built from cached pieces (src/llm/request-json.ts): they must decode to exactly
+ * what JSON.stringify gives, a wire object already sent is not stringified again, and bytes handed to a
+ * request in flight never change under it.
  */
-import { describe, expect, it } from "vitest";
-import { encodeChatRequest, listJsonLength, type ChatRequestBody } from "../../src/llm/request-json.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { cachedJson, encodeChatRequest, listJsonLength, type ChatRequestBody } from "../../src/llm/request-json.ts";
 
 const messages = [
   { role: "system", content: "Be brief." },
@@ -14,7 +15,15 @@ const messages = [
 const tools = [{ type: "function", function: { name: "getWeather", description: "Weather", parameters: { type: "object", properties: {} } } }];
 
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-const bodyText = (body: ChatRequestBody): string => decode(encodeChatRequest(body));
+/** Encodes and settles the request at once, as a finished LLM call does. */
+function bodyText(body: ChatRequestBody): string {
+  const request = encodeChatRequest(body);
+  const text = decode(request.bytes);
+  request.done();
+  return text;
+}
+
+afterEach(() => vi.restoreAllMocks());
 
 describe("encodeChatRequest", () => {
   it("encodes the UTF-8 of exactly JSON.stringify of the whole body", () => {
@@ -29,6 +38,15 @@ describe("encodeChatRequest", () => {
   it("writes a body of messages alone as valid JSON", () => {
     expect(JSON.parse(bodyText({ messages: [] }))).toEqual({ messages: [] });
     expect(JSON.parse(bodyText({ messages: [{ role: "user", content: "hi" }] }))).toEqual({ messages: [{ role: "user", content: "hi" }] });
+  });
+
+  it("stringifies a wire object once, however many requests carry it", () => {
+    const message = { role: "user", content: "once" };
+    const stringify = vi.spyOn(JSON, "stringify");
+    cachedJson(message);
+    cachedJson(message);
+    bodyText({ model: "m", messages: [message] });
+    expect(stringify.mock.calls.filter(([value]) => value === message)).toHaveLength(1);
   });
 
   it("encodes a list that extends the previous one to exactly JSON.stringify's text", () => {
@@ -47,6 +65,13 @@ describe("encodeChatRequest", () => {
     }
   });
 
+  it("encodes a list that differs from the previous one after the first element to its own text", () => {
+    const first = { role: "system", content: "differs" };
+    const kept = [first, { role: "user", content: "kept" }];
+    bodyText({ messages: [first, { role: "user", content: "dropped" }, { role: "user", content: "later" }] });
+    expect(bodyText({ messages: kept })).toBe(JSON.stringify({ messages: kept }));
+  });
+
   it("does not take a list changed in place after it was encoded for the bytes it had", () => {
     const list: object[] = [{ role: "system", content: "in place" }, { role: "user", content: "before" }];
     bodyText({ messages: list });
@@ -61,9 +86,33 @@ describe("encodeChatRequest", () => {
   });
 });
 
+describe("bytes of a request in flight", () => {
+  it("do not change when the list is extended and encoded again before the request is done", () => {
+    const history: object[] = [{ role: "system", content: "in flight" }, { role: "user", content: "first" }];
+    const inFlight = encodeChatRequest({ messages: history, model: "m" });
+    const sent = decode(inFlight.bytes);
+    history.push({ role: "assistant", content: "x".repeat(40_000) });
+    const next = encodeChatRequest({ messages: history, model: "m" });
+    expect(decode(inFlight.bytes)).toBe(sent);
+    expect(decode(next.bytes)).toBe(JSON.stringify({ messages: history, model: "m" }));
+    inFlight.done();
+    next.done();
+  });
+
+  it("are extended in place once the request is done (the next body views the same buffer)", () => {
+    const history: object[] = [{ role: "system", content: "in place" }, { role: "user", content: "first" }];
+    const first = encodeChatRequest({ messages: history });
+    first.done();
+    history.push({ role: "assistant", content: "second" });
+    const second = encodeChatRequest({ messages: history });
+    expect(second.bytes.buffer).toBe(first.bytes.buffer);
+    second.done();
+  });
+});
+
 describe("listJsonLength", () => {
-  it("is the UTF-8 length of JSON.stringify's text of the list", () => {
-    expect(listJsonLength(messages)).toBe(new TextEncoder().encode(JSON.stringify(messages)).length);
+  it("is the length of JSON.stringify's text of the list", () => {
+    expect(listJsonLength(messages)).toBe(JSON.stringify(messages).length);
     expect(listJsonLength([])).toBe(2);
   });
 });

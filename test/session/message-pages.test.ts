@@ -6,7 +6,7 @@
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "../../src/core/index.ts";
-import { windowStart } from "../../src/session/history-window.ts";
+import { windowStart } from "../../src/session/memory-window.ts";
 import { MessageStore } from "../../src/session/message-store.ts";
 import { api, createSession, llmRequests, nextResponse, script, send, snapshotOf, type TestSession } from "./support.ts";
 
