@@ -1,7 +1,7 @@
 /**
  * The owner of the `messages` table: the session's full history, appended one message at a time (never
  * rewritten, so a step's storage cost does not grow with history). Only the newest window is read into
- * memory, when a run first needs it (history-window.ts); clients page through the rest (`page`). Each row's
+ * memory, when a run first needs it (memory-window.ts); clients page through the rest (`page`). Each row's
  * `seq` is the message's position in the history and the cursor of the pagination API. The run driver is
  * its only writer (`append`, one row per message).
  */
