@@ -7,6 +7,11 @@
 import { fitJson, type AgentEvent } from "../core/index.ts";
 import type { StampedEvent } from "../wire/events.ts";
 
+export type StoredEvent = { seq: number; type: string; json: string };
+
+/** Stored JSON one replay page reads: a log of image messages is replayed a page at a time. */
+export const REPLAY_PAGE_BYTES = 1024 * 1024;
+
 /** Events kept per session; older ones are trimmed in batches so trimming costs nothing per append. */
 export const EVENT_RETENTION = 5_000;
 const TRIM_EVERY = 500;
@@ -60,10 +65,20 @@ export class EventLog {
     return row?.type === "messageStart";
   }
 
-  /** Events with seq > `afterSeq`, oldest first, as their stored JSON text. */
-  readAfter(afterSeq: number, limit = 10_000): { seq: number; type: string; json: string }[] {
-    return this.sql
-      .exec<{ seq: number; type: string; json: string }>(`SELECT seq, type, json FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit)
-      .toArray();
+  /**
+   * A page of the events with seq > `afterSeq`, oldest first, as their stored JSON text: at most
+   * `maxBytes` of it (at least one event), so a replay reads the log one bounded page at a time.
+   * `more` says events after the page remain.
+   */
+  readAfter(afterSeq: number, maxBytes = REPLAY_PAGE_BYTES): { events: StoredEvent[]; more: boolean } {
+    const events: StoredEvent[] = [];
+    let bytes = 0;
+    // A lazy cursor: reading stops at the budget.
+    for (const row of this.sql.exec<StoredEvent>(`SELECT seq, type, json FROM events WHERE seq > ? ORDER BY seq`, afterSeq)) {
+      if (events.length > 0 && bytes + row.json.length > maxBytes) return { events, more: true };
+      events.push(row);
+      bytes += row.json.length;
+    }
+    return { events, more: false };
   }
 }

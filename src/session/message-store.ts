@@ -13,6 +13,12 @@ import { windowStart } from "./memory-window.ts";
 const WINDOW_READ_ROWS = 256;
 /** Most messages one page may hold (GET /v1/sessions/:id/messages?limit=). */
 export const MAX_PAGE_LIMIT = 500;
+/**
+ * Most stored JSON one page carries: a page of image messages stops early with a cursor, so an answer
+ * stays far below RPC's 32 MiB limit and the object's memory holds one page at a time. A page always holds
+ * at least one message (a row is at most 2 MB).
+ */
+export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 
 type Row = { seq: number; json: string };
 
@@ -48,13 +54,24 @@ export class MessageStore {
     }
   }
 
-  /** Up to `limit` messages stored before seq `before` (default: the newest), oldest first. */
-  page(before: number | undefined, limit: number): MessagePage {
-    const rows = this.sql
-      .exec<Row>(`SELECT seq, json FROM messages WHERE seq < ? ORDER BY seq DESC LIMIT ?`, before ?? Number.MAX_SAFE_INTEGER, limit + 1)
-      .toArray();
-    const more = rows.length > limit;
-    const kept = more ? rows.slice(0, limit) : rows;
+  /**
+   * Up to `limit` messages stored before seq `before` (default: the newest), oldest first, and no more than
+   * `maxBytes` of stored JSON; `before` in the answer is the cursor to the page before it (null at the start).
+   */
+  page(before: number | undefined, limit: number, maxBytes = MAX_PAGE_BYTES): MessagePage {
+    // Rows come newest first from a lazy cursor: reading stops at the budget, so no more than a page is read.
+    const cursor = this.sql.exec<Row>(`SELECT seq, json FROM messages WHERE seq < ? ORDER BY seq DESC LIMIT ?`, before ?? Number.MAX_SAFE_INTEGER, limit + 1);
+    const kept: Row[] = [];
+    let bytes = 0;
+    let more = false;
+    for (const row of cursor) {
+      if (kept.length === limit || (kept.length > 0 && bytes + row.json.length > maxBytes)) {
+        more = true;
+        break;
+      }
+      kept.push(row);
+      bytes += row.json.length;
+    }
     kept.reverse();
     return { messages: kept.map((r) => JSON.parse(r.json) as AgentMessage), before: more ? kept[0]!.seq : null };
   }
