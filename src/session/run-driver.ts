@@ -210,7 +210,7 @@ export class RunDriver {
   private async execute(runId: string, resumed: boolean, signal: AbortSignal): Promise<void> {
     const { ctx, env, settings, state, queues, messages, record, sink } = this.parts;
     await this.parts.beforeRun?.();
-    const journal = new SqlToolJournal(ctx.storage.sql, runId, resumed);
+    const journal = new SqlToolJournal(ctx.storage.sql, runId, resumed, (name) => state.tools.get(name)?.idempotent === true);
     const deltas = new DeltaCoalescer((event) => sink.record(runId, event));
     const llmCall = selectLlmCall(env, { model: this.model });
     const emit = (event: AgentEvent) => deltas.emit(event);

@@ -3,8 +3,10 @@
  * result), keyed by run and call id (the model chooses ids, and may reuse one in a later run). The core
  * calls it at every transition; a resumed run reads its earlier attempt's rows once, so no call silently
  * runs twice. Each transition is one plain write: the `executing` row is in the storage transaction before
- * the tool runs, so the output gate holds the tool's first output until that row is committed. The run
- * driver clears the journal when its run ends: it never holds more than one run's calls.
+ * the tool runs, so the output gate holds the tool's first output until that row is committed. An
+ * idempotent call is resumed from `started` exactly as from `executing` (prepared and run again), so its
+ * `executing` row is not written. The run driver clears the journal when its run ends: it never holds more
+ * than one run's calls.
  */
 import { fitJson, type AgentToolCall, type AgentToolResult, type ToolCallJournal, type ToolCallJournalEntry } from "../core/index.ts";
 
@@ -18,10 +20,12 @@ export class SqlToolJournal implements ToolCallJournal {
   /** A run started in this isolate wrote every row it has, so lookups are answered from memory. */
   private readonly entries = new Map<string, ToolCallJournalEntry>();
 
+  /** `isIdempotent` tells, by tool name, whether a call may run again after a restart (AgentTool.idempotent). */
   constructor(
     private readonly sql: SqlStorage,
     private readonly runId: string,
     resumed: boolean,
+    private readonly isIdempotent: (toolName: string) => boolean = () => false,
   ) {
     if (!resumed) return;
     for (const row of sql.exec<Row>(`SELECT tool_call_id, state, json FROM tool_call_journal WHERE run_id = ?`, runId)) {
@@ -43,7 +47,7 @@ export class SqlToolJournal implements ToolCallJournal {
   markExecuting(toolCall: AgentToolCall): void {
     if (this.entries.get(toolCall.id)?.state === "ended") return;
     this.entries.set(toolCall.id, { state: "executing" });
-    this.sql.exec(UPSERT, this.runId, toolCall.id, "executing", null);
+    if (!this.isIdempotent(toolCall.name)) this.sql.exec(UPSERT, this.runId, toolCall.id, "executing", null);
   }
 
   markEnded(toolCall: AgentToolCall, result: AgentToolResult, isError: boolean): void {

@@ -45,6 +45,16 @@ describe("the tool journal", () => {
     expect(state).toBe("executing");
   });
 
+  it("writes no executing row for an idempotent call, which a resumed run prepares and runs again from started alike", async () => {
+    const state = await inSession((sql) => {
+      const journal = new SqlToolJournal(sql, "run-a", false, (name) => name === "getTime");
+      journal.markStarted({ ...call("call_2"), name: "getTime" });
+      journal.markExecuting({ ...call("call_2"), name: "getTime" });
+      return stateOf(sql, "run-a", "call_2");
+    });
+    expect(state).toBe("started");
+  });
+
   it("never moves an ended call back, and a resumed run sees where each call got", async () => {
     const entries = await inSession((sql) => {
       const journal = new SqlToolJournal(sql, "run-a", false);
