@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commitWrittenTool, indexKey, sha256Hex, sourceKey, specKey, type ToolIndexEnv } from "../../src/tools/written/tool-index.ts";
 import { WRITTEN_TOOL_MARKER } from "../../src/tools/written/render.ts";
 import type { WrittenToolEntry, WrittenToolSpec } from "../../src/tools/written/spec.ts";
-import { copyProject, type TempProject } from "../support/temp-project.ts";
+import { copyProject, plainToolSource, type TempProject } from "../support/temp-project.ts";
 
 type Run = { code: number; output: string };
 
@@ -60,7 +60,9 @@ function redeployIn(persistTo: string, args: string[], answer = ""): Promise<Run
 }
 const redeploy = (...args: string[]) => redeployIn(state, args);
 
-const NAMES = ["goodAdder", "typeBroken", "notRendered", "getTime"] as const;
+const NAMES = ["goodAdder", "typeBroken", "notRendered", "handMade"] as const;
+/** The copy's own tools/: one hand-written fixture, whatever the user keeps in theirs. */
+const FIXTURE_TOOLS = { "handMade.ts": plainToolSource("handMade") };
 const readRows = () =>
   withIndex(async (env) =>
     Object.fromEntries(await Promise.all(NAMES.map(async (n) => [n, JSON.parse((await env.TOOL_INDEX.get(indexKey(n))) ?? "null")] as const))),
@@ -68,7 +70,7 @@ const readRows = () =>
 const toolFiles = async () => (await import("node:fs/promises")).readdir(path.join(project.root, "tools"));
 
 beforeAll(async () => {
-  project = await copyProject();
+  project = await copyProject({ tools: FIXTURE_TOOLS });
   state = await mkdtemp(path.join(tmpdir(), "redeploy-state-"));
   await withIndex(async (env) => {
     const author = { sessionId: "test" };
@@ -85,7 +87,7 @@ beforeAll(async () => {
     await env.TOOL_SOURCE.put(entry.specKey, JSON.stringify(spec("notRendered", "return 1;")));
     await env.TOOL_INDEX.put(indexKey("notRendered"), JSON.stringify(entry));
     // A pending row for a hand-written tool's name (writeTool refuses it; the script must too).
-    await commitWrittenTool(env, spec("getTime", "return 'not the real getTime';"), author, new Date());
+    await commitWrittenTool(env, spec("handMade", "return 'not the real handMade';"), author, new Date());
   });
   runs.dryRun = await redeploy("--dry-run");
   afterDryRun.tools = await toolFiles();
@@ -111,7 +113,7 @@ describe("npm run redeploy --local", () => {
   it("in a dry run checks everything but changes neither tools/ nor the index", () => {
     expect(runs.dryRun.code).toBe(0);
     expect(runs.dryRun.output, runs.dryRun.output).toContain("dry run OK: 1 tool(s) would be deployed; tools/ is restored and no row was changed");
-    expect(afterDryRun.tools.sort()).toEqual(["getTime.ts", "getWeather.ts", "writeTool.ts"]);
+    expect(afterDryRun.tools.sort()).toEqual(Object.keys(FIXTURE_TOOLS));
     expect(Object.values(afterDryRun.rows).map((r) => r?.status)).toEqual(["pending", "pending", "pending", "pending"]);
   });
 
@@ -128,7 +130,7 @@ describe("npm run redeploy --local", () => {
   it("ships nothing when the question is not answered yes", () => {
     expect(runs.declined.code).toBe(1);
     expect(runs.declined.output).toContain("not confirmed: nothing was shipped");
-    expect(toolsAfterDeclined.sort()).toEqual(["getTime.ts", "getWeather.ts", "writeTool.ts"]);
+    expect(toolsAfterDeclined.sort()).toEqual(Object.keys(FIXTURE_TOOLS));
   });
 
   it("writes a passing tool into tools/ and the regenerated registry, and marks it deployed", async () => {
@@ -152,8 +154,8 @@ describe("npm run redeploy --local", () => {
   });
 
   it("never replaces a hand-written tool", async () => {
-    expect(rows.getTime).toMatchObject({ status: "rejected", error: "tools/getTime.ts is a hand-written tool; a written tool may not replace it" });
-    expect(await readFile(path.join(project.root, "tools", "getTime.ts"), "utf8")).not.toContain(WRITTEN_TOOL_MARKER);
+    expect(rows.handMade).toMatchObject({ status: "rejected", error: "tools/handMade.ts is a hand-written tool; a written tool may not replace it" });
+    expect(await readFile(path.join(project.root, "tools", "handMade.ts"), "utf8")).toBe(FIXTURE_TOOLS["handMade.ts"]);
   });
 
   it("does nothing when run again", () => {
