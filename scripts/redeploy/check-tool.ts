@@ -15,6 +15,7 @@ import type { WrittenToolEntry, WrittenToolSpec } from "../../src/tools/written/
 import { sha256Hex } from "../../src/tools/written/tool-index.ts";
 import { bundleTools } from "../tool-check/bundle-tools.ts";
 import { checkModulesInWorkerd } from "../tool-check/workerd-load.ts";
+import { findRefusedCharacters } from "./control-chars.ts";
 import { checkRenderedStructure } from "./structure-check.ts";
 
 export const STAGING_DIR = ".redeploy-staging";
@@ -22,10 +23,30 @@ export const STAGING_DIR = ".redeploy-staging";
 const MAX_ERROR_CHARS = 4_000;
 
 export type CheckStep = { check: string; ok: boolean; detail?: string };
-export type ToolCheckReport = { ok: true; steps: CheckStep[] } | { ok: false; steps: CheckStep[]; error: string };
+/**
+ * `blame` says whose fault a failure is: "tool" rejects the written tool; "project" means a file it does
+ * not own (a hand-written tool, src/) fails to typecheck, so no verdict on the tool is possible.
+ */
+export type ToolCheckReport = { ok: true; steps: CheckStep[] } | { ok: false; steps: CheckStep[]; error: string; blame: "tool" | "project" };
 export type ToolUnderCheck = { root: string; entry: WrittenToolEntry; source: string | null; spec: WrittenToolSpec | null };
 
 const clip = (text: string) => (text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text);
+
+/**
+ * Splits tsc's output into the diagnostics of `file` (relative to the project, as tsc prints it) and the
+ * rest. A diagnostic starts a line with `path(line,col): error`; its continuation lines stay with it.
+ */
+export function splitDiagnostics(output: string, file: string): { own: string[]; others: string[] } {
+  const own: string[] = [];
+  const others: string[] = [];
+  let current: string[] | undefined;
+  for (const line of output.split("\n")) {
+    const start = /^(\S[^(]*)\(\d+,\d+\): /.exec(line);
+    if (start) current = path.normalize(start[1]!) === path.normalize(file) ? own : others;
+    (current ?? others).push(line);
+  }
+  return { own, others };
+}
 
 /** Whether tools/<name>.ts may be (over)written: absent, or itself a written tool. */
 export async function nameIsFree(toolsDir: string, name: string): Promise<string | undefined> {
@@ -74,9 +95,9 @@ async function smokeLoad(file: string, name: string): Promise<string[]> {
 /** Runs every check on `source` as tools/<name>.ts; the staging folder is removed afterwards. */
 export async function checkWrittenTool({ root, entry, source, spec }: ToolUnderCheck): Promise<ToolCheckReport> {
   const steps: CheckStep[] = [];
-  const fail = (check: string, error: string): ToolCheckReport => {
+  const fail = (check: string, error: string, blame: "tool" | "project" = "tool"): ToolCheckReport => {
     steps.push({ check, ok: false, detail: clip(error) });
-    return { ok: false, steps, error: clip(error) };
+    return { ok: false, steps, error: clip(error), blame };
   };
   const pass = (check: string, detail?: string) => steps.push(detail ? { check, ok: true, detail } : { check, ok: true });
 
@@ -84,6 +105,9 @@ export async function checkWrittenTool({ root, entry, source, spec }: ToolUnderC
   if ((await sha256Hex(source)) !== entry.hash) return fail("integrity", `source ${entry.sourceKey} does not match the index hash`);
   if (!source.startsWith(WRITTEN_TOOL_MARKER)) return fail("integrity", "source was not rendered by writeTool (no marker line)");
   pass("integrity", "sha256 matches the index row; writeTool marker present");
+  const refused = findRefusedCharacters(source);
+  if (refused.length) return fail("characters", refused.join("\n"));
+  pass("characters", "no control or bidirectional-override characters");
   const taken = await nameIsFree(path.join(root, "tools"), entry.name);
   if (taken) return fail("name", taken);
   pass("name", `tools/${entry.name}.ts is free or a written tool`);
@@ -108,7 +132,13 @@ export async function checkWrittenTool({ root, entry, source, spec }: ToolUnderC
     const tsconfig = { extends: "../tsconfig.json", compilerOptions: { types: [] }, include: [], files: [file, "../worker-configuration.d.ts"] };
     await writeFile(path.join(stagingDir, "tsconfig.json"), JSON.stringify(tsconfig));
     const typeErrors = await typecheck(root, path.join(stagingDir, "tsconfig.json"));
-    if (typeErrors) return fail("typecheck", asTools(typeErrors));
+    if (typeErrors) {
+      // tsc also reads what the tool's types import (worker-configuration.d.ts reaches the whole app and
+      // so every tool of the registry): only the tool's own diagnostics judge it.
+      const { own, others } = splitDiagnostics(typeErrors, path.join(STAGING_DIR, file));
+      if (own.length) return fail("typecheck", asTools(own.join("\n")));
+      return fail("typecheck", `the project itself does not typecheck (not this tool's fault; \`npx tsc --noEmit\` shows it):\n${others.join("\n")}`, "project");
+    }
     pass("typecheck", "tsc (Node permission model: read-only, no child processes)");
     const loadProblems = await smokeLoad(path.join(stagingDir, file), entry.name);
     if (loadProblems.length) return fail("load", loadProblems.map((p) => `tools/${file}: ${p}`).join("\n"));
