@@ -4,6 +4,7 @@
  */
 import { toolRegistry } from "./registry.generated.ts";
 import type { ToolRegistry } from "../core/index.ts";
+import type { ToolFileRegistry } from "./define-tool.ts";
 
 const extraModules: Record<string, { getTool: ToolRegistry[string]["getTool"] }> = {};
 
@@ -11,9 +12,14 @@ export function addBundledToolModules(modules: ToolRegistry): void {
   Object.assign(extraModules, modules);
 }
 
-/** Registry entries in sorted order (generated first, extras after). */
+/**
+ * Registry entries in sorted order (generated first, extras after). The generated registry is typed for
+ * tool authors (ToolFileRegistry: a result may be a string or `{content}`); the core's pipeline turns
+ * every return into a full AgentToolResult (normalizeToolResult), so it takes them as AgentTools.
+ */
 export function bundledRegistry(): ToolRegistry {
-  return { ...toolRegistry, ...extraModules };
+  const generated: ToolFileRegistry = toolRegistry;
+  return { ...(generated as unknown as ToolRegistry), ...extraModules };
 }
 
 export function bundledToolNames(): string[] {

@@ -5,6 +5,7 @@
 import { readdir } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { loadTools, ToolStore } from "../../src/core/tool-store.ts";
+import { bundledRegistry } from "../../src/tools/catalog.ts";
 // Written by `npm run generate:code` (run before `npm test`, `npm run test:unit` and `npm start`).
 import { toolRegistry } from "../../src/tools/registry.generated.ts";
 
@@ -21,7 +22,7 @@ describe("the generated registry of bundled tools", () => {
 
   it("loads into a tool store, followed by listTools", async () => {
     const store = new ToolStore("test");
-    loadTools(store, toolRegistry);
+    loadTools(store, bundledRegistry());
     expect(store.names()).toEqual([...(await toolFileNames()), "listTools"]);
   });
 });
