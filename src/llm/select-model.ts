@@ -101,7 +101,7 @@ export function selectLlmCall(env: LlmEnv, options: LlmCallOptions = {}): LlmCal
   const onRetry = options.onRetry ? { onRetry: options.onRetry } : {};
   switch (selection.kind) {
     case "offline":
-      return createOfflineLlmCall();
+      return createOfflineLlmCall({ reason: setting(env.MODEL_PROVIDER) ? "configured" : "no-key" });
     case "invalid": {
       const error = new LlmError(selection.message, { kind: "config", retryable: false });
       return () => Promise.reject(error);

@@ -5,7 +5,7 @@
 import { readdir } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { loadTools, ToolStore } from "../../src/core/tool-store.ts";
-import { bundledRegistry } from "../../src/tools/catalog.ts";
+import { bundledRegistry, sessionRegistry } from "../../src/tools/catalog.ts";
 // Written by `npm run generate:code` (run before `npm test`, `npm run test:unit` and `npm start`).
 import { toolRegistry } from "../../src/tools/registry.generated.ts";
 
@@ -24,5 +24,17 @@ describe("the generated registry of bundled tools", () => {
     const store = new ToolStore("test");
     loadTools(store, bundledRegistry());
     expect(store.names()).toEqual([...(await toolFileNames()), "listTools"]);
+  });
+});
+
+describe("the registry a session loads", () => {
+  it("leaves writeTool out unless WRITE_TOOL_ENABLED is \"true\"", () => {
+    expect(Object.keys(sessionRegistry({}))).not.toContain("writeTool");
+    expect(Object.keys(sessionRegistry({ WRITE_TOOL_ENABLED: "false" }))).not.toContain("writeTool");
+    expect(Object.keys(sessionRegistry({ WRITE_TOOL_ENABLED: "true" }))).toContain("writeTool");
+  });
+
+  it("keeps every other bundled tool whatever the settings", () => {
+    expect(Object.keys(sessionRegistry({}))).toEqual(Object.keys(bundledRegistry()).filter((n) => n !== "writeTool"));
   });
 });
