@@ -5,6 +5,9 @@
  * tool may import `cloudflare:workers`. On success writes src/tools/registry.generated.ts as static imports.
  * Invariants: files and registry keys in sorted order; every failure is reported, each naming its file,
  * and the exit code is non-zero; the output is rewritten only when its content changes (no watch loops).
+ * Except under `wrangler dev` (`npm start`), which sets WRANGLER_COMMAND=dev for its build command and
+ * holds every request while that command fails: there a broken tool is named in one line and left out
+ * of the registry, the others are served, and the exit code is 0 (docs/writing-tools.md).
  */
 import { mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -127,10 +130,12 @@ export async function writeIfChanged(file: string, content: string): Promise<boo
   return true;
 }
 
-type Options = { toolsDir: string; outFile: string; checkOnly: boolean };
+type Options = { toolsDir: string; outFile: string; checkOnly: boolean; keepServing: boolean };
 
 function parseArgs(argv: readonly string[]): Options {
-  const options: Options = { toolsDir: DEFAULT_TOOLS_DIR, outFile: DEFAULT_OUT_FILE, checkOnly: false };
+  // wrangler sets WRANGLER_COMMAND for its custom build: "dev" under `wrangler dev`, else deploy's command.
+  const keepServing = process.env.WRANGLER_COMMAND === "dev";
+  const options: Options = { toolsDir: DEFAULT_TOOLS_DIR, outFile: DEFAULT_OUT_FILE, checkOnly: false, keepServing };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -141,7 +146,8 @@ function parseArgs(argv: readonly string[]): Options {
     if (arg === "--tools-dir") options.toolsDir = value();
     else if (arg === "--out") options.outFile = value();
     else if (arg === "--check-only") options.checkOnly = true;
-    else throw new Error(`unknown option ${arg} (expected --tools-dir DIR, --out FILE, --check-only)`);
+    else if (arg === "--keep-serving") options.keepServing = true;
+    else throw new Error(`unknown option ${arg} (expected --tools-dir DIR, --out FILE, --check-only, --keep-serving)`);
   }
   return options;
 }
@@ -163,7 +169,9 @@ async function main(argv: readonly string[]): Promise<number> {
     return 1;
   }
   const { tools, errors } = checked;
-  if (errors.length) {
+  if (errors.length && options.keepServing && !options.checkOnly) {
+    for (const e of errors) console.error(`generate-registry: ${e} (left out until fixed; the other tools are served)`);
+  } else if (errors.length) {
     console.error(`generate-registry: ${errors.length} problem(s) in ${displayPath(options.toolsDir)}:`);
     for (const e of errors) console.error(`  ${e}`);
     return 1;
