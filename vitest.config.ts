@@ -46,6 +46,7 @@ export default defineConfig({
           // project (`npm run test:unit`) stays a quick check of well under a minute.
           exclude: SLOW_SCRIPT_TESTS,
           environment: "node",
+          globalSetup: ["test/support/generated-setup.ts"],
         },
       },
       {
@@ -55,6 +56,7 @@ export default defineConfig({
           name: "scripts-e2e",
           include: SLOW_SCRIPT_TESTS,
           environment: "node",
+          globalSetup: ["test/support/generated-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 300_000,
         },
