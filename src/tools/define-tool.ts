@@ -85,6 +85,7 @@ const DEFINITION_FIELDS = [
   "name", "label", "description", "schema", "execute", "env", "capabilities", "prepareArguments",
   "parallelToolExecute", "idempotent", "requiresApproval", "timeoutMs",
 ] as const satisfies readonly (keyof ToolDefinition<z.ZodObject>)[];
+// tsc fails on this line when ToolDefinition gains a field the list above lacks.
 const definitionFieldsComplete: ListsEvery<ToolDefinition<z.ZodObject>, typeof DEFINITION_FIELDS> = true;
 
 /** A full AgentToolResult from what execute returned: a string becomes one text block; defaults filled in. */
