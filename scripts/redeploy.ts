@@ -16,7 +16,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describeError } from "../src/core/tool-results.ts";
 import type { WrittenToolEntry } from "../src/tools/written/spec.ts";
-import { checkWrittenTool, STAGING_DIR } from "./redeploy/check-tool.ts";
+import { checkWrittenTools, STAGING_DIR } from "./redeploy/check-tool.ts";
 import { confirm, renderReview, type Reviewed } from "./redeploy/review.ts";
 import { openToolIndex, type IndexVia, type ToolIndex } from "./redeploy/tool-index.ts";
 
@@ -135,17 +135,17 @@ async function deploy(options: Options): Promise<{ ok: boolean; output: string }
   return result;
 }
 
-/** Checks each tool and prints its review; records nothing (that waits until every verdict is known). */
-async function review(index: ToolIndex, entries: readonly WrittenToolEntry[], options: Options, restore: boolean): Promise<Reviewed[]> {
-  const reviewed: Reviewed[] = [];
-  for (const entry of entries) {
-    const [source, spec] = await Promise.all([index.getSource(entry.sourceKey), index.getSpec(entry.specKey)]);
-    const report = await checkWrittenTool({ root: PROJECT_ROOT, entry, source, spec });
-    const item: Reviewed = restore ? { entry, source, report, restore } : { entry, source, report };
-    reviewed.push(item);
-    console.log(`\n${await renderReview(PROJECT_ROOT, item, { dryRun: options.dryRun })}\n`);
-  }
-  return reviewed;
+/**
+ * Checks the pending tools and the deployed ones to restore in one batch (one tsc, one workerd) and prints
+ * each review; records nothing (that waits until every verdict is known).
+ */
+async function review(index: ToolIndex, pending: readonly WrittenToolEntry[], restores: readonly WrittenToolEntry[], options: Options): Promise<{ reviewed: Reviewed[]; restored: Reviewed[] }> {
+  const entries = [...pending, ...restores];
+  const tools = await Promise.all(entries.map(async (entry) => ({ entry, source: await index.getSource(entry.sourceKey), spec: await index.getSpec(entry.specKey) })));
+  const reports = await checkWrittenTools(PROJECT_ROOT, tools);
+  const items = tools.map(({ entry, source }, i): Reviewed => (i < pending.length ? { entry, source, report: reports[i]! } : { entry, source, report: reports[i]!, restore: true }));
+  for (const item of items) console.log(`\n${await renderReview(PROJECT_ROOT, item, { dryRun: options.dryRun })}\n`);
+  return { reviewed: items.slice(0, pending.length), restored: items.slice(pending.length) };
 }
 
 const names = (items: readonly Reviewed[]) => items.map((r) => `${r.entry.name} v${r.entry.version}`).join(", ");
@@ -164,8 +164,7 @@ async function redeploy(options: Options): Promise<number> {
     // A fresh checkout lacks the deployed written tools; this deploy must keep them, so they are put back
     // from R2, but only through every check and the review, as if they were new.
     const missing = entries.filter((e) => e.status === "deployed" && !existsSync(path.join(PROJECT_ROOT, "tools", `${e.name}.ts`)));
-    const reviewed = await review(index, pending, options, false);
-    const restores = await review(index, missing, options, true);
+    const { reviewed, restored: restores } = await review(index, pending, missing, options);
 
     const broken = [...reviewed, ...restores].find((r) => !r.report.ok && r.report.blame === "project");
     if (broken && !broken.report.ok) {
