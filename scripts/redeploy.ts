@@ -18,7 +18,7 @@ import { describeError } from "../src/core/tool-results.ts";
 import type { WrittenToolEntry } from "../src/tools/written/spec.ts";
 import { checkWrittenTools, STAGING_DIR } from "./redeploy/check-tool.ts";
 import { confirm, renderReview, type Reviewed } from "./redeploy/review.ts";
-import { openToolIndex, type IndexVia, type ToolIndex } from "./redeploy/tool-index.ts";
+import type { IndexVia, ToolIndex } from "./redeploy/tool-index.ts";
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const log = (line: string) => console.log(`redeploy: ${line}`);
@@ -152,6 +152,8 @@ const names = (items: readonly Reviewed[]) => items.map((r) => `${r.entry.name} 
 const passing = (items: readonly Reviewed[]) => items.filter((r): r is Reviewed & { source: string } => r.report.ok && r.source !== null);
 
 async function redeploy(options: Options): Promise<number> {
+  // Loaded here, not at the top: it pulls in wrangler, which `--help` and a bad option need not wait for.
+  const { openToolIndex } = await import("./redeploy/tool-index.ts");
   const index = await openToolIndex({ root: PROJECT_ROOT, configPath: options.configPath, local: options.local, persistTo: options.persistTo, via: options.via });
   try {
     const entries = await index.listEntries();

@@ -17,7 +17,8 @@ function redeploy(...args: string[]): Promise<{ code: number; stdout: string; st
   });
 }
 
-describe("npm run redeploy's options", () => {
+// Each test starts Node with type stripping: about a second alone, several on a busy machine.
+describe("npm run redeploy's options", { timeout: 30_000 }, () => {
   it("--help prints the usage, where npm start keeps its state, and how to try it without an account", async () => {
     const run = await redeploy("--help");
     expect(run.code).toBe(0);
