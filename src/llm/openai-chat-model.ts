@@ -99,7 +99,7 @@ async function attemptOnce(
     if (!accumulator.finished) throw new LlmError("LLM stream ended before the model finished its answer", { kind: "network", retryable: true });
     return accumulator.result();
   } catch (err) {
-    const error = toLlmError(err, state);
+    const error = toLlmError(err, state, endpoint.url);
     if (error.retryable && hasDelivered()) {
       throw new LlmError(`LLM stream broke after text was already streamed (not retried, so the text is not repeated): ${error.message}`, {
         kind: "stream_interrupted",
