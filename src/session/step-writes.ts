@@ -1,12 +1,10 @@
 /**
- * The session's pending writes: the event log, the message store and the tool journal hand their plain
- * statements here, and they run together in one synchronous block at the end of the macrotask, after the
- * step's LLM request has left (the output gate holds an outgoing request until every write before it is
- * committed). Flushed at once where a row must be stored first: before a tool that must not run twice
- * executes, at a run's end, and for every event recorded outside the loop (event-sink.ts).
- * Invariants: statements run in the order given; `then` work (publishing an event) runs only after them;
- * readers see stored rows only, so a flush makes a step's rows of every table visible together.
- * Kept for the step: at 1,000 messages it is within 3% of the old routed write buffer (bench:ab, /dev/shm).
+ * A run's pending writes: the event log, message store and tool journal hand it their plain statements,
+ * run together at the end of the macrotask, after the step's LLM request has left (the output gate holds
+ * a request until the writes before it commit); at once before a tool that must not run twice, at a run's
+ * end, and for an event recorded outside the loop. Invariants: statements run in order, `then` work
+ * (publishing an event) after them; readers see stored rows only, a step's rows of every table together.
+ * Kept: at 1,000 messages bench:ab puts the step at 0.60 (non-streaming), 0.95 (streaming) of writing at once.
  */
 
 type Statement = { sql: string; values: SqlStorageValue[] };
