@@ -25,6 +25,7 @@ import { RunRecord } from "./run-record.ts";
 import type { Session } from "./session.ts";
 import { SessionMeta, type SessionSettings } from "./session-meta.ts";
 import { SessionQueues } from "./session-queues.ts";
+import { StepWrites } from "./step-writes.ts";
 
 /** A var holding a positive whole number of milliseconds, else undefined (the config default applies). */
 const positiveMs = (raw: string | undefined): number | undefined => (raw && /^\d+$/.test(raw.trim()) && Number(raw) > 0 ? Number(raw) : undefined);
@@ -49,12 +50,13 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   const meta = new SessionMeta(sql);
   const record = new RunRecord(meta);
   const queues = new SessionQueues(sql);
-  const messages = new MessageStore(sql);
-  const log = new EventLog(sql, settings.id);
+  const writes = new StepWrites(sql);
+  const messages = new MessageStore(sql, writes);
+  const log = new EventLog(sql, writes, settings.id);
   const sockets = new EventSockets(ctx);
   const hub = new LiveFanout(sockets);
   const waiters = new OutputWaiters();
-  const sink = new EventSink({ log, queues, meta, record, hub, waiters, runLog: new RunLog() });
+  const sink = new EventSink({ log, writes, queues, meta, record, hub, waiters, runLog: new RunLog() });
   const state: AgentState = { systemPrompt: settings.systemPrompt, messages: [], tools: store.tools };
   const approvals = new ApprovalGate(
     sql,
@@ -68,7 +70,7 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
     void mcp.close();
   };
   const beforeRun = () => mcp.refresh();
-  const runs = new RunDriver({ ctx, env, settings, state, store, meta, record, queues, messages, log, approvals, sink, onShutdown, beforeRun });
-  const session: Session = { settings, state, store, meta, record, queues, messages, log, hub, sockets, waiters, sink, approvals, runs, mcp };
+  const runs = new RunDriver({ ctx, env, settings, state, store, meta, record, queues, messages, log, writes, approvals, sink, onShutdown, beforeRun });
+  const session: Session = { settings, state, store, meta, record, queues, messages, log, writes, hub, sockets, waiters, sink, approvals, runs, mcp };
   return { session, ready: registerWrittenDrafts(store, env, settings.tools) };
 }

@@ -16,6 +16,7 @@ import type { OutputWaiters } from "./output-waiters.ts";
 import type { RunRecord } from "./run-record.ts";
 import type { SessionMeta, SessionSettings } from "./session-meta.ts";
 import type { SessionQueues } from "./session-queues.ts";
+import type { StepWrites } from "./step-writes.ts";
 
 export type SessionParts = {
   settings: SessionSettings;
@@ -27,6 +28,8 @@ export type SessionParts = {
   queues: SessionQueues;
   messages: MessageStore;
   log: EventLog;
+  /** The rows of messages, events and journal a step has queued, stored together (step-writes.ts). */
+  writes: StepWrites;
   hub: LiveFanout;
   sockets: EventSockets;
   waiters: OutputWaiters;
