@@ -120,6 +120,8 @@ export class RunLog {
       case "error":
       case "contextTrimmed":
       case "messageAbandoned":
+      case "mcpAuthRequired":
+      case "mcpToolsChanged":
         return; // deltas, approvals, errors and notices carry nothing these lines count
       default:
         // Every event type is placed above: tsc fails here when the core's union gains one.

@@ -9,6 +9,8 @@ import { agentConfig } from "../agent-config.ts";
 import { ToolStore, loadTools, type AgentState } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
 import { attachMcpTools, type SessionMcpTools } from "../mcp/attach.ts";
+import { McpOAuthStore } from "../mcp/oauth-store.ts";
+import { readAddedServers } from "../mcp/session-servers.ts";
 import { RunLog } from "../observability/run-log.ts";
 import { bundledRegistry } from "../tools/catalog.ts";
 import { withToolContexts } from "../tools/tool-context.ts";
@@ -44,6 +46,8 @@ export type Session = {
   runs: RunDriver;
   /** Tools of the remote MCP servers the session chose, listed before each run. */
   mcp: SessionMcpTools;
+  /** OAuth credentials of the MCP servers the session added (the deployer's are the Worker's). */
+  mcpCredentials: McpOAuthStore;
 };
 
 /** A var holding a positive whole number of milliseconds, else undefined (the config default applies). */
@@ -81,7 +85,13 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
     (event) => sink.record(meta.read<RunMeta>("run")?.runId, event),
     positiveMs(env.APPROVAL_TIMEOUT_MS) ?? agentConfig.approvalTimeoutMs,
   );
-  const mcp = attachMcpTools(store, env, settings.mcpServers, (message) => sink.record(meta.read<RunMeta>("run")?.runId, { type: "error", message }));
+  const mcpCredentials = new McpOAuthStore(sql);
+  const mcp = attachMcpTools(store, env, settings.mcpServers, (event) => sink.record(meta.read<RunMeta>("run")?.runId, event), {
+    sessionId: settings.id,
+    origin: settings.origin,
+    added: readAddedServers(meta),
+    store: mcpCredentials,
+  });
   const onShutdown = () => {
     hub.closeAll();
     waiters.wakeAll();
@@ -89,6 +99,6 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   };
   const beforeRun = () => mcp.refresh();
   const runs = new RunDriver({ ctx, env, settings, state, store, meta, buffer, queues, messages, log, approvals, sink, onShutdown, beforeRun });
-  const session: Session = { settings, state, store, meta, buffer, queues, messages, log, hub, sockets, waiters, sink, approvals, runs, mcp };
+  const session: Session = { settings, state, store, meta, buffer, queues, messages, log, hub, sockets, waiters, sink, approvals, runs, mcp, mcpCredentials };
   return { session, ready: registerWrittenDrafts(store, env, settings.tools) };
 }
