@@ -1,7 +1,7 @@
 /**
  * vitest globalSetup for the MCP OAuth workers project: starts the OAuth-protected MCP server
  * (oauth-mcp-server.ts) and hands the Worker an MCP_SERVERS naming it and an MCP_ALLOWED_URLS admitting
- * its unauthenticated /open/ servers; the tests get its base URL (`inject("oauthMcpUrl")`).
+ * its unauthenticated /open/ servers and the OAuth one itself (for sessions holding their own tokens); the tests get its base URL (`inject("oauthMcpUrl")`).
  */
 import type { TestProject } from "vitest/node";
 import { startOAuthMcpServer } from "./oauth-mcp-server.ts";
@@ -18,6 +18,6 @@ export default async function setup(project: TestProject) {
   const server = await startOAuthMcpServer();
   project.provide("oauthMcpUrl", server.url);
   project.provide("oauthMcpServers", JSON.stringify([{ name: "secure", url: `${server.url}/mcp` }]));
-  project.provide("oauthAllowedUrls", `${server.url}/open/`);
+  project.provide("oauthAllowedUrls", `${server.url}/open/, ${server.url}/mcp`);
   return () => server.close();
 }
