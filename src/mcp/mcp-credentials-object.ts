@@ -8,14 +8,20 @@ import { DurableObject } from "cloudflare:workers";
 import type { AppEnv } from "../env.ts";
 import { completeAuthorization, type AuthCompletion } from "./oauth-completion.ts";
 import type { McpCredentialVault } from "./oauth-provider.ts";
-import { McpOAuthStore, type OAuthRecordKind, type PendingFlow } from "./oauth-store.ts";
+import { MCP_OAUTH_SCHEMA, McpOAuthStore, type OAuthRecordKind, type PendingFlow } from "./oauth-store.ts";
 import { parseMcpServers } from "./servers-config.ts";
 
 /** The one instance's name. */
 export const WORKER_CREDENTIALS = "worker-mcp-credentials";
 
 export class McpCredentials extends DurableObject<AppEnv> {
-  private readonly store = new McpOAuthStore(this.ctx.storage.sql);
+  private readonly store: McpOAuthStore;
+
+  constructor(ctx: DurableObjectState, env: AppEnv) {
+    super(ctx, env);
+    ctx.storage.sql.exec(MCP_OAUTH_SCHEMA); // idempotent; the object's only tables
+    this.store = new McpOAuthStore(ctx.storage.sql);
+  }
 
   read(server: string, kind: OAuthRecordKind): string | undefined {
     return this.store.read(server, kind);

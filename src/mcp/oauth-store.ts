@@ -18,35 +18,33 @@ const MAX_FLOWS = 64;
 /** A token response or client registration larger than this is refused, not stored. */
 export const MAX_RECORD_BYTES = 16_384;
 
-const SCHEMA = `CREATE TABLE IF NOT EXISTS mcp_oauth (server TEXT NOT NULL, kind TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (server, kind));
+export const MCP_OAUTH_SCHEMA = `CREATE TABLE IF NOT EXISTS mcp_oauth (server TEXT NOT NULL, kind TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (server, kind));
 CREATE TABLE IF NOT EXISTS mcp_oauth_flows (state_hash TEXT PRIMARY KEY, json TEXT NOT NULL, expires_at INTEGER NOT NULL)`;
 
 export class McpOAuthStore {
-  private ready = false;
-
   constructor(private readonly sql: SqlStorage) {}
 
   read(server: string, kind: OAuthRecordKind): string | undefined {
-    return this.schema().exec<{ value: string }>(`SELECT value FROM mcp_oauth WHERE server = ? AND kind = ?`, server, kind).toArray()[0]?.value;
+    return this.sql.exec<{ value: string }>(`SELECT value FROM mcp_oauth WHERE server = ? AND kind = ?`, server, kind).toArray()[0]?.value;
   }
 
   write(server: string, kind: OAuthRecordKind, value: string): void {
     if (new TextEncoder().encode(value).byteLength > MAX_RECORD_BYTES) throw new Error(`the authorization server's ${kind} record is over ${MAX_RECORD_BYTES} bytes`);
-    this.schema().exec(`INSERT INTO mcp_oauth (server, kind, value) VALUES (?, ?, ?) ON CONFLICT (server, kind) DO UPDATE SET value = excluded.value`, server, kind, value);
+    this.sql.exec(`INSERT INTO mcp_oauth (server, kind, value) VALUES (?, ?, ?) ON CONFLICT (server, kind) DO UPDATE SET value = excluded.value`, server, kind, value);
   }
 
   drop(server: string, kinds: readonly OAuthRecordKind[]): void {
-    for (const kind of kinds) this.schema().exec(`DELETE FROM mcp_oauth WHERE server = ? AND kind = ?`, server, kind);
+    for (const kind of kinds) this.sql.exec(`DELETE FROM mcp_oauth WHERE server = ? AND kind = ?`, server, kind);
   }
 
   /** Forgets everything about a server (a session removed it). */
   forget(server: string): void {
-    this.schema().exec(`DELETE FROM mcp_oauth WHERE server = ?`, server);
-    this.schema().exec(`DELETE FROM mcp_oauth_flows WHERE json ->> 'server' = ?`, server);
+    this.sql.exec(`DELETE FROM mcp_oauth WHERE server = ?`, server);
+    this.sql.exec(`DELETE FROM mcp_oauth_flows WHERE json ->> 'server' = ?`, server);
   }
 
   saveFlow(stateHash: string, flow: PendingFlow, now = Date.now()): void {
-    const sql = this.schema();
+    const sql = this.sql;
     sql.exec(`DELETE FROM mcp_oauth_flows WHERE expires_at <= ?`, now);
     sql.exec(
       `DELETE FROM mcp_oauth_flows WHERE state_hash IN (SELECT state_hash FROM mcp_oauth_flows ORDER BY expires_at DESC LIMIT -1 OFFSET ?)`,
@@ -57,15 +55,7 @@ export class McpOAuthStore {
 
   /** The flow of this state, removed so it completes once; undefined when unknown or expired. */
   takeFlow(stateHash: string, now = Date.now()): PendingFlow | undefined {
-    const row = this.schema().exec<{ json: string; expires_at: number }>(`DELETE FROM mcp_oauth_flows WHERE state_hash = ? RETURNING json, expires_at`, stateHash).toArray()[0];
+    const row = this.sql.exec<{ json: string; expires_at: number }>(`DELETE FROM mcp_oauth_flows WHERE state_hash = ? RETURNING json, expires_at`, stateHash).toArray()[0];
     return row && row.expires_at > now ? (JSON.parse(row.json) as PendingFlow) : undefined;
-  }
-
-  private schema(): SqlStorage {
-    if (!this.ready) {
-      this.sql.exec(SCHEMA);
-      this.ready = true;
-    }
-    return this.sql;
   }
 }
