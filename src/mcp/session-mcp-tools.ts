@@ -156,8 +156,10 @@ export class SessionMcpTools {
   private needsAuth(state: ServerState, err: McpAuthRequiredError): void {
     this.unregister(state);
     state.listed = false;
-    state.auth = { url: err.authorizationUrl, until: Date.now() + FLOW_TTL_MS };
-    if (err.authorizationUrl) this.emit({ type: "mcpAuthRequired", server: state.server.name, authorizationUrl: err.authorizationUrl });
+    // The URL comes from the server's metadata: only an http(s) one is offered to the user as a link.
+    const url = err.authorizationUrl && /^https?:\/\//i.test(err.authorizationUrl) ? err.authorizationUrl : undefined;
+    state.auth = { url, until: Date.now() + FLOW_TTL_MS };
+    if (url) this.emit({ type: "mcpAuthRequired", server: state.server.name, authorizationUrl: url });
     else this.emit({ type: "error", message: `${err.message}; its tools are unavailable` });
   }
 
