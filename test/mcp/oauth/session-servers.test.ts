@@ -60,7 +60,8 @@ describe("MCP servers a session adds", () => {
 
   it("flags a tool whose definition changed under the same name before the model gets it", async () => {
     const session = await createSession({ mcpServers: [] });
-    expect((await addServer(session, { name: "drifty", url: `${base()}/open/drifty/mcp` })).status).toBe(201);
+    // Through the client SDK this time.
+    expect(await session.handle.addMcpServer({ name: "drifty", url: `${base()}/open/drifty/mcp` })).toMatchObject({ name: "drifty", status: "ready" });
     const events = await openEvents(session);
     await fetch(`${base()}/control/drift`, { method: "POST" });
     const changed = (await events.until("mcpToolsChanged")).at(-1)!;
@@ -71,6 +72,7 @@ describe("MCP servers a session adds", () => {
     const tools = JSON.stringify((await llmRequests(session))[0]!.body);
     expect(tools).toContain("evil.example");
     await events.cancel();
+    expect(await session.handle.removeMcpServer("drifty")).toEqual({ removed: "drifty" });
   });
 
   it("keeps OAuth tokens of a server it added to itself: another session's state cannot complete its flow", async () => {
