@@ -35,6 +35,10 @@ export class McpCredentials extends DurableObject<AppEnv> {
     this.store.drop(server, kinds);
   }
 
+  dropIf(server: string, kind: OAuthRecordKind, expected: string): void {
+    this.store.dropIf(server, kind, expected);
+  }
+
   saveFlow(stateHash: string, flow: PendingFlow): void {
     this.store.saveFlow(stateHash, flow);
   }
@@ -52,6 +56,7 @@ export function workerVault(env: Pick<AppEnv, "MCP_CREDENTIALS">): McpCredential
     read: async (server, kind) => (await stub().read(server, kind)) ?? undefined,
     write: async (server, kind, value) => void (await stub().write(server, kind, value)),
     drop: async (server, kinds) => void (await stub().drop(server, kinds)),
+    dropIf: async (server, kind, expected) => void (await stub().dropIf(server, kind, expected)),
     saveFlow: async (hash, flow) => void (await stub().saveFlow(hash, flow)),
   };
 }

@@ -18,6 +18,7 @@ export function localVault(store: McpOAuthStore): McpCredentialVault {
     read: async (server, kind) => store.read(server, kind),
     write: async (server, kind, value) => store.write(server, kind, value),
     drop: async (server, kinds) => store.drop(server, kinds),
+    dropIf: async (server, kind, expected) => store.dropIf(server, kind, expected),
     saveFlow: async (hash, flow) => store.saveFlow(hash, flow),
   };
 }

@@ -16,6 +16,8 @@ export interface McpCredentialVault {
   read(server: string, kind: OAuthRecordKind): Promise<string | undefined>;
   write(server: string, kind: OAuthRecordKind, value: string): Promise<void>;
   drop(server: string, kinds: OAuthRecordKind[]): Promise<void>;
+  /** Drops the record only while it still holds `expected` (another session may have replaced it). */
+  dropIf(server: string, kind: OAuthRecordKind, expected: string): Promise<void>;
   saveFlow(stateHash: string, flow: PendingFlow): Promise<void>;
 }
 
@@ -38,6 +40,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private pendingVerifier?: string;
   /** Tokens as last read; every `auth()` starts with discoveryState(), which drops this so refresh reads fresh. */
   private cachedTokens?: { value: OAuthTokens | undefined };
+  /** The stored text of the tokens this provider last read or wrote: what it may invalidate. */
+  private tokensText?: string;
 
   constructor(
     private readonly server: McpServerConfig,
@@ -78,12 +82,16 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   async tokens(): Promise<OAuthTokens | undefined> {
-    if (!this.cachedTokens) this.cachedTokens = { value: await this.readJson<OAuthTokens>("tokens") };
+    if (!this.cachedTokens) {
+      this.tokensText = await this.options.vault.read(this.server.name, "tokens");
+      this.cachedTokens = { value: this.tokensText === undefined ? undefined : (JSON.parse(this.tokensText) as OAuthTokens) };
+    }
     return this.cachedTokens.value;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
-    await this.options.vault.write(this.server.name, "tokens", JSON.stringify(tokens));
+    this.tokensText = JSON.stringify(tokens);
+    await this.options.vault.write(this.server.name, "tokens", this.tokensText);
     this.cachedTokens = { value: tokens };
   }
 
@@ -110,8 +118,14 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
-    const kinds: OAuthRecordKind[] = scope === "all" ? ["client", "tokens", "discovery"] : scope === "verifier" ? [] : [scope];
-    if (kinds.includes("tokens")) this.cachedTokens = { value: undefined };
+    const kinds: OAuthRecordKind[] = scope === "all" ? ["client", "discovery"] : scope === "verifier" || scope === "tokens" ? [] : [scope];
+    if (scope === "all" || scope === "tokens") {
+      // Sessions share the Worker's tokens: a refresh token rotated by another session fails here with
+      // invalid_grant, and dropping what is stored now would throw away that session's fresh tokens.
+      if (this.tokensText !== undefined) await this.options.vault.dropIf(this.server.name, "tokens", this.tokensText);
+      this.cachedTokens = undefined;
+      this.tokensText = undefined;
+    }
     if (kinds.length > 0) await this.options.vault.drop(this.server.name, kinds);
   }
 
@@ -126,7 +140,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   /** True when tokens are stored for this server (another session may have completed the flow). */
   async hasTokens(): Promise<boolean> {
-    this.cachedTokens = undefined;
+    this.cachedTokens = undefined; // re-read: tokens() fills it again
     return (await this.tokens()) !== undefined;
   }
 

@@ -37,6 +37,10 @@ export class McpOAuthStore {
     for (const kind of kinds) this.sql.exec(`DELETE FROM mcp_oauth WHERE server = ? AND kind = ?`, server, kind);
   }
 
+  dropIf(server: string, kind: OAuthRecordKind, expected: string): void {
+    this.sql.exec(`DELETE FROM mcp_oauth WHERE server = ? AND kind = ? AND value = ?`, server, kind, expected);
+  }
+
   /** Forgets everything about a server (a session removed it). */
   forget(server: string): void {
     this.sql.exec(`DELETE FROM mcp_oauth WHERE server = ?`, server);
