@@ -120,7 +120,8 @@ sessionRoutes.patch("/v1/sessions/:id", sessionParam, jsonBody(settingsBody), as
 
 sessionRoutes.delete("/v1/sessions/:id", sessionParam, noBody, async (c) => c.json(settle(await sessionStub(c.env, c.req.valid("param").id).shutdown(sessionKey(c)))));
 
-sessionRoutes.post("/v1/sessions/:id/mcp-servers", sessionParam, jsonBody(addMcpServerBody), async (c) =>
+// Each add connects to the server: limited like messages, so add/remove loops cannot hammer a server.
+sessionRoutes.post("/v1/sessions/:id/mcp-servers", sessionParam, limitRate("MESSAGE_RATE_LIMIT", "add an MCP server"), jsonBody(addMcpServerBody), async (c) =>
   c.json(settle(await sessionStub(c.env, c.req.valid("param").id).addMcpServer(sessionKey(c), c.req.valid("json"))), 201),
 );
 
