@@ -171,6 +171,18 @@ export class ChatView {
     this.scrollToEnd();
   }
 
+  /**
+   * A remote MCP server needs the user to authorize it: a "Connect" link, opened in a new tab. Only an
+   * http(s) URL becomes a link (the URL comes from the server's own metadata).
+   * @param {{ server: string, authorizationUrl?: string }} request
+   */
+  connectRequired({ server, authorizationUrl }) {
+    const safe = authorizationUrl && /^https?:$/.test(new URL(authorizationUrl, location.href).protocol) ? authorizationUrl : undefined;
+    const link = safe ? el("a", { href: safe, target: "_blank", rel: "noopener noreferrer", class: "connect-link", text: "Connect" }) : null;
+    this.list.append(el("li", { class: "notice notice-info", dataset: { mcpServer: server } }, `MCP server "${server}" needs your authorization before its tools can be used. `, link));
+    this.scrollToEnd();
+  }
+
   // ── internals ───────────────────────────────────────────────────────────
   /** @param {UserMessage} message */
   renderUser(message) {

@@ -9,6 +9,8 @@
 import { DurableObject } from "cloudflare:workers";
 import type { UserContent } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
+import { completeAuthorization } from "../mcp/oauth-completion.ts";
+import { addSessionServer, readAddedServers, removeSessionServer, type AddServerRequest } from "../mcp/session-servers.ts";
 import { dropDraft } from "../tools/written/session-tools.ts";
 import { answerClose, EVENT_SOCKET_HEADERS } from "./event-sockets.ts";
 import { attachEventSocket, openEventStream } from "./event-feed.ts";
@@ -91,6 +93,32 @@ export class AgentSession extends DurableObject<AppEnv> {
 
   updateSettings(key: string | undefined, patch: SettingsPatch) {
     return this.authorized(key, (s) => updateSettings(s, patch));
+  }
+
+  /** POST …/mcp-servers: attach a server of the client's within MCP_ALLOWED_URLS; lists its tools. */
+  addMcpServer(key: string | undefined, request: AddServerRequest) {
+    return this.authorized(key, (s) => addSessionServer(s.meta, s.mcp, this.env.MCP_ALLOWED_URLS, request));
+  }
+
+  removeMcpServer(key: string | undefined, name: string) {
+    return this.authorized(key, (s) => removeSessionServer(s.meta, s.mcp, s.mcpCredentials, name));
+  }
+
+  /**
+   * The OAuth callback of a flow this session holds (a server it added). No key: the one-time `state`,
+   * which only this session issued and stored by its hash, is the credential.
+   */
+  async completeMcpAuth(state: string, code: string) {
+    const session = this.session;
+    if (!session || this.tombstone) return { ok: false as const, status: 404 as const, message: "Session not found" };
+    const done = await completeAuthorization(session.mcpCredentials, state, code, (name) => readAddedServers(session.meta).find((s) => s.name === name));
+    if (done.ok) await session.mcp.authorized(done.server);
+    return done;
+  }
+
+  /** The Worker's McpCredentials completed a flow this session started: list that server's tools now. */
+  async mcpAuthorized(server: string): Promise<void> {
+    await this.session?.mcp.authorized(server);
   }
 
   /** DELETE: stops the run, closes streams, then erases the session's storage (a tombstone answers 410). */

@@ -9,6 +9,8 @@ import { agentConfig } from "../agent-config.ts";
 import { ToolStore, loadTools, type AgentState } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
 import { attachMcpTools } from "../mcp/attach.ts";
+import { McpOAuthStore } from "../mcp/oauth-store.ts";
+import { readAddedServers } from "../mcp/session-servers.ts";
 import { RunLog } from "../observability/run-log.ts";
 import { sessionRegistry } from "../tools/catalog.ts";
 import { withToolContexts } from "../tools/tool-context.ts";
@@ -63,7 +65,13 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
     (event) => sink.record(record.runId, event),
     positiveMs(env.APPROVAL_TIMEOUT_MS) ?? agentConfig.approvalTimeoutMs,
   );
-  const mcp = attachMcpTools(store, env, settings.mcpServers, (message) => sink.record(record.runId, { type: "error", message }));
+  const mcpCredentials = new McpOAuthStore(sql);
+  const mcp = attachMcpTools(store, env, settings.mcpServers, (event) => sink.record(record.runId, event), {
+    sessionId: settings.id,
+    origin: settings.origin,
+    added: readAddedServers(meta),
+    store: mcpCredentials,
+  });
   const onShutdown = () => {
     hub.closeAll();
     waiters.wakeAll();
@@ -71,6 +79,6 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   };
   const beforeRun = () => mcp.refresh();
   const runs = new RunDriver({ ctx, env, settings, state, store, meta, record, queues, messages, log, writes, approvals, sink, onShutdown, beforeRun });
-  const session: Session = { settings, state, store, meta, record, queues, messages, log, writes, hub, sockets, waiters, sink, approvals, runs, mcp };
+  const session: Session = { settings, state, store, meta, record, queues, messages, log, writes, hub, sockets, waiters, sink, approvals, runs, mcp, mcpCredentials };
   return { session, ready: registerWrittenDrafts(store, env, settings.tools) };
 }

@@ -19,6 +19,8 @@ export type SessionSettings = {
   mcpServers?: string[];
   /** The model the creator chose (from the MODELS allowlist); undefined: the configured model. */
   model?: string;
+  /** The Worker's origin as the creator reached it: MCP OAuth redirects come back to it. */
+  origin?: string;
   shutdown?: boolean;
 };
 

@@ -6,6 +6,7 @@
  */
 import type { AgentState, ToolStore } from "../core/index.ts";
 import type { SessionMcpTools } from "../mcp/attach.ts";
+import type { McpOAuthStore } from "../mcp/oauth-store.ts";
 import type { ApprovalGate } from "./approval-gate.ts";
 import type { LiveFanout } from "./live-fanout.ts";
 import type { EventLog } from "./event-log.ts";
@@ -37,4 +38,6 @@ export type SessionParts = {
   approvals: ApprovalGate;
   /** Tools of the remote MCP servers the session chose, listed before each run. */
   mcp: SessionMcpTools;
+  /** OAuth credentials of the MCP servers the session added (the deployer's are the Worker's). */
+  mcpCredentials: McpOAuthStore;
 };

@@ -15,7 +15,11 @@ export type SessionFailureReason =
   | "unknown_approval"
   | "already_decided"
   | "unknown_tool"
-  | "over_budget";
+  | "over_budget"
+  | "bad_request"
+  | "url_not_allowed"
+  | "name_taken"
+  | "too_many";
 
 export type SessionFailure = { ok: false; reason: SessionFailureReason; message: string };
 export type SessionResult<T> = { ok: true; value: T } | SessionFailure;

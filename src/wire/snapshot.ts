@@ -14,6 +14,18 @@ export type PendingApproval = { toolCallId: string; toolName: string; expiresAt:
 /** A tool of the session that comes from a remote MCP server: its name here, the server and its name there. */
 export type McpToolEntry = { name: string; server: string; tool: string };
 
+/** A remote MCP server of the session: who listed it and whether its tools are there. */
+export type McpServerEntry = {
+  name: string;
+  /** "deployer": from MCP_SERVERS (its credentials are the Worker's); "session": added by this session. */
+  source: "deployer" | "session";
+  status: "ready" | "authRequired" | "unavailable" | "connecting";
+  /** While `authRequired`: where the user authorizes this Worker (the web page's "Connect" link). */
+  authorizationUrl?: string;
+  /** Only for servers the session added. */
+  url?: string;
+};
+
 export type SessionSnapshot = {
   id: string;
   status: SessionStatus;
@@ -31,6 +43,8 @@ export type SessionSnapshot = {
   tools: string[];
   /** Which of `tools` come from remote MCP servers (and from which server and tool). */
   mcpTools: McpToolEntry[];
+  /** The session's MCP servers and their state. */
+  mcpServers: McpServerEntry[];
   pendingApprovals: PendingApproval[];
   /** Stream events after this seq to continue exactly where the snapshot ends. */
   lastEventSeq: number;
