@@ -23,4 +23,6 @@ export type AppEnv = Omit<Env, SecretName> &
     LOCAL_DEV?: string;
     /** JSON `[{name, url, headers?, requireApproval?}]`: remote MCP servers whose tools sessions may use. */
     MCP_SERVERS?: string;
+    /** How deep sub-agents may nest (src/env-vars.ts); default 2. */
+    MAX_SUBAGENT_DEPTH?: string;
   };

@@ -23,6 +23,8 @@ export const FAILURE_STATUS = {
   unknown_tool: { status: 400, code: "bad_request" },
   // The session's storage reached SESSION_MAX_BYTES: waiting does not help, a new session does.
   over_budget: { status: 413, code: "payload_too_large" },
+  // A sub-agent's child session answers its parent's task only; its parent is where to write.
+  sub_agent_input: { status: 409, code: "conflict" },
 } as const satisfies Record<SessionFailureReason, HttpAnswer>;
 
 /** The success value, or throws the failure as an ApiError with the status the table gives its reason. */

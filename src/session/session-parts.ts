@@ -16,6 +16,7 @@ import type { OutputWaiters } from "./output-waiters.ts";
 import type { RunRecord } from "./run-record.ts";
 import type { SessionMeta, SessionSettings } from "./session-meta.ts";
 import type { SessionQueues } from "./session-queues.ts";
+import type { SubAgentCalls } from "./sub-agent-calls.ts";
 
 export type SessionParts = {
   settings: SessionSettings;
@@ -34,4 +35,6 @@ export type SessionParts = {
   approvals: ApprovalGate;
   /** Tools of the remote MCP servers the session chose, listed before each run. */
   mcp: SessionMcpTools;
+  /** The children this session's sub-agent calls started (sub-agent-calls.ts). */
+  subAgents: SubAgentCalls;
 };

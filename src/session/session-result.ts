@@ -15,7 +15,8 @@ export type SessionFailureReason =
   | "unknown_approval"
   | "already_decided"
   | "unknown_tool"
-  | "over_budget";
+  | "over_budget"
+  | "sub_agent_input";
 
 export type SessionFailure = { ok: false; reason: SessionFailureReason; message: string };
 export type SessionResult<T> = { ok: true; value: T } | SessionFailure;

@@ -23,6 +23,10 @@ const MIGRATIONS: readonly string[] = [
      tool_call_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, tool_name TEXT NOT NULL,
      status TEXT NOT NULL, reason TEXT, expires_at INTEGER NOT NULL
    )`,
+  // 2: sub_agents (sub-agent-calls.ts): the child sessions this session's sub-agent calls started.
+  `CREATE TABLE IF NOT EXISTS sub_agents (
+     session_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, tool_call_id TEXT NOT NULL, created_at INTEGER NOT NULL
+   )`,
 ];
 
 const VERSION_KEY = "schema_version";
