@@ -49,7 +49,7 @@ export default defineConfig({
       // Restart tests reset every Durable Object of their Worker, so they get a Worker of their own.
       workersProject("workers-restarts", ["test/session/restarts.test.ts"]),
       // Sub-agents (parent and child sessions) with fixture sub-agents, restarts included: a Worker of their own, one file at a time.
-      workersProject("workers-subagents", ["test/subagents/**/*.test.ts"], [], false, false, "./test/worker/wrangler.sub-agents.toml"),
+      workersProject("workers-subagents", ["test/subagents/**/*.test.ts"], ["test/**/*.node.test.ts"], false, false, "./test/worker/wrangler.sub-agents.toml"),
       {
         // Against a real `wrangler dev` (support/wrangler-dev.ts); one server at a time.
         test: {

@@ -83,6 +83,12 @@ describe("sub-agent restarts", () => {
     expect(new Set(seqs).size).toBe(seqs.length);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     expect(relayed.filter((r) => r.event.type === "runEnd")).toHaveLength(1);
+    // The child's usage joins the parent's once, though the call ran twice.
+    const snapshot = await snapshotOf(parent);
+    const stored = snapshot.messages as unknown as { usage?: { totalTokens: number } }[];
+    const childTotal = (snapshot.messages.find((m) => m.role === "toolResult") as unknown as { usage: { totalTokens: number } }).usage.totalTokens;
+    expect(childTotal).toBeGreaterThan(0);
+    expect((snapshot.usage as { totalTokens: number }).totalTokens).toBe(stored.reduce((sum, m) => sum + (m.usage?.totalTokens ?? 0), 0));
   });
 
   it("hands back the stored answer of a child that finished while the parent was gone", async () => {
@@ -99,5 +105,24 @@ describe("sub-agent restarts", () => {
     const resumed = await openEvents(parent, seen);
     await expectOneChildAnswered(parent, resumed, "finished alone", sessionId);
     expect(await llmRequests(child)).toHaveLength(2);
+  });
+
+  it("counts the child's usage once when the parent restarts after the result was stored", async () => {
+    const parent = await createSession();
+    const child = { scriptId: crypto.randomUUID() } as TestSession;
+    await script(parent, { toolCalls: [{ id: "d1", name: "helper", arguments: { task: `work [script:${child.scriptId}]` } }] }, { text: "lost", delayMs: 3_000 }, { text: "parent after restart" });
+    await script(child, { text: "child answer", usage: { prompt_tokens: 100, completion_tokens: 10 } });
+    const events = await openEvents(parent);
+    await send(parent, "delegate");
+    const before = await events.until("toolExecEnd");
+    await waitFor(async () => (await llmRequests(parent)).length === 2); // the parent's last LLM call is in flight
+    await restartThenWake(parent.id);
+    const resumed = await openEvents(parent, Number(before.at(-1)!.id));
+    await resumed.until("runEnd");
+    await resumed.cancel();
+    const snapshot = await snapshotOf(parent);
+    const stored = snapshot.messages as unknown as { role: string; usage?: { totalTokens: number } }[];
+    expect(stored.find((m) => m.role === "toolResult")?.usage?.totalTokens).toBe(110);
+    expect((snapshot.usage as { totalTokens: number }).totalTokens).toBe(stored.reduce((sum, m) => sum + (m.usage?.totalTokens ?? 0), 0));
   });
 });
