@@ -33,5 +33,6 @@ export function describeSession({ settings, store, approvals, log, queues, runs,
     /** Token usage of the session's LLM calls, summed. */
     usage: record.sessionUsage(),
     requireApproval: settings.requireApproval,
+    ...(settings.subAgent ? { subAgent: settings.subAgent } : {}),
   };
 }

@@ -41,6 +41,8 @@ export type SessionSnapshot = {
   usage: Usage;
   /** Tool names (or "*") whose calls wait for approval; change with updateSettings. */
   requireApproval: string[];
+  /** Only on a sub-agent's child session: the parent session, the call it serves and its nesting depth. */
+  subAgent?: { parentId: string; toolCallId: string; depth: number };
 };
 
 /** A page of history (GET /v1/sessions/:id/messages). */

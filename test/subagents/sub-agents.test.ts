@@ -77,6 +77,8 @@ describe("sub-agents", () => {
     expect(childView.messages[0]!.content[0]!.text).toContain("echo hello");
     expect(childView.tools).toEqual(expect.arrayContaining(["slowEcho", "countedWork", "getTime", "listTools"]));
     expect(childView.tools).not.toContain("helper");
+    expect(childView.subAgent).toEqual({ parentId: parent.id, toolCallId: "d1", depth: 1 });
+    expect(snapshot.subAgent).toBeUndefined();
     // The child used its own system prompt, not the parent's.
     const childRequest = (await llmRequests({ scriptId: child.id } as TestSession))[0]!;
     expect(childRequest.body.messages[0]).toMatchObject({ role: "system", content: expect.stringContaining("helper sub-agent") });

@@ -28,7 +28,13 @@ export async function childSnapshot(childId: string, key?: string): Promise<Resp
   return api(`/v1/sessions/${childId}`, key === undefined ? {} : { key });
 }
 
-export type ChildSnapshot = { status: string; tools: string[]; messages: { role: string; content: { type: string; text?: string }[]; stopReason?: string }[]; usage: unknown };
+export type ChildSnapshot = {
+  status: string;
+  tools: string[];
+  messages: { role: string; content: { type: string; text?: string }[]; stopReason?: string }[];
+  usage: unknown;
+  subAgent?: { parentId: string; toolCallId: string; depth: number };
+};
 
 export async function readChild(childId: string, parent: TestSession): Promise<ChildSnapshot> {
   const res = await childSnapshot(childId, parent.key);
