@@ -78,11 +78,12 @@ export class SubAgentCalls {
     const maxDepth = readMaxSubAgentDepth(env);
     if (depth > maxDepth) throw new Error(`Sub-agents nest at most ${maxDepth} deep (MAX_SUBAGENT_DEPTH); this session cannot start another`);
     const childId = await childSessionId({ parentId: settings.id, runId, toolCallId: request.toolCallId, parentKeyHash: settings.keyHash });
+    const childSettings = this.childSettings(request, childId, depth); // throws for an unknown tool: no child, no row
     const known = sql.exec(`SELECT 1 FROM sub_agents WHERE session_id = ?`, childId).toArray().length > 0;
     // Recorded before the child exists, so a DELETE erases a child a crash left half-started.
     if (!known) sql.exec(`INSERT INTO sub_agents (session_id, run_id, tool_call_id, created_at) VALUES (?, ?, ?, ?)`, childId, runId, request.toolCallId, Date.now());
     const peer = this.peer(childId);
-    const started = await peer.startSubAgent(settings.keyHash, this.childSettings(request, childId, depth), request.task);
+    const started = await peer.startSubAgent(settings.keyHash, childSettings, request.task);
     if (!started.ok) throw new Error(`Sub-agent "${request.name}" could not start: ${started.message}`);
 
     // Resumed: the relay goes on after the last child event this session stored for the call.

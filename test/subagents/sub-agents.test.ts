@@ -181,6 +181,25 @@ describe("sub-agents", () => {
     for (const subAgent of ["helper", "deep", "generalist", "researcher"]) expect(tools).not.toContain(subAgent);
   });
 
+  it("never gives the child a tool the parent session may not use", async () => {
+    const parent = await createSession({ tools: ["helper", "slowEcho"] });
+    const { sessionId } = await delegateOnce(parent, "helper", "d1", [{ text: "narrow answer" }]);
+    expect((await readChild(sessionId, parent)).tools.sort()).toEqual(["listTools", "slowEcho"]);
+  });
+
+  it("fails a call whose sub-agent names an unknown tool, naming it, and starts no child", async () => {
+    const parent = await createSession();
+    await script(parent, { toolCalls: [{ id: "m1", name: "misnamed", arguments: { task: "anything" } }] }, { text: "noted" });
+    const events = await openEvents(parent);
+    await send(parent, "delegate");
+    const all = await events.until("runEnd");
+    await events.cancel();
+    expect(childEvents(all)).toEqual([]);
+    const end = all.find((e) => e.event === "toolExecEnd")!;
+    expect(end.json).toMatchObject({ toolCallId: "m1", isError: true });
+    expect(JSON.stringify(end.json.result)).toContain("noSuchTool");
+  });
+
   it("erases the children when the parent is deleted", async () => {
     const parent = await createSession();
     const { sessionId } = await delegateOnce(parent, "helper", "d1", [{ text: "child answer" }]);
