@@ -116,7 +116,7 @@ export type SubAgentRequest = {
   maxSteps?: number;
 };
 
-/** Runs (or re-attaches to) the child session of one sub-agent call; resolves to the call's result, never rejects. */
+/** Runs (or re-attaches to) the child session of one sub-agent call; rejects with a readable Error when it cannot (the pipeline makes it an error result). */
 export type RunSubAgent = (request: SubAgentRequest, onPartialResult: OnPartialResult, signal?: AbortSignal) => Promise<AgentToolResult>;
 
 /**

@@ -37,7 +37,7 @@ export type SessionSnapshot = {
   activeRunId: string | null;
   /** Unread answers the output queue dropped to make room (they stay in history and the event log). */
   responsesEvicted: number;
-  /** Token usage of the session's LLM calls, summed. */
+  /** Token usage of the session's LLM calls and of tool results that report one (its sub-agents' runs), summed. */
   usage: Usage;
   /** Tool names (or "*") whose calls wait for approval; change with updateSettings. */
   requireApproval: string[];
