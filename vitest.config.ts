@@ -2,11 +2,11 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 
 /** A project whose tests run inside workerd against the test Worker, with the scripted mock LLM. */
-function workersProject(name: string, include: string[], exclude: string[] = [], mcp: boolean | "oauth" = false, fileParallelism = true): TestProjectInlineConfiguration {
+function workersProject(name: string, include: string[], exclude: string[] = [], mcp: boolean | "oauth" = false, fileParallelism = true, configPath = "./test/worker/wrangler.test.toml"): TestProjectInlineConfiguration {
   return {
     plugins: [
       cloudflareTest(({ inject }) => ({
-        wrangler: { configPath: "./test/worker/wrangler.test.toml" },
+        wrangler: { configPath },
         miniflare: {
           bindings: {
             OPENAI_API_KEY: "test-key",
@@ -71,6 +71,8 @@ export default defineConfig({
       workersProject("workers-mcp-oauth", ["test/mcp/oauth/**/*.test.ts"], [], "oauth", false),
       // Restart tests reset every Durable Object of their Worker, so they get a Worker of their own.
       workersProject("workers-restarts", ["test/session/restarts.test.ts"]),
+      // Sub-agents (parent and child sessions) with fixture sub-agents, restarts included: a Worker of their own, one file at a time.
+      workersProject("workers-subagents", ["test/subagents/**/*.test.ts"], ["test/**/*.node.test.ts"], false, false, "./test/worker/wrangler.sub-agents.toml"),
       {
         // Against a real `wrangler dev` (support/wrangler-dev.ts); one server at a time.
         test: {

@@ -25,4 +25,6 @@ export type AppEnv = Omit<Env, SecretName> &
     MCP_SERVERS?: string;
     /** Comma-separated URL prefixes a session may attach as its own MCP servers; unset: none. */
     MCP_ALLOWED_URLS?: string;
+    /** How deep sub-agents may nest (src/env-vars.ts); default 2. */
+    MAX_SUBAGENT_DEPTH?: string;
   };

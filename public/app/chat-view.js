@@ -136,7 +136,7 @@ export class ChatView {
 
   /** @param {EventOf<"toolExecUpdate">} event */
   toolUpdate(event) {
-    this.card(event.toolCallId, event.toolName, event.arguments).addPartial(event.partialResult);
+    this.card(event.toolCallId, event.toolName, event.arguments).addPartial(event.partialResult, (toolCallId, approve) => this.onDecide(toolCallId, approve));
     this.scrollToEnd();
   }
 

@@ -29,6 +29,8 @@ export const FAILURE_STATUS = {
   name_taken: { status: 409, code: "conflict" },
   // A per-session cap (MCP servers): waiting does not help, removing one does.
   too_many: { status: 429, code: "too_many" },
+  // A sub-agent's child session answers its parent's task only; its parent is where to write.
+  sub_agent_input: { status: 409, code: "conflict" },
 } as const satisfies Record<SessionFailureReason, HttpAnswer>;
 
 /** The success value, or throws the failure as an ApiError with the status the table gives its reason. */

@@ -76,6 +76,19 @@ export class EventLog {
     return row?.type === "messageStart";
   }
 
+  /** The newest event of `type` (for a tool call, the newest of that call), as stored; undefined when none. */
+  newest(type: string, toolCallId?: string): StoredEvent | undefined {
+    const rows =
+      toolCallId === undefined
+        ? this.sql.exec<StoredEvent>(`SELECT seq, type, json FROM events WHERE type = ? ORDER BY seq DESC LIMIT 1`, type)
+        : this.sql.exec<StoredEvent>(
+            `SELECT seq, type, json FROM events WHERE type = ? AND json_extract(json, '$.toolCallId') = ? ORDER BY seq DESC LIMIT 1`,
+            type,
+            toolCallId,
+          );
+    return rows.toArray()[0];
+  }
+
   /**
    * A page of the events with seq > `afterSeq`, oldest first, as their stored JSON text: at most
    * `maxBytes` of it (at least one event), so a replay reads the log one bounded page at a time.

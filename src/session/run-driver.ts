@@ -241,7 +241,7 @@ export class RunDriver {
           maxParallelToolCalls: agentConfig.maxParallelToolCalls,
           toolTimeoutMs: agentConfig.toolTimeoutMs,
           maxToolResultChars: agentConfig.maxToolResultChars,
-          maxSteps: agentConfig.maxSteps,
+          maxSteps: settings.maxSteps ?? agentConfig.maxSteps,
           maxContextTokens,
           // Bundled tools carry their declared context (tool-context.ts); the rest (listTools, drafts) get no env.
           toolContext: { sessionId: settings.id, env: {} },
@@ -250,7 +250,8 @@ export class RunDriver {
           drainPending: () => queues.drainPending(),
           onMessage: (message) => {
             messages.append(message);
-            if (message.role === "assistant") record.addUsage(message.usage);
+            // A tool's usage (a sub-agent's child run) adds to the run's like the LLM's own.
+            if (message.role === "assistant" || message.role === "toolResult") record.addUsage(message.usage);
             // Input drained from the queue (its rows are gone already) is stored in the same commit.
             if (message.role === "user") writes.flush();
           },

@@ -21,6 +21,10 @@ export type SessionSettings = {
   model?: string;
   /** The Worker's origin as the creator reached it: MCP OAuth redirects come back to it. */
   origin?: string;
+  /** LLM calls one run may make; undefined: the runtime's limit (agent-config.ts). A sub-agent's own limit. */
+  maxSteps?: number;
+  /** Set on a sub-agent's child session: whose call it serves and how deep it nests (the root is depth 0). */
+  subAgent?: { parentId: string; toolCallId: string; depth: number };
   shutdown?: boolean;
 };
 

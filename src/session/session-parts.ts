@@ -18,6 +18,7 @@ import type { RunRecord } from "./run-record.ts";
 import type { SessionMeta, SessionSettings } from "./session-meta.ts";
 import type { SessionQueues } from "./session-queues.ts";
 import type { StepWrites } from "./step-writes.ts";
+import type { SubAgentCalls } from "./sub-agent-calls.ts";
 
 export type SessionParts = {
   settings: SessionSettings;
@@ -40,4 +41,6 @@ export type SessionParts = {
   mcp: SessionMcpTools;
   /** OAuth credentials of the MCP servers the session added (the deployer's are the Worker's). */
   mcpCredentials: McpOAuthStore;
+  /** The children this session's sub-agent calls started (sub-agent-calls.ts). */
+  subAgents: SubAgentCalls;
 };

@@ -19,7 +19,8 @@ export type SessionFailureReason =
   | "bad_request"
   | "url_not_allowed"
   | "name_taken"
-  | "too_many";
+  | "too_many"
+  | "sub_agent_input";
 
 export type SessionFailure = { ok: false; reason: SessionFailureReason; message: string };
 export type SessionResult<T> = { ok: true; value: T } | SessionFailure;

@@ -26,6 +26,10 @@ const MIGRATIONS: readonly string[] = [
    )`,
   // 2: mcp_oauth, mcp_oauth_flows (src/mcp/oauth-store.ts): OAuth credentials of MCP servers the session added.
   MCP_OAUTH_SCHEMA,
+  // 3: sub_agents (sub-agent-calls.ts): the child sessions this session's sub-agent calls started.
+  `CREATE TABLE IF NOT EXISTS sub_agents (
+     session_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, tool_call_id TEXT NOT NULL, created_at INTEGER NOT NULL
+   )`,
 ];
 
 const VERSION_KEY = "schema_version";

@@ -31,8 +31,9 @@ export function describeSession({ settings, store, approvals, log, queues, runs,
     lastEventSeq: log.lastSeq,
     activeRunId: runs.activeRunId,
     responsesEvicted: meta.read<number>("responsesEvicted") ?? 0,
-    /** Token usage of the session's LLM calls, summed. */
+    /** Token usage of the session's LLM calls and of tool results that report one, summed. */
     usage: record.sessionUsage(),
     requireApproval: settings.requireApproval,
+    ...(settings.subAgent ? { subAgent: settings.subAgent } : {}),
   };
 }

@@ -51,10 +51,12 @@ export type SessionSnapshot = {
   activeRunId: string | null;
   /** Unread answers the output queue dropped to make room (they stay in history and the event log). */
   responsesEvicted: number;
-  /** Token usage of the session's LLM calls, summed. */
+  /** Token usage of the session's LLM calls and of tool results that report one (its sub-agents' runs), summed. */
   usage: Usage;
   /** Tool names (or "*") whose calls wait for approval; change with updateSettings. */
   requireApproval: string[];
+  /** Only on a sub-agent's child session: the parent session, the call it serves and its nesting depth. */
+  subAgent?: { parentId: string; toolCallId: string; depth: number };
 };
 
 /** A page of history (GET /v1/sessions/:id/messages). */
