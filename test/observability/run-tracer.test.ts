@@ -19,7 +19,7 @@ const toolCallTurn: [number, AgentEvent][] = [
   [1001, { type: "messageStart", role: "assistant" }],
   [1050, { type: "messageEnd", message: { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "add", arguments: {} }], stopReason: "toolUse", model: "gpt-test-2", usage, timestamp: 1050 } }],
   [1051, { type: "toolExecStart", toolCallId: "c1", toolName: "add", arguments: {} }],
-  [1060, { type: "toolExecEnd", toolCallId: "c1", toolName: "add", result: { content: [{ type: "text", text: "3" }], details: {} }, isError: false }],
+  [1060, { type: "toolExecEnd", toolCallId: "c1", toolName: "add", result: { content: [{ type: "text", text: "3" }], details: {}, terminate: false }, isError: false }],
   [1061, { type: "messageStart", role: "assistant" }],
   [1062, { type: "llmRetry", retry: 1, delayMs: 20, message: "HTTP 500" }],
   [1100, { type: "messageEnd", message: { role: "assistant", content: [{ type: "text", text: "3" }], stopReason: "stop", usage, timestamp: 1100 } }],
@@ -62,7 +62,7 @@ describe("RunTracer", () => {
     feed(tracerWith(spans), [
       [1, { type: "runStart" }],
       [2, { type: "toolExecStart", toolCallId: "c1", toolName: "boom", arguments: {} }],
-      [3, { type: "toolExecEnd", toolCallId: "c1", toolName: "boom", result: { content: [{ type: "text", text: "it broke" }], details: {} }, isError: true }],
+      [3, { type: "toolExecEnd", toolCallId: "c1", toolName: "boom", result: { content: [{ type: "text", text: "it broke" }], details: {}, terminate: false }, isError: true }],
       [4, { type: "messageStart", role: "assistant" }],
       [5, { type: "error", message: "LLM 401" }],
       [6, { type: "runEnd", response: { role: "assistant", content: [], stopReason: "error", errorMessage: "LLM 401", timestamp: 6 }, stopReason: "error" }],
@@ -83,7 +83,7 @@ describe("RunTracer", () => {
     tracer.approvalDecided("c1", true, 40);
     const wait = spans.find((s) => s.name === "await_approval pay")!;
     expect(wait).toMatchObject({ startMs: 3, endMs: 40, attributes: { "edge_agent.approval.approved": true } });
-    feed(tracer, [[41, { type: "toolExecEnd", toolCallId: "c1", toolName: "pay", result: { content: [], details: {} }, isError: false }]]);
+    feed(tracer, [[41, { type: "toolExecEnd", toolCallId: "c1", toolName: "pay", result: { content: [], details: {}, terminate: false }, isError: false }]]);
     expect(wait.parentSpanId).toBe(spans.find((s) => s.name === "execute_tool pay")!.spanId);
   });
 
