@@ -15,6 +15,9 @@ function workersProject(name: string, include: string[], exclude: string[] = [],
             MAX_RETRY_DELAY_MS: "20",
             // Long enough for every test that answers an approval, short enough to test the timeout.
             APPROVAL_TIMEOUT_MS: "3000",
+            // Repeating schedules at test speed, and a limit a test can reach.
+            SCHEDULE_MIN_INTERVAL_MS: "300",
+            MAX_SCHEDULES: "5",
             // The mock MCP server (test/support/mock-mcp-server.ts) in the projects that test MCP tools.
             ...(mcp ? { MCP_SERVERS: inject("mcpServers") } : {}),
           },
@@ -42,12 +45,13 @@ export default defineConfig({
           environment: "node",
         },
       },
-      workersProject("workers", ["test/session/**/*.test.ts", "test/http/**/*.test.ts", "test/reliability/**/*.test.ts"], ["test/session/restarts.test.ts", "test/**/*.node.test.ts"]),
+      workersProject("workers", ["test/session/**/*.test.ts", "test/http/**/*.test.ts", "test/reliability/**/*.test.ts"], ["test/session/restarts.test.ts", "test/session/schedule-restarts.test.ts", "test/**/*.node.test.ts"]),
       // Sessions with remote MCP servers configured (every session there gets their tools by default).
       // One file at a time: the restart test there resets every object of its Worker.
       workersProject("workers-mcp", ["test/mcp/workers/**/*.test.ts"], [], true, false),
       // Restart tests reset every Durable Object of their Worker, so they get a Worker of their own.
-      workersProject("workers-restarts", ["test/session/restarts.test.ts"]),
+      // One file at a time, as each resets every object.
+      workersProject("workers-restarts", ["test/session/restarts.test.ts", "test/session/schedule-restarts.test.ts"], [], false, false),
       {
         // Against a real `wrangler dev` (support/wrangler-dev.ts); one server at a time.
         test: {

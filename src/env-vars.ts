@@ -48,3 +48,13 @@ export const DEFAULT_SESSION_MAX_BYTES = 200_000_000;
 
 export const readSessionMaxBytes = (env: { SESSION_MAX_BYTES?: string | undefined }): number =>
   readPositiveInteger(env.SESSION_MAX_BYTES, DEFAULT_SESSION_MAX_BYTES);
+
+/** Schedules one session may hold (MAX_SCHEDULES): each is a row and a wake-up, so they are few. */
+export const DEFAULT_MAX_SCHEDULES = 100;
+/** The shortest interval of an `everyMs` or `cron` schedule (SCHEDULE_MIN_INTERVAL_MS): a minute, as cron. */
+export const DEFAULT_SCHEDULE_MIN_INTERVAL_MS = 60_000;
+
+export const readMaxSchedules = (env: { MAX_SCHEDULES?: string | undefined }): number => readPositiveInteger(env.MAX_SCHEDULES, DEFAULT_MAX_SCHEDULES);
+
+export const readScheduleMinIntervalMs = (env: { SCHEDULE_MIN_INTERVAL_MS?: string | undefined }): number =>
+  readPositiveInteger(env.SCHEDULE_MIN_INTERVAL_MS, DEFAULT_SCHEDULE_MIN_INTERVAL_MS);

@@ -106,6 +106,7 @@ export class UiMessageChunker {
         return [{ type: "data-notice", data: { level: "error", message: event.message }, transient: true }];
       case "contextTrimmed":
       case "llmRetry":
+      case "scheduleFired":
         return []; // bookkeeping (what the model saw, a retried LLM call): nothing for the chat to show
       case "messageAbandoned":
         // A retried or resumed LLM call replaces the partial message: drop what this step showed.

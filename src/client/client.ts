@@ -14,6 +14,8 @@ import type {
   EventStreamOptions,
   MessageContent,
   MessagePage,
+  ScheduleEntry,
+  ScheduleOptions,
   SessionSettingsPatch,
   SessionSnapshot,
   SessionStreamEvent,
@@ -135,6 +137,21 @@ export class SessionHandle {
 
   listTools(): Promise<ToolList> {
     return this.client.listTools();
+  }
+
+  /** Has the session send itself `message` later (once, or repeatedly); 400 names a bad spec, 429 over MAX_SCHEDULES. */
+  schedule(options: ScheduleOptions): Promise<{ id: string; nextRunAt: number }> {
+    return this.call("POST", "/schedules", options);
+  }
+
+  /** The session's schedules, soonest first. */
+  schedules(): Promise<{ schedules: ScheduleEntry[] }> {
+    return this.call("GET", "/schedules");
+  }
+
+  /** Cancels a schedule; 404 when the session has none by that id. */
+  cancelSchedule(scheduleId: string): Promise<{ id: string; cancelled: true }> {
+    return this.call("DELETE", `/schedules/${encodeURIComponent(scheduleId)}`);
   }
 
   /**

@@ -21,6 +21,8 @@ export type {
   MessagePage,
   PendingApproval,
   QueueDepths,
+  ScheduleEntry,
+  ScheduleOptions,
   SessionSettingsPatch,
   SessionSnapshot,
   SessionStatus,

@@ -40,7 +40,9 @@ export type AgentEvent =
   /** The request left out older messages to stay within the context budget (history keeps them). */
   | ({ type: "contextTrimmed" } & ContextTrim)
   /** The partial assistant message being streamed will not be completed (a failed or resumed LLM call): drop it. */
-  | { type: "messageAbandoned"; reason: string };
+  | { type: "messageAbandoned"; reason: string }
+  /** A schedule's due time came: its message was queued as user message `messageId` (marked with `scheduleId`). */
+  | { type: "scheduleFired"; scheduleId: string; messageId: string };
 
 export type AgentEventType = AgentEvent["type"];
 

@@ -23,6 +23,10 @@ export const FAILURE_STATUS = {
   unknown_tool: { status: 400, code: "bad_request" },
   // The session's storage reached SESSION_MAX_BYTES: waiting does not help, a new session does.
   over_budget: { status: 413, code: "payload_too_large" },
+  bad_schedule: { status: 400, code: "bad_request" },
+  // MAX_SCHEDULES reached: a slot frees only when one is cancelled or a one-shot fires, so no Retry-After.
+  too_many_schedules: { status: 429, code: "too_many_schedules" },
+  unknown_schedule: { status: 404, code: "not_found" },
 } as const satisfies Record<SessionFailureReason, HttpAnswer>;
 
 /** The success value, or throws the failure as an ApiError with the status the table gives its reason. */

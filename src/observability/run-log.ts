@@ -120,6 +120,7 @@ export class RunLog {
       case "error":
       case "contextTrimmed":
       case "messageAbandoned":
+      case "scheduleFired":
         return; // deltas, approvals, errors and notices carry nothing these lines count
       default:
         // Every event type is placed above: tsc fails here when the core's union gains one.

@@ -156,6 +156,8 @@ export class RunTracer {
       case "contextTrimmed":
         run.root.events.push({ name: "edge_agent.context_trimmed", timeMs: event.ts, attributes: { "edge_agent.omitted_messages": event.omittedMessages } });
         return;
+      case "scheduleFired":
+        return; // a session event between runs: it queues a message, the run it starts has its own span
       default:
         event satisfies never;
     }

@@ -1,7 +1,7 @@
 /**
  * Builds a live session from its stored settings: the tool store (bundled tools the session may use,
  * written tools, then drafts), the message store (history is read when a run needs it, not on wake),
- * the event log, sink, approval gate and run driver, wired together. Called by AgentSession on creation
+ * the event log, sink, approval gate, schedules and run driver, wired together. Called by AgentSession on creation
  * and whenever the object starts.
  * The returned `ready` promise settles once written tools' drafts are registered; it never rejects.
  */
@@ -25,6 +25,9 @@ import { RunRecord } from "./run-record.ts";
 import type { Session } from "./session.ts";
 import { SessionMeta, type SessionSettings } from "./session-meta.ts";
 import { SessionQueues } from "./session-queues.ts";
+import { ScheduleStore } from "./schedule-store.ts";
+import { scheduleAccess } from "./schedule-access.ts";
+import { readMaxSchedules, readScheduleMinIntervalMs } from "../env-vars.ts";
 
 /** A var holding a positive whole number of milliseconds, else undefined (the config default applies). */
 const positiveMs = (raw: string | undefined): number | undefined => (raw && /^\d+$/.test(raw.trim()) && Number(raw) > 0 ? Number(raw) : undefined);
@@ -44,7 +47,11 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   const store = new ToolStore(settings.id);
   const registry = bundledRegistry();
   const allowed = settings.tools ? Object.fromEntries(Object.entries(registry).filter(([name]) => settings.tools!.includes(name))) : registry;
-  loadTools(store, withToolContexts(allowed, sessionToolHost(store, env)), writtenToolListing(env, store));
+  const schedules = new ScheduleStore(sql, { maxSchedules: readMaxSchedules(env), minIntervalMs: readScheduleMinIntervalMs(env) });
+  const host = sessionToolHost(store, env);
+  // The schedule tools' capability re-arms the alarm through the driver, built below (read only when called).
+  const toolHost = { ...host, capabilities: { ...host.capabilities, schedules: scheduleAccess(schedules, () => runs) } };
+  loadTools(store, withToolContexts(allowed, toolHost), writtenToolListing(env, store));
 
   const meta = new SessionMeta(sql);
   const record = new RunRecord(meta);
@@ -68,7 +75,7 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
     void mcp.close();
   };
   const beforeRun = () => mcp.refresh();
-  const runs = new RunDriver({ ctx, env, settings, state, store, meta, record, queues, messages, log, approvals, sink, onShutdown, beforeRun });
-  const session: Session = { settings, state, store, meta, record, queues, messages, log, hub, sockets, waiters, sink, approvals, runs, mcp };
+  const runs = new RunDriver({ ctx, env, settings, state, store, meta, record, queues, messages, log, approvals, sink, schedules, onShutdown, beforeRun });
+  const session: Session = { settings, state, store, meta, record, queues, messages, log, hub, sockets, waiters, sink, approvals, runs, mcp, schedules };
   return { session, ready: registerWrittenDrafts(store, env, settings.tools) };
 }

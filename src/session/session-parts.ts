@@ -1,6 +1,6 @@
 /**
  * A live session: its stored settings and the parts that own each concern (the run record, the event log,
- * the live fan-out, queues, messages, approvals, the run driver), as the loader wires them
+ * the live fan-out, queues, messages, approvals, the run driver, schedules), as the loader wires them
  * (session-loader.ts). Types only: `SessionParts` is everything but the driver, which takes its parts from
  * it, so the driver, the loader and the views import these without a cycle.
  */
@@ -16,6 +16,7 @@ import type { OutputWaiters } from "./output-waiters.ts";
 import type { RunRecord } from "./run-record.ts";
 import type { SessionMeta, SessionSettings } from "./session-meta.ts";
 import type { SessionQueues } from "./session-queues.ts";
+import type { ScheduleStore } from "./schedule-store.ts";
 
 export type SessionParts = {
   settings: SessionSettings;
@@ -34,4 +35,6 @@ export type SessionParts = {
   approvals: ApprovalGate;
   /** Tools of the remote MCP servers the session chose, listed before each run. */
   mcp: SessionMcpTools;
+  /** Messages the session sends itself later (schedule-store.ts). */
+  schedules: ScheduleStore;
 };

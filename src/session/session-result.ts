@@ -15,7 +15,10 @@ export type SessionFailureReason =
   | "unknown_approval"
   | "already_decided"
   | "unknown_tool"
-  | "over_budget";
+  | "over_budget"
+  | "bad_schedule"
+  | "too_many_schedules"
+  | "unknown_schedule";
 
 export type SessionFailure = { ok: false; reason: SessionFailureReason; message: string };
 export type SessionResult<T> = { ok: true; value: T } | SessionFailure;

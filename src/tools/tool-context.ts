@@ -5,14 +5,14 @@
  * Called by the session loader (src/session/session-loader.ts) when it fills a session's ToolStore.
  * Invariant: a key a tool did not declare is absent from its context.env, whatever the host holds.
  */
-import type { AgentTool, ToolCapability, ToolExecutionContext } from "../core/types.ts";
+import type { AgentTool, ScheduleAccess, ToolCapability, ToolExecutionContext } from "../core/types.ts";
 import type { ToolRegistry } from "../core/tool-store.ts";
 
 /** What the session offers; each tool receives the part it declared. */
 export type ToolHost = {
   sessionId: string;
   env: Readonly<Record<string, unknown>>;
-  capabilities: { registerDraft: (tool: AgentTool) => boolean };
+  capabilities: { registerDraft: (tool: AgentTool) => boolean; schedules?: ScheduleAccess };
 };
 
 /** The context `tool` may see: its declared env keys that the host has, and its declared capabilities. */
@@ -30,6 +30,10 @@ function grant(context: ToolExecutionContext, capability: ToolCapability, host: 
   switch (capability) {
     case "registerDraft":
       context.registerDraft = host.capabilities.registerDraft;
+      return;
+    case "schedules":
+      // Absent where the host has no schedules (then the tool answers that it cannot schedule).
+      if (host.capabilities.schedules) context.schedules = host.capabilities.schedules;
       return;
     default: {
       const unknown: never = capability;
