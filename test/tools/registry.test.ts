@@ -5,12 +5,12 @@ import { toolRegistry } from "../../src/tools/registry.generated.ts";
 
 describe("the generated registry of bundled tools", () => {
   it("lists the bundled tools in sorted order", () => {
-    expect(Object.keys(toolRegistry)).toEqual(["getTime", "getWeather", "writeTool"]);
+    expect(Object.keys(toolRegistry)).toEqual(["cancelSchedule", "getTime", "getWeather", "listSchedules", "schedule", "writeTool"]);
   });
 
   it("loads into a tool store, followed by listTools", () => {
     const store = new ToolStore("test");
     loadTools(store, toolRegistry);
-    expect(store.names()).toEqual(["getTime", "getWeather", "writeTool", "listTools"]);
+    expect(store.names()).toEqual(["cancelSchedule", "getTime", "getWeather", "listSchedules", "schedule", "writeTool", "listTools"]);
   });
 });
