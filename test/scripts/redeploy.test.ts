@@ -111,7 +111,7 @@ describe("npm run redeploy --local", () => {
   it("in a dry run checks everything but changes neither tools/ nor the index", () => {
     expect(runs.dryRun.code).toBe(0);
     expect(runs.dryRun.output, runs.dryRun.output).toContain("dry run OK: 1 tool(s) would be deployed; tools/ is restored and no row was changed");
-    expect(afterDryRun.tools.sort()).toEqual(["getTime.ts", "getWeather.ts", "writeTool.ts"]);
+    expect(afterDryRun.tools.sort()).toEqual(["cancelSchedule.ts", "getTime.ts", "getWeather.ts", "listSchedules.ts", "schedule.ts", "writeTool.ts"]);
     expect(Object.values(afterDryRun.rows).map((r) => r?.status)).toEqual(["pending", "pending", "pending", "pending"]);
   });
 
@@ -128,7 +128,7 @@ describe("npm run redeploy --local", () => {
   it("ships nothing when the question is not answered yes", () => {
     expect(runs.declined.code).toBe(1);
     expect(runs.declined.output).toContain("not confirmed: nothing was shipped");
-    expect(toolsAfterDeclined.sort()).toEqual(["getTime.ts", "getWeather.ts", "writeTool.ts"]);
+    expect(toolsAfterDeclined.sort()).toEqual(["cancelSchedule.ts", "getTime.ts", "getWeather.ts", "listSchedules.ts", "schedule.ts", "writeTool.ts"]);
   });
 
   it("writes a passing tool into tools/ and the regenerated registry, and marks it deployed", async () => {
