@@ -16,6 +16,9 @@ export type AppEnv = Omit<Env, SecretName> &
     SESSION_IDLE_TTL_DAYS?: string;
     /** Bytes one session may store before new input is refused (413); default in src/env-vars.ts. */
     SESSION_MAX_BYTES?: string;
+    /** Schedules one session may hold, and the shortest repeat interval; defaults in src/env-vars.ts. */
+    MAX_SCHEDULES?: string;
+    SCHEDULE_MIN_INTERVAL_MS?: string;
     /** getWeather's upstreams, pointed at local servers by tests. */
     WEATHER_API_BASE_URL?: string;
     GEOCODING_API_BASE_URL?: string;

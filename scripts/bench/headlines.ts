@@ -6,6 +6,7 @@ import type { ColdStartResult } from "./measure-cold-start.ts";
 import type { FanoutResult } from "./measure-fanout.ts";
 import type { LoadResult } from "./measure-load.ts";
 import type { SseLatencyResult, SseThroughputResult } from "./measure-sse.ts";
+import { scheduleHeadlines, type ScheduleLatencyResult } from "./measure-schedules.ts";
 import type { StepOverheadResult } from "./measure-step-overhead.ts";
 import type { StorageResult } from "./measure-storage.ts";
 import type { WakeResult } from "./measure-wake.ts";
@@ -18,6 +19,7 @@ export type BenchResults = {
   stepOverheadNonStreaming?: StepOverheadResult;
   sseLatency: SseLatencyResult;
   sseThroughput: SseThroughputResult;
+  schedules?: ScheduleLatencyResult;
   load: LoadResult;
   fanout?: FanoutResult;
   wake?: WakeResult;
@@ -103,6 +105,7 @@ export function buildHeadlines(r: BenchResults): Headline[] {
     { name: "SSE latency p95", value: r.sseLatency.latencyMs.p95, unit: "ms" },
     { name: `SSE ${r.sseThroughput.events} partials → ${r.sseThroughput.subscribers} subs, slowest sub`, value: r.sseThroughput.minEventsPerSecond, unit: "events/s" },
     { name: `SSE ${r.sseThroughput.events} partials → ${r.sseThroughput.subscribers} subs, all delivered`, value: r.sseThroughput.totalEventsPerSecond, unit: "events/s" },
+    ...(r.schedules ? scheduleHeadlines(r.schedules) : []),
     { name: `${loadName}: turns/s`, value: load.turnsPerSecond, unit: "turns/s" },
     { name: `${loadName}: errors`, value: load.errors, unit: "", target: { op: "==", value: 0 } },
     { name: `${loadName}: turn p50`, value: load.turnMs.p50, unit: "ms" },

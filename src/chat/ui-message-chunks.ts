@@ -110,6 +110,7 @@ export class UiMessageChunker {
         return [{ type: "data-notice", data: { level: event.changed.length > 0 ? "warning" : "info", message: describeToolsChange(event) }, transient: true }];
       case "contextTrimmed":
       case "llmRetry":
+      case "scheduleFired":
         return []; // bookkeeping (what the model saw, a retried LLM call): nothing for the chat to show
       case "messageAbandoned":
         // A retried or resumed LLM call replaces the partial message: drop what this step showed.

@@ -15,6 +15,8 @@ import type {
   McpServerEntry,
   MessageContent,
   MessagePage,
+  ScheduleEntry,
+  ScheduleOptions,
   SessionSettingsPatch,
   SessionSnapshot,
   SessionStreamEvent,
@@ -146,6 +148,21 @@ export class SessionHandle {
   /** Detaches a server this session added: its tools and its OAuth tokens go. */
   removeMcpServer(name: string): Promise<{ removed: string }> {
     return this.call("DELETE", `/mcp-servers/${encodeURIComponent(name)}`);
+  }
+
+  /** Has the session send itself `message` later (once, or repeatedly); 400 names a bad spec, 429 over MAX_SCHEDULES. */
+  schedule(options: ScheduleOptions): Promise<{ id: string; nextRunAt: number }> {
+    return this.call("POST", "/schedules", options);
+  }
+
+  /** The session's schedules, soonest first. */
+  schedules(): Promise<{ schedules: ScheduleEntry[] }> {
+    return this.call("GET", "/schedules");
+  }
+
+  /** Cancels a schedule; 404 when the session has none by that id. */
+  cancelSchedule(scheduleId: string): Promise<{ id: string; cancelled: true }> {
+    return this.call("DELETE", `/schedules/${encodeURIComponent(scheduleId)}`);
   }
 
   /**

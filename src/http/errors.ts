@@ -15,6 +15,7 @@ export type ApiErrorCode =
   | "queue_full"
   | "rate_limited"
   | "too_many"
+  | "too_many_schedules"
   | "internal";
 
 export class ApiError extends Error {

@@ -1,11 +1,12 @@
 /**
  * The session routes of the HTTP API (DESIGN "HTTP API"): create, snapshot, messages and follow-ups,
- * responses, events, continue, abort, approvals, settings, shutdown. Each validates its params, query
+ * responses, events, continue, abort, approvals, settings, schedules, shutdown. Each validates its params, query
  * and body with the validation middleware, then calls the session's Durable Object over RPC and settles
  * its result (failure-status.ts). Mounted by app.ts.
  */
 import { Hono } from "hono";
-import type { z } from "zod";
+import { validator } from "hono/validator";
+import * as z from "zod";
 import type { UserContent } from "../core/index.ts";
 import { agentConfig } from "../agent-config.ts";
 import { sha256Hex } from "../credentials.ts";
@@ -23,7 +24,8 @@ import type { HonoEnv } from "./hono-env.ts";
 import { limitRate } from "./rate-limit.ts";
 import { addMcpServerBody, approvalBody, createSessionBody, messageBody, messagePageQuery, settingsBody, waitQuery } from "./schemas.ts";
 import { eventsKey, sessionKey, sessionStub } from "./session-stub.ts";
-import { jsonBody, mcpServerParams, noBody, queryOf, sessionParam, toolCallParams } from "./validation.ts";
+import { checkSessionId, jsonBody, mcpServerParams, noBody, queryOf, sessionParam, toolCallParams } from "./validation.ts";
+import { scheduleRequest } from "../schedules/schedule-request.ts";
 
 export const sessionRoutes = new Hono<HonoEnv>();
 
@@ -128,4 +130,23 @@ sessionRoutes.post("/v1/sessions/:id/mcp-servers", sessionParam, limitRate("MESS
 sessionRoutes.delete("/v1/sessions/:id/mcp-servers/:name", mcpServerParams, noBody, async (c) => {
   const { id, name } = c.req.valid("param");
   return c.json(settle(await sessionStub(c.env, id).removeMcpServer(sessionKey(c), name)));
+});
+
+/** `:scheduleId` is a UUID the session issued; any other text names no schedule (404, no object addressed twice). */
+const scheduleIdShape = z.uuid();
+const scheduleParams = validator("param", (params: Record<string, string>) => {
+  const id = checkSessionId(params.id);
+  if (!scheduleIdShape.safeParse(params.scheduleId).success) throw new ApiError(404, "not_found", "Schedule not found");
+  return { id, scheduleId: params.scheduleId! };
+});
+
+sessionRoutes.post("/v1/sessions/:id/schedules", sessionParam, jsonBody(scheduleRequest), async (c) =>
+  c.json(settle(await sessionStub(c.env, c.req.valid("param").id).createSchedule(sessionKey(c), c.req.valid("json"))), 201),
+);
+
+sessionRoutes.get("/v1/sessions/:id/schedules", sessionParam, async (c) => c.json(settle(await sessionStub(c.env, c.req.valid("param").id).listSchedules(sessionKey(c)))));
+
+sessionRoutes.delete("/v1/sessions/:id/schedules/:scheduleId", scheduleParams, noBody, async (c) => {
+  const { id, scheduleId } = c.req.valid("param");
+  return c.json(settle(await sessionStub(c.env, id).cancelSchedule(sessionKey(c), scheduleId)));
 });

@@ -1,7 +1,7 @@
 /**
  * AgentSession: one Durable Object per session, and nothing but wiring. Each RPC method checks access
- * (session-access.ts) and hands over to the part that does the job: the run driver (runs and input),
- * output waiters (takeResponse), the approval policy, the event stream, the snapshot view. Methods return
+ * (session-access.ts) and hands over to the part that does the job: the run driver (runs and input), the
+ * schedule store, output waiters (takeResponse), the approval policy, the event stream, the snapshot view. Methods return
  * SessionResult values and never throw across RPC; the router turns failures into HTTP answers.
  * Invariants: a run a restart interrupted resumes in the constructor, before any method sees the session;
  * an object that holds no session (an unknown id) writes nothing: its schema is created only by `init`
@@ -21,6 +21,7 @@ import { loadSession, readSettings, writeSettings } from "./session-loader.ts";
 import type { Session } from "./session.ts";
 import type { SessionSettings } from "./session-meta.ts";
 import type { QueueKind } from "./session-queues.ts";
+import type { ScheduleRequest } from "../schedules/schedule-spec.ts";
 import { ok, refuse, type SessionResult } from "./session-result.ts";
 import { hasSchema, migrate } from "./session-schema.ts";
 import { describeSession } from "./session-view.ts";
@@ -48,6 +49,8 @@ export class AgentSession extends DurableObject<AppEnv> {
       // The object starts only when something calls in (a request, or the heartbeat alarm a run keeps
       // set): a run a restart interrupted resumes here, before any method sees the session.
       this.session?.runs.resumeInterrupted();
+      // A schedule that came due while the object was away fires now (once: the fire moves it on).
+      this.session?.runs.fireDueSchedules();
       // A DELETE the restart interrupted is finished, not forgotten.
       if (settings?.shutdown) void this.end("deleted");
     });
@@ -121,6 +124,23 @@ export class AgentSession extends DurableObject<AppEnv> {
   /** The Worker's McpCredentials completed a flow this session started: list that server's tools now. */
   async mcpAuthorized(server: string): Promise<void> {
     await this.session?.mcp.authorized(server);
+  }
+
+  /** POST …/schedules: checked and bounded by the schedule store; the alarm is re-armed for it. */
+  createSchedule(key: string | undefined, request: ScheduleRequest) {
+    return this.authorized(key, async (s) => {
+      const created = s.schedules.create(request, Date.now());
+      if (created.ok) await s.runs.heartbeat();
+      return created;
+    });
+  }
+
+  listSchedules(key: string | undefined) {
+    return this.authorized(key, (s) => ok({ schedules: s.schedules.list() }));
+  }
+
+  cancelSchedule(key: string | undefined, scheduleId: string) {
+    return this.authorized(key, (s) => (s.schedules.cancel(scheduleId) ? ok({ id: scheduleId, cancelled: true }) : refuse("unknown_schedule", "Schedule not found")));
   }
 
   /** DELETE: stops the run, closes streams, then erases the session's storage (a tombstone answers 410). */

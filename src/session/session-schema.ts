@@ -30,6 +30,12 @@ const MIGRATIONS: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS sub_agents (
      session_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, tool_call_id TEXT NOT NULL, created_at INTEGER NOT NULL
    )`,
+  // 4: schedules (schedule-store.ts); the index serves "the next due time" and "what is due now".
+  `CREATE TABLE IF NOT EXISTS schedules (
+     id TEXT PRIMARY KEY, name TEXT, kind TEXT NOT NULL, spec TEXT NOT NULL, message TEXT NOT NULL,
+     next_run_at INTEGER NOT NULL, last_run_at INTEGER, runs INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS schedules_due ON schedules (next_run_at)`,
 ];
 
 const VERSION_KEY = "schema_version";
