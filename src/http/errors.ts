@@ -14,6 +14,8 @@ export type ApiErrorCode =
   | "misconfigured"
   | "queue_full"
   | "rate_limited"
+  | "idempotency_key_reused"
+  | "idempotency_in_progress"
   | "internal";
 
 export class ApiError extends Error {

@@ -23,6 +23,10 @@ export const FAILURE_STATUS = {
   unknown_tool: { status: 400, code: "bad_request" },
   // The session's storage reached SESSION_MAX_BYTES: waiting does not help, a new session does.
   over_budget: { status: 413, code: "payload_too_large" },
+  // The same Idempotency-Key with another request: the key names the first one only.
+  idempotency_mismatch: { status: 422, code: "idempotency_key_reused" },
+  // The first request under this key is still being answered: a retry in a second gets its answer.
+  idempotency_in_progress: { status: 409, code: "idempotency_in_progress", retryAfterSeconds: 1 },
 } as const satisfies Record<SessionFailureReason, HttpAnswer>;
 
 /** The success value, or throws the failure as an ApiError with the status the table gives its reason. */

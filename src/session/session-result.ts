@@ -15,7 +15,9 @@ export type SessionFailureReason =
   | "unknown_approval"
   | "already_decided"
   | "unknown_tool"
-  | "over_budget";
+  | "over_budget"
+  | "idempotency_mismatch"
+  | "idempotency_in_progress";
 
 export type SessionFailure = { ok: false; reason: SessionFailureReason; message: string };
 export type SessionResult<T> = { ok: true; value: T } | SessionFailure;

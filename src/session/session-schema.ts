@@ -23,6 +23,11 @@ const MIGRATIONS: readonly string[] = [
      tool_call_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, tool_name TEXT NOT NULL,
      status TEXT NOT NULL, reason TEXT, expires_at INTEGER NOT NULL
    )`,
+  // 2: idempotency_keys (idempotency-keys.ts): Idempotency-Key claims and their answers, kept 24 h.
+  `CREATE TABLE IF NOT EXISTS idempotency_keys (
+     key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, answer TEXT, bytes INTEGER NOT NULL, created_at INTEGER NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS idempotency_keys_created ON idempotency_keys (created_at)`,
 ];
 
 const VERSION_KEY = "schema_version";
