@@ -21,7 +21,7 @@ export type UiMessageChunk =
   | { type: "tool-approval-request"; approvalId: string; toolCallId: string }
   | { type: "tool-output-available"; toolCallId: string; output: unknown; dynamic: true; preliminary?: boolean }
   | { type: "tool-output-error"; toolCallId: string; errorText: string; dynamic: true }
-  | { type: "data-notice"; data: { level: "error"; message: string }; transient: true }
+  | { type: "data-notice"; data: { level: "error" | "retry"; message: string }; transient: true }
   | { type: "error"; errorText: string }
   | { type: "finish"; finishReason: UiFinishReason };
 
@@ -104,9 +104,11 @@ export class UiMessageChunker {
       case "error":
         // Session errors (an unreachable MCP server, a retried call) do not end the run: a notice, not an error chunk.
         return [{ type: "data-notice", data: { level: "error", message: event.message }, transient: true }];
-      case "contextTrimmed":
       case "llmRetry":
-        return []; // bookkeeping (what the model saw, a retried LLM call): nothing for the chat to show
+        // Transient (useChat's onData sees it, the message keeps nothing): the answer is late, not lost.
+        return [{ type: "data-notice", data: { level: "retry", message: `The model's endpoint failed (${event.message}); retry ${event.retry} in ${event.delayMs} ms` }, transient: true }];
+      case "contextTrimmed":
+        return []; // bookkeeping (what the model saw): nothing for the chat to show
       case "messageAbandoned":
         // A retried or resumed LLM call replaces the partial message: drop what this step showed.
         this.textId = undefined;

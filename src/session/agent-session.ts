@@ -127,6 +127,14 @@ export class AgentSession extends DurableObject<AppEnv> {
     return this.authorized(key, () => this.end("deleted"));
   }
 
+  /** The active run and the seq before its first event (GET …/chat/:chatId/stream), or null when none runs. */
+  activeRun(key: string | undefined) {
+    return this.authorized(key, (s): SessionResult<{ runId: string; afterSeq: number } | null> => {
+      const runId = s.runs.activeRunId;
+      return ok(runId === null ? null : { runId, afterSeq: s.log.beforeRun(runId) });
+    });
+  }
+
   /** The live event stream after `afterSeq`, as bytes; the router builds the SSE response around it. */
   openEvents(key: string | undefined, afterSeq: number) {
     return this.authorized(key, (s) => openEventStream(s, afterSeq));
