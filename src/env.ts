@@ -4,7 +4,7 @@
  * may be unset, which the generated type cannot say, so they are made optional here; the knobs below exist
  * only for tests and operators and have no default in wrangler.toml.
  */
-type SecretName = "OPENAI_API_KEY" | "API_TOKEN" | "REDEPLOY_HOOK_SECRET";
+type SecretName = "OPENAI_API_KEY" | "API_TOKEN" | "REDEPLOY_HOOK_SECRET" | "OTEL_EXPORTER_OTLP_HEADERS";
 
 export type AppEnv = Omit<Env, SecretName> &
   Partial<Pick<Env, SecretName>> & {
@@ -23,4 +23,6 @@ export type AppEnv = Omit<Env, SecretName> &
     LOCAL_DEV?: string;
     /** JSON `[{name, url, headers?, requireApproval?}]`: remote MCP servers whose tools sessions may use. */
     MCP_SERVERS?: string;
+    /** An OTLP/HTTP collector's base URL (traces go to its /v1/traces); unset: no traces (docs/observability.md). */
+    OTEL_EXPORTER_OTLP_ENDPOINT?: string;
   };

@@ -7,6 +7,7 @@
  */
 import type { AgentEvent } from "../core/index.ts";
 import type { RunLog } from "../observability/run-log.ts";
+import type { SessionTracing } from "../observability/session-tracing.ts";
 import type { LiveFanout } from "./live-fanout.ts";
 import type { EventLog } from "./event-log.ts";
 import type { OutputWaiters } from "./output-waiters.ts";
@@ -14,14 +15,24 @@ import type { RunRecord } from "./run-record.ts";
 import type { SessionMeta } from "./session-meta.ts";
 import type { SessionQueues } from "./session-queues.ts";
 
-type SinkParts = { log: EventLog; queues: SessionQueues; meta: SessionMeta; record: RunRecord; hub: LiveFanout; waiters: OutputWaiters; runLog?: RunLog };
+type SinkParts = {
+  log: EventLog;
+  queues: SessionQueues;
+  meta: SessionMeta;
+  record: RunRecord;
+  hub: LiveFanout;
+  waiters: OutputWaiters;
+  runLog?: RunLog;
+  /** Spans of the runs (observability/session-tracing.ts), when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+  tracing?: SessionTracing | undefined;
+};
 
 export class EventSink {
   constructor(private readonly parts: SinkParts) {}
 
   /** Stores the event, then publishes it. */
   record(runId: string | undefined, event: AgentEvent): void {
-    const { log, queues, meta, record, hub, waiters, runLog } = this.parts;
+    const { log, queues, meta, record, hub, waiters, runLog, tracing } = this.parts;
     const { stamped, json } = log.append(event, runId, Date.now());
     if (event.type === "runEnd") {
       const evicted = queues.pushOutput(runId ?? crypto.randomUUID(), event.response);
@@ -31,6 +42,7 @@ export class EventSink {
     }
     hub.publish(stamped.seq, stamped.type, json);
     runLog?.observe(stamped);
+    tracing?.observe(stamped);
     if (event.type === "runEnd") waiters.wakeAll();
   }
 }

@@ -10,6 +10,8 @@ import { ToolStore, loadTools, type AgentState } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
 import { attachMcpTools } from "../mcp/attach.ts";
 import { RunLog } from "../observability/run-log.ts";
+import { sessionTracing } from "../observability/session-tracing.ts";
+import { resolveProvider, sessionModel } from "../llm/select-model.ts";
 import { bundledRegistry } from "../tools/catalog.ts";
 import { withToolContexts } from "../tools/tool-context.ts";
 import { registerWrittenDrafts, sessionToolHost, writtenToolListing } from "../tools/written/session-tools.ts";
@@ -54,12 +56,15 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   const sockets = new EventSockets(ctx);
   const hub = new LiveFanout(sockets);
   const waiters = new OutputWaiters();
-  const sink = new EventSink({ log, queues, meta, record, hub, waiters, runLog: new RunLog() });
+  const provider = resolveProvider(env);
+  const tracing = sessionTracing(env, { provider: typeof provider === "string" ? provider : provider.invalid, model: sessionModel(env, settings.model) }, (work) => ctx.waitUntil(work));
+  const sink = new EventSink({ log, queues, meta, record, hub, waiters, runLog: new RunLog(), tracing });
   const state: AgentState = { systemPrompt: settings.systemPrompt, messages: [], tools: store.tools };
   const approvals = new ApprovalGate(
     sql,
     (event) => sink.record(record.runId, event),
     positiveMs(env.APPROVAL_TIMEOUT_MS) ?? agentConfig.approvalTimeoutMs,
+    tracing && ((toolCallId, approved) => tracing.approvalDecided(toolCallId, approved)),
   );
   const mcp = attachMcpTools(store, env, settings.mcpServers, (message) => sink.record(record.runId, { type: "error", message }));
   const onShutdown = () => {
