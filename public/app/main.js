@@ -8,6 +8,7 @@
 import { ApiClientError, createClient } from "../client.js";
 import { ChatView } from "./chat-view.js";
 import { el } from "./dom.js";
+import { RunTimeline } from "./run-timeline.js";
 import * as saved from "./session-store.js";
 import { renderTools, renderToolsError } from "./tools-panel.js";
 
@@ -72,6 +73,8 @@ let sessionMcpTools = [];
 /** @type {ToolList | undefined} */
 let toolList;
 
+/** The live run's waterfall, shown under its answer when it ends. */
+const runTimeline = new RunTimeline();
 const view = new ChatView(ui.messages, {
   onDecide: async (toolCallId, approve) => {
     if (!session) throw new Error("No session");
@@ -190,6 +193,7 @@ function apply(event) {
     return false;
   }
   logEvent(event);
+  const waterfall = runTimeline.observe(event);
   switch (event.type) {
     case "runStart":
       setRunning(true);
@@ -225,6 +229,7 @@ function apply(event) {
       setRunning(false);
       // A terminating tool batch ends the run with an answer that history does not hold.
       if (event.stopReason === "tool_use_terminated") view.renderFinal(event.response);
+      if (waterfall) view.showTimeline(waterfall);
       break;
     case "llmRetry":
       view.notice(`The model did not answer (${event.message}); trying again in ${Math.ceil(event.delayMs / 1000)} s (retry ${event.retry}).`);
