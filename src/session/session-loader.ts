@@ -12,7 +12,7 @@ import { attachMcpTools } from "../mcp/attach.ts";
 import { RunLog } from "../observability/run-log.ts";
 import { sessionTracing } from "../observability/session-tracing.ts";
 import { resolveProvider, sessionModel } from "../llm/select-model.ts";
-import { bundledRegistry } from "../tools/catalog.ts";
+import { sessionRegistry } from "../tools/catalog.ts";
 import { withToolContexts } from "../tools/tool-context.ts";
 import { registerWrittenDrafts, sessionToolHost, writtenToolListing } from "../tools/written/session-tools.ts";
 import { ApprovalGate } from "./approval-gate.ts";
@@ -44,7 +44,7 @@ export function writeSettings(sql: SqlStorage, settings: SessionSettings): void 
 export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: SessionSettings): { session: Session; ready: Promise<unknown> } {
   const sql = ctx.storage.sql;
   const store = new ToolStore(settings.id);
-  const registry = bundledRegistry();
+  const registry = sessionRegistry(env);
   const allowed = settings.tools ? Object.fromEntries(Object.entries(registry).filter(([name]) => settings.tools!.includes(name))) : registry;
   loadTools(store, withToolContexts(allowed, sessionToolHost(store, env)), writtenToolListing(env, store));
 
