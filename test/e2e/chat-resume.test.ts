@@ -50,7 +50,7 @@ describe("useChat's transport through wrangler dev", () => {
 
   it("resumes a run in progress from its start and answers null once it is over", async () => {
     const answer = Array.from({ length: 20 }, (_, i) => `r${i}`).join(" ");
-    llm.enqueue({ text: answer, chunkDelayMs: 60 });
+    llm.enqueue({ text: answer, chunkDelayMs: 150 }); // 3 s: still running when the reconnect comes, even on a loaded machine
     const session = await newSession();
     const auth = { authorization: `Bearer ${session.key}`, "content-type": "application/json" };
     expect((await fetch(`${dev.url}/v1/sessions/${session.id}/messages`, { method: "POST", headers: auth, body: JSON.stringify({ content: "go" }) })).status).toBe(202);

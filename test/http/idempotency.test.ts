@@ -42,6 +42,23 @@ describe("Idempotency-Key on POST …/messages and …/follow-ups", () => {
     expect(fresh.status).toBe(202);
   });
 
+  it("answers concurrent repeats with the first answer or a retryable 409, and enqueues once", async () => {
+    const session = await createSession();
+    await script(session, { text: "once" });
+    const answers = await Promise.all([1, 2, 3].map(() => post(session, "/messages", { content: "same" }, "k-race")));
+    const ok = answers.filter((r) => r.status === 202);
+    const busy = answers.filter((r) => r.status === 409);
+    expect(ok.length + busy.length).toBe(3);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    for (const res of busy) {
+      expect(res.headers.get("retry-after")).toBe("1");
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("idempotency_in_progress");
+    }
+    expect(new Set(await Promise.all(ok.map(async (r) => ((await r.json()) as { messageId: string }).messageId))).size).toBe(1);
+    await nextResponse(session);
+    expect((await snapshotOf(session)).messages.filter((m) => m.role === "user")).toHaveLength(1);
+  });
+
   it("refuses a key that is empty, longer than 200 characters or not visible ASCII with 400", async () => {
     const session = await createSession();
     for (const bad of ["", "x".repeat(201), "has space", "tab\tkey"]) {
