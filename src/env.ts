@@ -4,7 +4,7 @@
  * may be unset, which the generated type cannot say, so they are made optional here; the knobs below exist
  * only for tests and operators and have no default in wrangler.toml.
  */
-type SecretName = "OPENAI_API_KEY" | "API_TOKEN" | "REDEPLOY_HOOK_SECRET";
+type SecretName = "OPENAI_API_KEY" | "API_TOKEN" | "REDEPLOY_HOOK_SECRET" | "OTEL_EXPORTER_OTLP_HEADERS";
 
 export type AppEnv = Omit<Env, SecretName> &
   Partial<Pick<Env, SecretName>> & {
@@ -30,4 +30,6 @@ export type AppEnv = Omit<Env, SecretName> &
     MCP_ALLOWED_URLS?: string;
     /** How deep sub-agents may nest (src/env-vars.ts); default 2. */
     MAX_SUBAGENT_DEPTH?: string;
+    /** An OTLP/HTTP collector's base URL (traces go to its /v1/traces); unset: no traces (docs/observability.md). */
+    OTEL_EXPORTER_OTLP_ENDPOINT?: string;
   };

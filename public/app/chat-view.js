@@ -162,6 +162,16 @@ export class ChatView {
   }
 
   /**
+   * A finished run's waterfall (run-timeline.js), under its answer.
+   * @param {HTMLElement} node
+   */
+  showTimeline(node) {
+    this.finishStreaming();
+    this.list.append(node);
+    this.scrollToEnd();
+  }
+
+  /**
    * @param {string} text
    * @param {"info" | "error"} [kind]
    */

@@ -9,6 +9,7 @@ import { ApiClientError, createClient } from "../client.js";
 import { ChatView } from "./chat-view.js";
 import { el } from "./dom.js";
 import { hideExamples, showExamples } from "./example-prompts.js";
+import { RunTimeline } from "./run-timeline.js";
 import * as saved from "./session-store.js";
 import { renderSchedules } from "./schedules-panel.js";
 import { renderTools, renderToolsError } from "./tools-panel.js";
@@ -76,6 +77,8 @@ let sessionMcpTools = [];
 /** @type {ToolList | undefined} */
 let toolList;
 
+/** The live run's waterfall, shown under its answer when it ends. */
+const runTimeline = new RunTimeline();
 const view = new ChatView(ui.messages, {
   onDecide: async (toolCallId, approve) => {
     if (!session) throw new Error("No session");
@@ -198,6 +201,7 @@ function apply(event) {
     return false;
   }
   logEvent(event);
+  const waterfall = runTimeline.observe(event);
   switch (event.type) {
     case "runStart":
       hideExamples(ui.examples); // a message sent from elsewhere (another tab, the API) started a run
@@ -238,6 +242,7 @@ function apply(event) {
       setRunning(false);
       // A terminating tool batch ends the run with an answer that history does not hold.
       if (event.stopReason === "tool_use_terminated") view.renderFinal(event.response);
+      if (waterfall) view.showTimeline(waterfall);
       break;
     case "llmRetry":
       view.notice(`The model did not answer (${event.message}); trying again in ${Math.ceil(event.delayMs / 1000)} s (retry ${event.retry}).`);

@@ -2,7 +2,8 @@
  * `npm run bench [-- --quick] [--peers | --peers-only] [--out FILE]`: measures the runtime end to end and
  * reports ratios taken in the same run. Copies the project to a temp dir (bench tools added there only),
  * measures the Worker's bundle and start-up CPU, starts the bench LLM and `wrangler dev` on 127.0.0.1,
- * runs each measurement through the client SDK (schedules included), repeats the step with streaming off, stops everything it
+ * runs each measurement through the client SDK (schedules included), repeats the step with streaming off
+ * and with tracing on (spans exported to a local OTLP receiver, otlp-sink.ts), stops everything it
  * started, prints a table and writes JSON (default bench-results/latest.json). `--peers` adds the step and
  * start-up against other runtimes (the bench/peers package, installed then); `--peers-only` runs just that.
  */
@@ -23,6 +24,7 @@ import { measureStepOverhead } from "./measure-step-overhead.ts";
 import { measureStorage } from "./measure-storage.ts";
 import { measureSubAgentHop } from "./measure-subagent-hop.ts";
 import { measureWake } from "./measure-wake.ts";
+import { startOtlpSink } from "./otlp-sink.ts";
 import { loadPeers, type PeersEntry, type PeersPlan, type PeersRun } from "./peers-package.ts";
 import { createProjectCopy, REPO_ROOT, type ProjectCopy } from "./project-copy.ts";
 import { describeMachine, formatTable, meetsTarget, type Headline } from "./report.ts";
@@ -66,8 +68,8 @@ async function timed<T>(name: string, run: () => Promise<T>): Promise<T> {
   return result;
 }
 
-function startDev(dir: string, llm: BenchLlm, persistTo: string, stream: boolean): Promise<WranglerDev> {
-  return startWranglerDev({ cwd: dir, persistTo, vars: { ...benchVars(llm.url), ...streamVars(stream) } });
+function startDev(dir: string, llm: BenchLlm, persistTo: string, stream: boolean, more: Record<string, string> = {}): Promise<WranglerDev> {
+  return startWranglerDev({ cwd: dir, persistTo, vars: { ...benchVars(llm.url), ...streamVars(stream), ...more } });
 }
 
 /** A session that exercises every path once, so the measured runs meet warm code. */
@@ -128,9 +130,19 @@ async function main(): Promise<void> {
     await warmUp(dev.url, PLAN.warmupSteps);
     const stepOverheadNonStreaming = await timed("step overhead, non-streaming", () => measureStepOverhead(createBenchClient(dev!.url), llm!, PLAN.step));
     await dev.stop();
+
+    // The same step with every run traced and exported: what tracing adds to the step, in this run.
+    const sink = await startOtlpSink();
+    const tracingVars = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url };
+    dev = await timed("wrangler dev (tracing on)", () => startDev(copy.dir, llm!, join(copy.dir, ".bench-state-traced"), true, tracingVars));
+    await warmUp(dev.url, PLAN.warmupSteps);
+    const stepOverheadTracing = { ...(await timed("step overhead, tracing on", () => measureStepOverhead(createBenchClient(dev!.url), llm!, PLAN.step))), spansExported: 0 };
+    await dev.stop();
+    stepOverheadTracing.spansExported = sink.spans();
+    await sink.close();
     const peersRun = peers ? await runPeers(copy, llm, peers) : undefined;
 
-    const results: BenchResults = { stepOverhead, stepOverheadNonStreaming, sseLatency, sseThroughput, schedules, load, fanout, wake, storage, coldStart, startup, ...(peersRun ? { peers: peersRun } : {}) };
+    const results: BenchResults = { stepOverhead, stepOverheadNonStreaming, stepOverheadTracing, sseLatency, sseThroughput, schedules, load, fanout, wake, storage, coldStart, startup, ...(peersRun ? { peers: peersRun } : {}) };
     writeOutput([...buildHeadlines(results), ...subAgentHop.headlines], { ...results, subAgentHop, peers: peersRun?.details }, { durationS: (nowMs() - started) / 1000, devReadyMs });
   } finally {
     await dev?.stop();

@@ -21,7 +21,7 @@ export type UiMessageChunk =
   | { type: "tool-approval-request"; approvalId: string; toolCallId: string }
   | { type: "tool-output-available"; toolCallId: string; output: unknown; dynamic: true; preliminary?: boolean }
   | { type: "tool-output-error"; toolCallId: string; errorText: string; dynamic: true }
-  | { type: "data-notice"; data: { level: "error" | "warning" | "info"; message: string; authorizationUrl?: string }; transient: true }
+  | { type: "data-notice"; data: { level: "error" | "warning" | "info" | "retry"; message: string; authorizationUrl?: string }; transient: true }
   | { type: "error"; errorText: string }
   | { type: "finish"; finishReason: UiFinishReason };
 

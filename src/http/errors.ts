@@ -16,6 +16,8 @@ export type ApiErrorCode =
   | "rate_limited"
   | "too_many"
   | "too_many_schedules"
+  | "idempotency_key_reused"
+  | "idempotency_in_progress"
   | "internal";
 
 export class ApiError extends Error {

@@ -21,6 +21,8 @@ import { bridgeEvents } from "./event-bridge.ts";
 import { parseLastEventId } from "./events-route.ts";
 import { settle } from "./failure-status.ts";
 import type { HonoEnv } from "./hono-env.ts";
+import { idempotent, readIdempotencyKey } from "./idempotency.ts";
+import { idempotentCreation } from "./idempotent-creation.ts";
 import { limitRate } from "./rate-limit.ts";
 import { addMcpServerBody, approvalBody, createSessionBody, messageBody, messagePageQuery, settingsBody, waitQuery } from "./schemas.ts";
 import { eventsKey, sessionKey, sessionStub } from "./session-stub.ts";
@@ -55,12 +57,13 @@ sessionRoutes.post(
     if (unknown.length > 0) throw new ApiError(400, "bad_request", `Unknown tool(s): ${[...new Set(unknown)].join(", ")}`);
     const model = checkSessionModel(c.env, body.model);
     if (!model.ok) throw new ApiError(400, "bad_request", `Invalid body: ${model.message}`);
-    const id = newSessionId();
-    const key = newSessionKey();
-    settle(
+    const idempotencyKey = readIdempotencyKey(c.req.raw);
+    const fresh = newSessionKey();
+    const { id, creation } = idempotencyKey === undefined ? { id: newSessionId(), creation: undefined } : await idempotentCreation(c, idempotencyKey, fresh);
+    const created = settle(
       await sessionStub(c.env, id).init({
         id,
-        keyHash: await sha256Hex(key),
+        keyHash: await sha256Hex(fresh),
         createdAt: Date.now(),
         systemPrompt: body.systemPrompt ?? agentConfig.systemPrompt,
         toolExecution: body.toolExecution ?? agentConfig.toolExecution,
@@ -72,13 +75,14 @@ sessionRoutes.post(
         origin: new URL(c.req.url).origin,
       }),
     );
-    return c.json({ id, key }, 201);
+    // A repeat under the same Idempotency-Key: the key the first request was given.
+    return c.json({ id, key: created.key ?? fresh }, 201);
   },
 );
 
 sessionRoutes.get("/v1/sessions/:id", sessionParam, async (c) => c.json(settle(await sessionStub(c.env, c.req.valid("param").id).snapshot(sessionKey(c)))));
 
-sessionRoutes.post("/v1/sessions/:id/messages", sessionParam, limitRate("MESSAGE_RATE_LIMIT", "send a message"), jsonBody(messageBody), async (c) => {
+sessionRoutes.post("/v1/sessions/:id/messages", sessionParam, limitRate("MESSAGE_RATE_LIMIT", "send a message"), jsonBody(messageBody), idempotent, async (c) => {
   const stub = sessionStub(c.env, c.req.valid("param").id);
   return c.json(settle(await stub.enqueue(sessionKey(c), "input", toBlocks(c.req.valid("json").content))), 202);
 });
@@ -88,7 +92,7 @@ sessionRoutes.get("/v1/sessions/:id/messages", sessionParam, queryOf(messagePage
   return c.json(settle(await sessionStub(c.env, c.req.valid("param").id).messagePage(sessionKey(c), before, limit)));
 });
 
-sessionRoutes.post("/v1/sessions/:id/follow-ups", sessionParam, limitRate("MESSAGE_RATE_LIMIT", "send a message"), jsonBody(messageBody), async (c) => {
+sessionRoutes.post("/v1/sessions/:id/follow-ups", sessionParam, limitRate("MESSAGE_RATE_LIMIT", "send a message"), jsonBody(messageBody), idempotent, async (c) => {
   const stub = sessionStub(c.env, c.req.valid("param").id);
   return c.json(settle(await stub.enqueue(sessionKey(c), "followUp", toBlocks(c.req.valid("json").content))), 202);
 });
@@ -140,7 +144,7 @@ const scheduleParams = validator("param", (params: Record<string, string>) => {
   return { id, scheduleId: params.scheduleId! };
 });
 
-sessionRoutes.post("/v1/sessions/:id/schedules", sessionParam, jsonBody(scheduleRequest), async (c) =>
+sessionRoutes.post("/v1/sessions/:id/schedules", sessionParam, jsonBody(scheduleRequest), idempotent, async (c) =>
   c.json(settle(await sessionStub(c.env, c.req.valid("param").id).createSchedule(sessionKey(c), c.req.valid("json"))), 201),
 );
 

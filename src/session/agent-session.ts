@@ -24,11 +24,15 @@ import type { QueueKind } from "./session-queues.ts";
 import type { ScheduleRequest } from "../schedules/schedule-spec.ts";
 import { ok, refuse, type SessionResult } from "./session-result.ts";
 import { hasSchema, migrate } from "./session-schema.ts";
+import { IdempotencyKeys } from "./idempotency-keys.ts";
 import { describeSession } from "./session-view.ts";
 import { decideApproval } from "./tool-approval.ts";
 import { eraseSession, goneMessage, readTombstone, type Tombstone } from "./session-end.ts";
 import { updateSettings, type SettingsPatch } from "./session-settings.ts";
 import { authorizeParent, followChild, refuseChildInput, storeChild } from "./sub-agent-child.ts";
+
+/** An idempotent creation: the caller's key, the request's fingerprint and the session key to answer again. */
+export type CreationKey = { idempotencyKey: string; fingerprint: string; sessionKey: string };
 
 /** How long session creation waits for the MCP servers' tool lists (they keep loading after it). */
 const MCP_LIST_WAIT_MS = 3_000;
@@ -56,15 +60,40 @@ export class AgentSession extends DurableObject<AppEnv> {
     });
   }
 
-  async init(settings: SessionSettings): Promise<SessionResult<{ id: string }>> {
-    if (this.session || this.tombstone) return refuse("already_exists", "Session already exists");
+  /**
+   * Creates the session. `creation`: the request carried an Idempotency-Key (the id was derived from it):
+   * its answer is kept, so a repeat within 24 h gets the same id and key instead of a conflict.
+   */
+  async init(settings: SessionSettings, creation?: CreationKey): Promise<SessionResult<{ id: string; key?: string }>> {
+    if (this.session || this.tombstone) return this.repeatCreation(creation);
     migrate(this.ctx.storage.sql);
     writeSettings(this.ctx.storage.sql, settings);
+    if (creation) new IdempotencyKeys(this.ctx.storage.sql).remember(creation.idempotencyKey, creation.fingerprint, JSON.stringify({ id: settings.id, key: creation.sessionKey }));
     const session = await this.load(settings);
     // List remote tools now, so the first snapshot shows them; a slow server does not hold creation long.
     await Promise.race([session.mcp.refresh(), new Promise((resolve) => setTimeout(resolve, MCP_LIST_WAIT_MS))]);
     await session.runs.heartbeat(); // arms the idle deadline
     return ok({ id: settings.id });
+  }
+
+  /** Claims an Idempotency-Key for a request (its fingerprint: route and body), or says what it holds. */
+  claimIdempotencyKey(key: string | undefined, idempotencyKey: string, fingerprint: string) {
+    return this.authorized(key, (): SessionResult<{ replay?: string }> => {
+      const claim = new IdempotencyKeys(this.ctx.storage.sql).claim(idempotencyKey, fingerprint);
+      if (claim.kind === "mismatch") return refuse("idempotency_mismatch", "This Idempotency-Key was used for a different request; use a new key");
+      if (claim.kind === "in_progress") return refuse("idempotency_in_progress", "A request with this Idempotency-Key is still being answered; retry shortly");
+      return ok(claim.kind === "replay" ? { replay: claim.answer } : {});
+    });
+  }
+
+  /** Keeps the answer of a claimed key (`answer` undefined: the request failed, the key is free again). */
+  settleIdempotencyKey(key: string | undefined, idempotencyKey: string, fingerprint: string, answer: string | undefined) {
+    return this.authorized(key, () => {
+      const keys = new IdempotencyKeys(this.ctx.storage.sql);
+      if (answer === undefined) keys.release(idempotencyKey);
+      else keys.remember(idempotencyKey, fingerprint, answer);
+      return ok({});
+    });
   }
 
   snapshot(key: string | undefined) {
@@ -148,6 +177,14 @@ export class AgentSession extends DurableObject<AppEnv> {
     return this.authorized(key, () => this.end("deleted"));
   }
 
+  /** The active run and the seq before its first event (GET …/chat/:chatId/stream), or null when none runs. */
+  activeRun(key: string | undefined) {
+    return this.authorized(key, (s): SessionResult<{ runId: string; afterSeq: number } | null> => {
+      const runId = s.runs.activeRunId;
+      return ok(runId === null ? null : { runId, afterSeq: s.log.beforeRun(runId) });
+    });
+  }
+
   /** The live event stream after `afterSeq`, as bytes; the router builds the SSE response around it. */
   openEvents(key: string | undefined, afterSeq: number) {
     return this.authorized(key, (s) => openEventStream(s, afterSeq));
@@ -209,6 +246,14 @@ export class AgentSession extends DurableObject<AppEnv> {
   override async alarm(): Promise<void> {
     // Waking the object is the point: its constructor resumes an interrupted run.
     if ((await this.session?.runs.heartbeat()) === "expired") await this.end("expired");
+  }
+
+  /** A second init for an existing id: the kept answer when it repeats the creation, else a conflict. */
+  private repeatCreation(creation: CreationKey | undefined): SessionResult<{ id: string; key?: string }> {
+    const kept = creation && !this.tombstone ? new IdempotencyKeys(this.ctx.storage.sql).lookup(creation.idempotencyKey) : undefined;
+    if (!creation || !kept?.answer) return refuse("already_exists", creation ? "This Idempotency-Key created a session more than 24 h ago (or it was deleted); use a new key" : "Session already exists");
+    if (kept.fingerprint !== creation.fingerprint) return refuse("idempotency_mismatch", "This Idempotency-Key was used for a different request; use a new key");
+    return ok(JSON.parse(kept.answer) as { id: string; key: string });
   }
 
   private async end(reason: Tombstone["reason"]): Promise<SessionResult<{ status: "shutdown" }>> {

@@ -17,6 +17,8 @@ import { McpOAuthStore } from "../mcp/oauth-store.ts";
 import { readAddedServers } from "../mcp/session-servers.ts";
 import { RunLog } from "../observability/run-log.ts";
 import { readMaxSubAgentDepth } from "../env-vars.ts";
+import { sessionTracing } from "../observability/session-tracing.ts";
+import { resolveProvider, sessionModel } from "../llm/select-model.ts";
 import { sessionRegistry } from "../tools/catalog.ts";
 import { isSubAgent } from "../tools/define-tool.ts";
 import { withToolContexts } from "../tools/tool-context.ts";
@@ -80,12 +82,15 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   const sockets = new EventSockets(ctx);
   const hub = new LiveFanout(sockets);
   const waiters = new OutputWaiters();
-  const sink = new EventSink({ log, writes, queues, meta, record, hub, waiters, runLog: new RunLog() });
+  const provider = resolveProvider(env);
+  const tracing = sessionTracing(env, { provider: typeof provider === "string" ? provider : provider.invalid, model: sessionModel(env, settings.model) }, (work) => ctx.waitUntil(work));
+  const sink = new EventSink({ log, writes, queues, meta, record, hub, waiters, runLog: new RunLog(), tracing });
   const state: AgentState = { systemPrompt: settings.systemPrompt, messages: [], tools: store.tools };
   const approvals = new ApprovalGate(
     sql,
     (event) => sink.record(record.runId, event),
     positiveMs(env.APPROVAL_TIMEOUT_MS) ?? agentConfig.approvalTimeoutMs,
+    tracing && ((toolCallId, approved) => tracing.approvalDecided(toolCallId, approved)),
   );
   const mcpCredentials = new McpOAuthStore(sql);
   const mcp = attachMcpTools(store, env, settings.mcpServers, (event) => sink.record(record.runId, event), {

@@ -23,7 +23,9 @@ export type SessionFailureReason =
   | "sub_agent_input"
   | "bad_schedule"
   | "too_many_schedules"
-  | "unknown_schedule";
+  | "unknown_schedule"
+  | "idempotency_mismatch"
+  | "idempotency_in_progress";
 
 export type SessionFailure = { ok: false; reason: SessionFailureReason; message: string };
 export type SessionResult<T> = { ok: true; value: T } | SessionFailure;

@@ -36,6 +36,11 @@ const MIGRATIONS: readonly string[] = [
      next_run_at INTEGER NOT NULL, last_run_at INTEGER, runs INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL
    );
    CREATE INDEX IF NOT EXISTS schedules_due ON schedules (next_run_at)`,
+  // 5: idempotency_keys (idempotency-keys.ts): Idempotency-Key claims and their answers, kept 24 h.
+  `CREATE TABLE IF NOT EXISTS idempotency_keys (
+     key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, answer TEXT, bytes INTEGER NOT NULL, created_at INTEGER NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS idempotency_keys_created ON idempotency_keys (created_at)`,
 ];
 
 const VERSION_KEY = "schema_version";
