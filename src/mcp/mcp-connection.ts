@@ -4,13 +4,11 @@
  * with progress, cancellation (the SDK sends notifications/cancelled on abort) and the server's
  * list_changed notifications. Used by SessionMcpTools; a dropped or failed connection is forgotten and
  * re-opened by the next use. Tool output schemas are checked with @cfworker/json-schema (no eval).
+ * The SDK loads on the first connection (client-sdk.ts): start-up CPU (the SDK at load cost ~13 of ~31 ms).
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import type { McpServerConfig } from "./servers-config.ts";
 
 /** Connecting (both transports together) may take this long before the server counts as unreachable. */
@@ -78,6 +76,7 @@ export class McpConnection {
   }
 
   private async open(): Promise<Client> {
+    const { SSEClientTransport, StreamableHTTPClientTransport } = await import("./client-sdk.ts");
     const url = new URL(this.server.url);
     const headers = this.server.headers ?? {};
     const deadline = AbortSignal.timeout(MCP_CONNECT_TIMEOUT_MS);
@@ -103,6 +102,7 @@ export class McpConnection {
   }
 
   private async openWith(transport: Transport, deadline: AbortSignal): Promise<Client> {
+    const { Client, CfWorkerJsonSchemaValidator } = await import("./client-sdk.ts");
     const client = new Client(CLIENT_INFO, {
       capabilities: {},
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
