@@ -27,7 +27,7 @@ import { jsonBody, noBody, queryOf, sessionParam, toolCallParams } from "./valid
 
 export const sessionRoutes = new Hono<HonoEnv>();
 
-const toBlocks = (content: z.infer<typeof messageBody>["content"]): UserContent[] =>
+const toBlocks = (content: z.infer<ReturnType<typeof messageBody>>["content"]): UserContent[] =>
   typeof content === "string" ? [{ type: "text", text: content }] : content;
 
 sessionRoutes.post(
