@@ -14,7 +14,7 @@ import {
   type AgentToolCall,
   type AgentToolResult,
   type AssistantMessage,
-  type RequestApproval,
+  type AwaitApproval,
   type ToolExecutionContext,
   type ToolStore,
 } from "../core/index.ts";
@@ -30,10 +30,10 @@ export type ServedCallOutcome = { result: AgentToolResult; isError: boolean };
 
 /** The approval step with nobody to ask: a call the policy wants approved is refused. */
 const refuseApproval =
-  (store: ToolStore): RequestApproval =>
+  (store: ToolStore): AwaitApproval =>
   (ctx) => {
     const tool = store.get(ctx.toolCall.name);
-    if (tool && agentConfig.requiresApproval(ctx.toolCall, tool, { requireApproval: [] })) {
+    if (tool && agentConfig.needsApproval(ctx.toolCall, tool, { requireApproval: [] })) {
       return { approved: false, reason: `Tool "${tool.name}" needs a human's approval, which a call over /mcp cannot get` };
     }
     return undefined;
@@ -47,7 +47,7 @@ export async function runServedToolCall(store: ToolStore, name: string, args: Re
     toolExecution: "sequential",
     beforeToolCall: agentConfig.hooks.beforeToolCall,
     afterToolCall: agentConfig.hooks.afterToolCall,
-    requestApproval: refuseApproval(store),
+    awaitApproval: refuseApproval(store),
     hookTimeoutMs: agentConfig.hookTimeoutMs,
     toolTimeoutMs: agentConfig.toolTimeoutMs,
     maxToolResultChars: agentConfig.maxToolResultChars,
