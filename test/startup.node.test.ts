@@ -1,8 +1,9 @@
 /**
- * What a new isolate does at start-up (every module's top level, before any request): it builds no zod
- * schema and initialises none of the MCP SDK; both happen on first use (src/lazy-schema.ts, the /mcp
- * route, McpConnection). Checked on the Worker bundled by esbuild as wrangler bundles it: the static
- * import graph from src/index.ts, and the bundle loaded in Node with zod's factory functions counted.
+ * What a new isolate does at start-up (every module's top level, before any request): the runtime builds
+ * no zod schema and initialises none of the MCP SDK; both happen on first use (src/lazy-schema.ts, the
+ * /mcp route, McpConnection). Checked on the Worker bundled by esbuild as wrangler bundles it: the static
+ * import graph from src/index.ts, and the bundle loaded in Node with zod's factories counted. The tool
+ * registry is left out there: tools/ files are their authors' (ours build their schemas in getTool()).
  */
 import { build, type Metafile, type Plugin } from "esbuild";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -28,24 +29,20 @@ function countingZod(): string {
   return [`import * as real from ${real};`, `export * from ${real};`, ...wrapped].join("\n");
 }
 
-/** Bare `zod` (not its subpaths, which the MCP SDK imports) goes to the counter; cloudflare:workers to a stub. */
-const stubs = (dir: string): Plugin => ({
+/**
+ * Bare `zod` (not its subpaths, which the MCP SDK imports) goes to the counter; cloudflare:workers and,
+ * when counting, the generated tool registry to stubs.
+ */
+const stubs = (dir: string, withoutTools: boolean): Plugin => ({
   name: "startup-stubs",
   setup(b) {
     b.onResolve({ filter: /^zod$/ }, () => ({ path: path.join(dir, "counting-zod.mjs") }));
     b.onResolve({ filter: /^cloudflare:workers$/ }, () => ({ path: path.join(dir, "workers-stub.mjs") }));
+    if (withoutTools) b.onResolve({ filter: /\/registry\.generated\.ts$/ }, () => ({ path: path.join(dir, "no-tools.mjs") }));
   },
 });
 
-let dir: string;
-let metafile: Metafile;
-let zodCallsAtLoad: string[];
-
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "edge-agent-startup-"));
-  await writeFile(path.join(dir, "counting-zod.mjs"), countingZod());
-  await writeFile(path.join(dir, "workers-stub.mjs"), "export class DurableObject { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }\n");
-  const outfile = path.join(dir, "worker.mjs");
+async function bundle(dir: string, outfile: string, withoutTools: boolean): Promise<Metafile> {
   const result = await build({
     entryPoints: [path.join(ROOT, "src/index.ts")],
     absWorkingDir: ROOT,
@@ -55,15 +52,28 @@ beforeAll(async () => {
     conditions: ["workerd", "worker", "browser"],
     mainFields: ["browser", "module", "main"],
     alias: { ajv: "./src/mcp/no-ajv/ajv.ts", "ajv-formats": "./src/mcp/no-ajv/ajv-formats.ts" },
-    plugins: [stubs(dir)],
+    plugins: [stubs(dir, withoutTools)],
     outfile,
     metafile: true,
     logLevel: "silent",
   });
-  metafile = result.metafile;
+  return result.metafile;
+}
+
+let dir: string;
+let metafile: Metafile;
+let zodCallsAtLoad: string[];
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "edge-agent-startup-"));
+  await writeFile(path.join(dir, "counting-zod.mjs"), countingZod());
+  await writeFile(path.join(dir, "workers-stub.mjs"), "export class DurableObject { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }\n");
+  await writeFile(path.join(dir, "no-tools.mjs"), "export const toolRegistry = {};\n");
+  metafile = await bundle(dir, path.join(dir, "whole.mjs"), false);
+  await bundle(dir, path.join(dir, "worker.mjs"), true);
   const calls: string[] = [];
   (globalThis as Record<string, unknown>)[CALLS] = calls;
-  await import(pathToFileURL(outfile).href);
+  await import(pathToFileURL(path.join(dir, "worker.mjs")).href);
   zodCallsAtLoad = [...calls];
 }, 60_000);
 
@@ -93,7 +103,7 @@ describe("start-up", () => {
     expect([...staticallyLoaded(metafile, "src/index.ts")].filter((p) => p.includes("@modelcontextprotocol/sdk"))).toEqual([]);
   });
 
-  it("builds no zod schema while the Worker's modules load", () => {
+  it("builds no zod schema while the runtime's modules load", () => {
     expect(zodCallsAtLoad).toEqual([]);
   });
 
