@@ -13,8 +13,8 @@ import { mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from "node:f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { TOOL_NAME_PATTERN } from "../src/core/tool-store.ts";
-import { describeError } from "../src/core/tool-results.ts";
+import { TOOL_NAME_PATTERN } from "../src/core/index.ts";
+import { describeError } from "../src/core/index.ts";
 import { bundleTools, displayPath, PROJECT_ROOT } from "./tool-check/bundle-tools.ts";
 import { checkModulesInWorkerd } from "./tool-check/workerd-load.ts";
 

@@ -14,7 +14,7 @@ import { mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { describeError } from "../src/core/tool-results.ts";
+import { describeError } from "../src/core/index.ts";
 import type { WrittenToolEntry } from "../src/tools/written/spec.ts";
 import { checkWrittenTools, STAGING_DIR } from "./redeploy/check-tool.ts";
 import { confirm, renderReview, type Reviewed } from "./redeploy/review.ts";

@@ -8,7 +8,7 @@
  */
 import * as z from "zod";
 import { defineTool } from "../src/tools/define-tool.ts";
-import type { AgentTool } from "../src/core/types.ts";
+import type { AgentTool } from "../src/core/index.ts";
 
 /** Major cities → their IANA zone; keys are display names, looked up case- and accent-insensitively. */
 const CITY_TIMEZONES: Readonly<Record<string, string>> = {

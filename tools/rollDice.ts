@@ -4,7 +4,7 @@
  */
 import * as z from "zod";
 import { defineTool } from "../src/tools/define-tool.ts";
-import type { AgentTool } from "../src/core/types.ts";
+import type { AgentTool } from "../src/core/index.ts";
 
 /** Enough for any board game; bounded so one call cannot produce a huge result. */
 const MAX_DICE = 100;

@@ -4,7 +4,7 @@
  * and checked against the tool file contract, then for fields no tool has. execute is never called. The
  * isolate has no bindings and no network, so whatever a module does while loading stays inside it.
  */
-import { checkToolModule } from "../../src/core/tool-contract.ts";
+import { checkToolModule } from "../../src/core/index.ts";
 import { describeUnknownFields, PLAIN_TOOL_FIELDS } from "../../src/tools/unknown-fields.ts";
 
 type CheckRequest = { module: string; name: string };

@@ -112,6 +112,8 @@ export type ToolExecutionContext = {
   env: Readonly<Record<string, unknown>>;
   /** Capability "registerDraft": makes a draft tool callable in the calling session only. */
   registerDraft?: (tool: AgentTool) => boolean;
+  /** With "registerDraft": the bundled tools' names, which a draft can never take. */
+  bundledToolNames?: () => readonly string[];
 };
 
 export type AgentTool = {

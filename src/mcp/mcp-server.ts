@@ -26,7 +26,7 @@ export const MCP_SERVER_INFO = { name: "edge-agent", version: "0.1.0" };
 export function servedToolStore(env: Readonly<Record<string, unknown>>): ToolStore {
   const store = new ToolStore("mcp");
   const registry = Object.fromEntries(Object.entries(bundledRegistry()).filter(([, mod]) => (mod.getTool().capabilities ?? []).length === 0));
-  loadTools(store, withToolContexts(registry, { sessionId: "", env, capabilities: { registerDraft: () => false } }));
+  loadTools(store, withToolContexts(registry, { sessionId: "", env, capabilities: { registerDraft: () => false, bundledToolNames: () => [] } }));
   return store;
 }
 

@@ -7,7 +7,7 @@
  * an invocation's lines when it ends anyway. Never throws; keeps state only for the run in progress.
  */
 import type { StampedEvent } from "../wire/events.ts";
-import type { Usage } from "../core/types.ts";
+import type { Usage } from "../core/index.ts";
 
 export type ToolCallLogLine = {
   event: "toolCall";

@@ -18,7 +18,7 @@ import type {
   ToolExecutionContext,
   ToolResultContent,
   Usage,
-} from "../core/types.ts";
+} from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
 import { describeUnknownFields, type ListsEvery } from "./unknown-fields.ts";
 

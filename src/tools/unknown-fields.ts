@@ -4,7 +4,7 @@
  * Called by defineTool (src/tools/define-tool.ts) and by the build's tool check for plain-object tools
  * (scripts/tool-check/check-entry.ts). Pure: reads the keys, never the values.
  */
-import type { AgentTool } from "../core/types.ts";
+import type { AgentTool } from "../core/index.ts";
 
 /** What other SDKs call a field, by the form it is written in. */
 const HABITS: Readonly<Record<"defineTool" | "plain", Readonly<Record<string, string>>>> = {

@@ -4,7 +4,7 @@
  * index row that the session, the HTTP API and scripts/redeploy.ts read. Shared vocabulary only.
  */
 import * as z from "zod";
-import type { JsonSchema } from "../../core/types.ts";
+import type { JsonSchema } from "../../core/index.ts";
 import { lazySchema } from "../../lazy-schema.ts";
 
 /** Built on first use (writeTool's getTool()), not at module load: start-up CPU, see src/lazy-schema.ts. */
