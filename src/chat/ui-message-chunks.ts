@@ -108,10 +108,12 @@ export class UiMessageChunker {
         return [{ type: "data-notice", data: { level: "info", message: `MCP server "${event.server}" needs authorization`, authorizationUrl: event.authorizationUrl }, transient: true }];
       case "mcpToolsChanged":
         return [{ type: "data-notice", data: { level: event.changed.length > 0 ? "warning" : "info", message: describeToolsChange(event) }, transient: true }];
-      case "contextTrimmed":
       case "llmRetry":
+        // Transient (useChat's onData sees it, the message keeps nothing): the answer is late, not lost.
+        return [{ type: "data-notice", data: { level: "retry", message: `The model's endpoint failed (${event.message}); retry ${event.retry} in ${event.delayMs} ms` }, transient: true }];
+      case "contextTrimmed":
       case "scheduleFired":
-        return []; // bookkeeping (what the model saw, a retried LLM call): nothing for the chat to show
+        return []; // bookkeeping (what the model saw, a schedule's fire): nothing for the chat to show
       case "messageAbandoned":
         // A retried or resumed LLM call replaces the partial message: drop what this step showed.
         this.textId = undefined;

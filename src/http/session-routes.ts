@@ -74,7 +74,7 @@ sessionRoutes.post(
         ...(body.model === undefined ? {} : { model: model.model }),
         // Where MCP OAuth redirects return: the origin this Worker was reached at (Cloudflare routes by it).
         origin: new URL(c.req.url).origin,
-      }),
+      }, creation),
     );
     // A repeat under the same Idempotency-Key: the key the first request was given.
     return c.json({ id, key: created.key ?? fresh }, 201);
