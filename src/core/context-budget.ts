@@ -6,6 +6,7 @@
  * Cost per step: the messages appended since the last step are estimated and added to running totals kept
  * per history array, and the cut is found by bisection, so it does not grow with the length of the history. Storage and the snapshot keep the full history.
  */
+import { describeContentBlock } from "./content-text.ts";
 import { markHistoryWindow, markRead, onlyAppendedSince, type ReadProgress } from "./history-windows.ts";
 import type { AgentContext, AgentMessage, AgentState, AgentTool } from "./types.ts";
 
@@ -38,6 +39,11 @@ export function estimateMessageTokens(message: AgentMessage): number {
         break;
       case "image":
         images++;
+        break;
+      case "audio":
+      case "resource_link":
+      case "resource":
+        chars += describeContentBlock(block).length; // what the model is sent in its place
         break;
       case "thinking":
         break; // not sent back to the model

@@ -7,6 +7,7 @@
  * context policy, the wire list itself is kept and extended, so a step's cost does not grow with history.
  */
 import { historyOf, markRead, onlyAppendedSince, type ReadProgress } from "./history-windows.ts";
+import { describeContentBlock } from "./content-text.ts";
 import type { AgentContext, AgentMessage, AgentTool, ToolResultContent, UserContent } from "./types.ts";
 
 export type ChatContentPart =
@@ -130,8 +131,8 @@ function formatUserContent(content: UserContent[]): string | ChatContentPart[] {
   );
 }
 
-// Chat Completions tool messages carry text only; images are named so the model knows they exist.
+// Chat Completions tool messages carry text only; other blocks are described so the model knows they exist.
 function toolResultText(content: ToolResultContent[], isError: boolean): string {
-  const text = content.map((b) => (b.type === "text" ? b.text : `[image: ${b.mimeType}]`)).join("\n");
+  const text = content.map(describeContentBlock).join("\n");
   return isError && !text ? "Error" : text;
 }
