@@ -20,7 +20,8 @@ export type AgentConfig = {
   maxParallelToolCalls: number;
   /** How long a call waits for a human before it is blocked. */
   approvalTimeoutMs: number;
-  requiresApproval: ApprovalPolicy;
+  /** Whether a call waits for a human: the tool's own flag, or the session's `requireApproval` list names it. */
+  needsApproval: ApprovalPolicy;
   /** A hook (prepareContext, formatMsgForLLM, beforeToolCall, afterToolCall) running longer fails (its call gets an error result). */
   hookTimeoutMs: number;
   /** Request budget of the default context policy, in estimated tokens (MAX_CONTEXT_TOKENS overrides it). */
@@ -39,7 +40,7 @@ export const agentConfig: AgentConfig = {
   approvalTimeoutMs: 10 * 60_000,
   hookTimeoutMs: 30_000,
   maxContextTokens: DEFAULT_MAX_CONTEXT_TOKENS,
-  requiresApproval: (toolCall, tool, session) =>
+  needsApproval: (toolCall, tool, session) =>
     tool.requiresApproval === true || session.requireApproval.includes(toolCall.name) || session.requireApproval.includes("*"),
   hooks: {},
 };

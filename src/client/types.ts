@@ -3,7 +3,7 @@
  * (erased when bundled for the browser). The snapshot, history pages, the tool list and the event union
  * are the wire's (src/wire/), re-exported here, so the server and the client cannot drift apart.
  */
-import type { UserContent, AssistantMessage } from "../core/types.ts";
+import type { AssistantMessage, UserContent } from "../core/index.ts";
 import type { WireEvent } from "../wire/events.ts";
 
 export type { AgentMessage, AssistantMessage, ToolResultMessage, UserContent, UserMessage } from "../core/types.ts";

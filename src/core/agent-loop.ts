@@ -3,14 +3,14 @@
  * Each step: finish any unanswered tool calls (a resumed run) → drain pending input (follow-ups first)
  * → prepareContext → formatMsgForLLM → llmCall → extract → execute → append → again, until a text
  * answer, a terminating batch, an abort, an LLM error or the step limit. Returns the run's one final message.
- * Cost per step is independent of history length: the default context policy and formatting extend what
- * they computed at the last step with the messages appended since (history is append-only within a run). Every hook is bounded by the signal and
- * `hookTimeoutMs`; a message is stored (onMessage) before it enters the in-memory history.
+ * Every hook is bounded by the signal and `hookTimeoutMs`; a message is stored (onMessage) before it
+ * enters the in-memory history.
  */
 import { budgetContext } from "./context-budget.ts";
 import { executeToolCalls } from "./tool-batch.ts";
 import { extractToolCalls, toolCallsOf } from "./tool-call-extraction.ts";
-import { formatMsgForLLM as defaultFormatMsgForLLM, type LlmRequest } from "./format-messages.ts";
+import { formatMsgForLLM as defaultFormatMsgForLLM } from "./format-messages.ts";
+import type { LlmRequest } from "./llm-request.ts";
 import { runHook } from "./run-hook.ts";
 import { describeError } from "./tool-results.ts";
 import type {
@@ -21,12 +21,12 @@ import type {
   AgentToolCall,
   AgentToolCallBatch,
   AssistantMessage,
-  EmitEvent,
   LlmResponse,
   StopReason,
   TextContent,
   UserMessage,
 } from "./types.ts";
+import type { EmitEvent } from "./events.ts";
 
 export type { LlmResponse } from "./types.ts";
 
@@ -85,7 +85,6 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
   };
   const finish = async (response: AssistantMessage, addToHistory: boolean) => {
     if (addToHistory) await append(response);
-    state.activeRun = false;
     state.errorMessage = response.errorMessage;
     await emit({ type: "runEnd", response, stopReason: response.stopReason });
     return response;
@@ -109,7 +108,6 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
     return batch;
   };
 
-  state.activeRun = true;
   if (!run.resumed) await emit({ type: "runStart" });
 
   // A resumed run may stop between an assistant's tool calls and their results: answer them first.
@@ -208,15 +206,9 @@ function unansweredToolCalls(messages: readonly AgentMessage[], assistant: Assis
   return calls.filter((c) => !answered.has(c.id));
 }
 
-// The tool-call ids a history already uses, built once per history array, then kept up to date by append.
-const idsByHistory = new WeakMap<readonly AgentMessage[], Set<string>>();
-
+/** The tool-call ids a history already uses (read once per run, then kept up to date by append). */
 function toolCallIdsOf(messages: readonly AgentMessage[]): Set<string> {
-  let ids = idsByHistory.get(messages);
-  if (!ids) {
-    ids = new Set();
-    for (const m of messages) if (m.role === "assistant") for (const call of toolCallsOf(m)) ids.add(call.id);
-    idsByHistory.set(messages, ids);
-  }
+  const ids = new Set<string>();
+  for (const m of messages) if (m.role === "assistant") for (const call of toolCallsOf(m)) ids.add(call.id);
   return ids;
 }

@@ -5,6 +5,8 @@
  * without its result; the system prompt, the tools and the current turn are always sent.
  * Cost per step: the messages appended since the last step are estimated and added to running totals kept
  * per history array, and the cut is found by bisection, so it does not grow with the length of the history. Storage and the snapshot keep the full history.
+ * Kept because measured: with the step caches of format-messages, context-budget, history-windows and
+ * request-json removed, the step took 1.45× as long at 1,000 messages (interleaved bench:ab, non-streaming).
  */
 import { describeContentBlock } from "./content-text.ts";
 import { markHistoryWindow, markRead, onlyAppendedSince, type ReadProgress } from "./history-windows.ts";

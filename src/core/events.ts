@@ -43,3 +43,6 @@ export type AgentEvent =
   | { type: "messageAbandoned"; reason: string };
 
 export type AgentEventType = AgentEvent["type"];
+
+/** The event sink. It may return a promise; the pipeline waits for update deliveries before finalizing. */
+export type EmitEvent = (event: AgentEvent) => void | Promise<void>;

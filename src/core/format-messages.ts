@@ -5,30 +5,13 @@
  * History is append-only and a stored message is never changed, so each message (and tool) is formatted
  * once and the same wire object is returned at every later step; for a window of the history marked by the
  * context policy, the wire list itself is kept and extended, so a step's cost does not grow with history.
+ * Kept because measured: with the step caches of format-messages, context-budget, history-windows and
+ * request-json removed, the step took 1.45× as long at 1,000 messages (interleaved bench:ab, non-streaming).
  */
 import { historyOf, markRead, onlyAppendedSince, type ReadProgress } from "./history-windows.ts";
 import { describeContentBlock } from "./content-text.ts";
+import type { ChatContentPart, ChatMessage, ChatTool, ChatToolCall, LlmRequest } from "./llm-request.ts";
 import type { AgentContext, AgentMessage, AgentTool, ToolResultContent, UserContent } from "./types.ts";
-
-export type ChatContentPart =
-  | { type: "text"; text: string }
-  | { type: "image_url"; image_url: { url: string } };
-
-export type ChatToolCall = { id: string; type: "function"; function: { name: string; arguments: string } };
-
-export type ChatMessage =
-  | { role: "system"; content: string }
-  | { role: "user"; content: string | ChatContentPart[] }
-  | { role: "assistant"; content: string | null; tool_calls?: ChatToolCall[] }
-  | { role: "tool"; tool_call_id: string; content: string };
-
-export type ChatTool = {
-  type: "function";
-  function: { name: string; description: string; parameters: Record<string, unknown> };
-};
-
-/** What llmCall receives: the spec's formatted `Dict("messages" => ...)`, plus the tool list. */
-export type LlmRequest = { messages: ChatMessage[]; tools: ChatTool[] };
 
 // Keyed by the history's own objects; `null` remembers "not sent". Entries go when the messages do.
 const formattedMessages = new WeakMap<AgentMessage, ChatMessage | null>();

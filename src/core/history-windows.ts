@@ -4,6 +4,8 @@
  * of the same history that start with the same message and agree at one place agree on everything before
  * it: formatting can then reuse the previous step's work for that prefix. Arrays from a deployer's own
  * prepareContext are not marked, and are handled message by message.
+ * Kept because measured: with the step caches of format-messages, context-budget, history-windows and
+ * request-json removed, the step took 1.45× as long at 1,000 messages (interleaved bench:ab, non-streaming).
  */
 import type { AgentMessage } from "./types.ts";
 

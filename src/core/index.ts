@@ -13,6 +13,7 @@ export * from "./tool-contract.ts";
 export * from "./tool-pipeline.ts";
 export * from "./tool-batch.ts";
 export * from "./tool-call-extraction.ts";
+export * from "./llm-request.ts";
 export * from "./format-messages.ts";
 export * from "./agent-loop.ts";
 export * from "./context-budget.ts";

@@ -20,9 +20,9 @@ import type {
   AgentToolCall,
   AgentToolCallBatch,
   AssistantMessage,
-  EmitEvent,
   FinalizedOutcome,
 } from "./types.ts";
+import type { EmitEvent } from "./events.ts";
 
 export const SKIPPED_AFTER_ABORT = "Tool call skipped: the run was aborted before it started";
 export const INTERRUPTED_BY_RESTART =
@@ -111,16 +111,14 @@ async function startToolCall(
     return { pending: Promise.resolve({ kind: "finalized", toolCall: tc, result: known.result, isError: known.isError }) };
   }
   if (known?.state === "executing" && !context.tools.get(tc.name)?.idempotent) {
-    return { pending: Promise.resolve(await endWith(tc, INTERRUPTED_BY_RESTART, emit)) };
+    return { pending: Promise.resolve(await endWith(tc, INTERRUPTED_BY_RESTART, config, emit)) };
   }
-  if (!known) {
-    await emit({ type: "toolExecStart", toolCallId: tc.id, toolName: tc.name, arguments: announcedArguments(tc) });
-  }
+  if (!known) await announce(tc, config, emit);
 
   const prepared = await prepareToolCall(context, assistantMessage, tc, config, signal);
   if (prepared.kind === "immediate") {
     const finalized: FinalizedOutcome = { kind: "finalized", toolCall: tc, result: prepared.result, isError: prepared.isError };
-    await emitToolExecutionEnd(finalized, emit);
+    await endCall(finalized, config, emit);
     return { pending: Promise.resolve(finalized) };
   }
   const pending = runner(async () => {
@@ -128,7 +126,7 @@ async function startToolCall(
       ? { kind: "executed" as const, result: createErrorToolResult(ABORTED_MESSAGE), isError: true }
       : await executePreparedToolCall(prepared, config, emit, signal);
     const finalized = await finalizeExecutedToolCall(context, assistantMessage, prepared, executed, config, signal);
-    await emitToolExecutionEnd(finalized, emit);
+    await endCall(finalized, config, emit);
     return finalized;
   });
   return { pending };
@@ -137,14 +135,26 @@ async function startToolCall(
 async function skipToolCall(tc: AgentToolCall, config: AgentLoopConfig, emit: EmitEvent): Promise<FinalizedOutcome> {
   const known = config.journal?.lookup(tc.id);
   if (known?.state === "ended") return { kind: "finalized", toolCall: tc, result: known.result, isError: known.isError };
-  if (!known) await emit({ type: "toolExecStart", toolCallId: tc.id, toolName: tc.name, arguments: announcedArguments(tc) });
-  return endWith(tc, SKIPPED_AFTER_ABORT, emit);
+  if (!known) await announce(tc, config, emit);
+  return endWith(tc, SKIPPED_AFTER_ABORT, config, emit);
 }
 
-async function endWith(tc: AgentToolCall, message: string, emit: EmitEvent): Promise<FinalizedOutcome> {
+async function endWith(tc: AgentToolCall, message: string, config: AgentLoopConfig, emit: EmitEvent): Promise<FinalizedOutcome> {
   const finalized: FinalizedOutcome = { kind: "finalized", toolCall: tc, result: createErrorToolResult(message), isError: true };
-  await emitToolExecutionEnd(finalized, emit);
+  await endCall(finalized, config, emit);
   return finalized;
+}
+
+/** The call's toolExecStart, and its `started` journal entry. */
+async function announce(tc: AgentToolCall, config: AgentLoopConfig, emit: EmitEvent): Promise<void> {
+  await emit({ type: "toolExecStart", toolCallId: tc.id, toolName: tc.name, arguments: announcedArguments(tc) });
+  await config.journal?.markStarted(tc);
+}
+
+/** The call's toolExecEnd, and its `ended` journal entry. */
+async function endCall(finalized: FinalizedOutcome, config: AgentLoopConfig, emit: EmitEvent): Promise<void> {
+  await emitToolExecutionEnd(finalized, emit);
+  await config.journal?.markEnded(finalized.toolCall, finalized.result, finalized.isError);
 }
 
 /** Clients get the arguments as an object when the model's JSON text parses, else as the text it sent. */

@@ -14,12 +14,12 @@ import type {
   AgentLoopConfig,
   AgentToolCall,
   AssistantMessage,
-  EmitEvent,
   ExecutedOutcome,
   FinalizedOutcome,
   ImmediateOutcome,
   PreparedToolCall,
 } from "./types.ts";
+import type { EmitEvent } from "./events.ts";
 
 export const ABORTED_MESSAGE = "Operation aborted";
 /** Cap on one partial result as JSON text: updates are stored in the event log like everything else. */
@@ -58,12 +58,12 @@ export async function prepareToolCall(
   }
 
   const hookContext = { assistantMessage, toolCall, args, context };
-  if (config.requestApproval) {
-    const requestApproval = config.requestApproval;
+  if (config.awaitApproval) {
+    const awaitApproval = config.awaitApproval;
     let decision;
     try {
       // No hook timeout here: a human may take as long as the host's approval deadline allows.
-      decision = await runHook("requestApproval", (hookSignal) => requestApproval(hookContext, hookSignal), undefined, signal);
+      decision = await runHook("awaitApproval", (hookSignal) => awaitApproval(hookContext, hookSignal), undefined, signal);
     } catch (err) {
       if (signal?.aborted) return immediateError(ABORTED_MESSAGE);
       return immediateError(`Approval failed: ${describeError(err)}`);
@@ -149,7 +149,7 @@ export async function executePreparedToolCall(
 
   const run = (async (): Promise<ExecutedOutcome> => {
     try {
-      await config.journal?.markExecuting?.(toolCall);
+      await config.journal?.markExecuting(toolCall);
       const value = await tool.execute(toolCall.id, args, controller.signal, onPartialResult, config.toolContext);
       const normalized = normalizeToolResult(value);
       if (!normalized.ok) return { kind: "executed", result: createErrorToolResult(normalized.error), isError: true };

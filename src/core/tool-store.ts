@@ -14,12 +14,10 @@ export type ToolRegistry = Readonly<Record<string, { getTool: () => AgentTool }>
 export type ToolListingExtra = () => string[] | Promise<string[]>;
 
 export class ToolStore {
-  readonly name: string;
   readonly tools = new Map<string, AgentTool>();
 
-  constructor(name = "default") {
-    this.name = name;
-  }
+  /** `sessionId`: the session whose tools these are (written tools' drafts belong to it). */
+  constructor(readonly sessionId = "default") {}
 
   /** Adds or replaces a tool (a later registration of the same name wins, keeping its first position). */
   register(tool: AgentTool): void {

@@ -4,8 +4,7 @@
  * Everything here is plain data or plain functions: no runtime, no storage, no network.
  * Invariant: every AgentToolCall in an assistant message is answered by exactly one ToolResultMessage.
  */
-import type { AgentEvent } from "./events.ts";
-import type { LlmRequest } from "./format-messages.ts";
+import type { LlmRequest } from "./llm-request.ts";
 
 // ── Content ────────────────────────────────────────────────────────────────
 export type TextContent = { type: "text"; text: string };
@@ -227,7 +226,6 @@ export type AgentState = {
   systemPrompt: string;
   messages: AgentMessage[];
   tools: ToolMap;
-  activeRun: boolean;
   errorMessage?: string;
 };
 
@@ -262,15 +260,20 @@ export type AfterToolCall = (
   signal?: AbortSignal,
 ) => AfterToolCallResult | Promise<AfterToolCallResult>;
 
-/** The event sink. It may return a promise; the pipeline waits for update deliveries before finalizing. */
-export type EmitEvent = (event: AgentEvent) => void | Promise<void>;
 
-/** Where a host records how far each tool call got, so a restarted run never silently re-runs one. */
+/**
+ * Where a host records how far each tool call got, so a restarted run never silently re-runs one. The
+ * core calls it at every transition of a call, in this order; the host clears it when the run ends.
+ */
 export type ToolCallJournal = {
   /** What is known of a call from an earlier attempt of this run. */
   lookup(toolCallId: string): ToolCallJournalEntry | undefined;
+  /** The call was announced (toolExecStart); called once per call, never for one `lookup` knew. */
+  markStarted(toolCall: AgentToolCall): void | Promise<void>;
   /** Called just before `execute` runs (after prepare and approval), so a restart can tell. */
-  markExecuting?(toolCall: AgentToolCall): void | Promise<void>;
+  markExecuting(toolCall: AgentToolCall): void | Promise<void>;
+  /** The call has its result (toolExecEnd). */
+  markEnded(toolCall: AgentToolCall, result: AgentToolResult, isError: boolean): void | Promise<void>;
 };
 export type ToolCallJournalEntry =
   /** Announced (toolExecStart sent) but not yet executing, e.g. waiting for approval: prepare again. */
@@ -286,7 +289,7 @@ export type ApprovalDecision = { approved: boolean; reason?: string };
  * Asks whether a call may run, waiting as long as the host's own approval deadline says (so it is not
  * held to `hookTimeoutMs`); resolves `{approved:false}` when the run's signal aborts. Absent: every call may run.
  */
-export type RequestApproval = (ctx: BeforeToolCallContext, signal?: AbortSignal) => ApprovalDecision | undefined | Promise<ApprovalDecision | undefined>;
+export type AwaitApproval = (ctx: BeforeToolCallContext, signal?: AbortSignal) => ApprovalDecision | undefined | Promise<ApprovalDecision | undefined>;
 
 /** Chooses what the model sees at a step; the default keeps the request within `maxContextTokens`. */
 export type PrepareContext = (state: AgentState, signal?: AbortSignal) => AgentContext | Promise<AgentContext>;
@@ -302,7 +305,7 @@ export type AgentLoopConfig = {
   formatMsgForLLM?: FormatMsgForLLM;
   beforeToolCall?: BeforeToolCall;
   afterToolCall?: AfterToolCall;
-  requestApproval?: RequestApproval;
+  awaitApproval?: AwaitApproval;
   /** Default "sequential". */
   toolExecution?: ToolExecutionMode;
   /** Cap on concurrently executing tools in a parallel batch; unbounded when absent. */

@@ -3,21 +3,14 @@
  * session's Durable Object through one hibernatable WebSocket (src/session/event-sockets.ts), writing what
  * arrives to the response and sending the heartbeats itself. So an idle stream keeps no request, timer or
  * stream open in the object, which can sleep; the Worker waits on I/O and uses no CPU in between.
- * Invariants: bytes reach the browser in the order the object sent them; a reader that falls a bounded
- * backlog behind, or leaves, ends both sides (it reconnects with Last-Event-ID and replays from the log).
+ * Invariants: bytes reach the browser in the order the object sent them; a reader that falls behind the
+ * live-stream bound, or leaves, ends both sides (it reconnects with Last-Event-ID and replays from the log).
  */
 import { EVENT_SOCKET_HEADERS } from "../session/event-sockets.ts";
 import type { SessionFailure } from "../session/session-result.ts";
-import { formatSseComment, SSE_HEADERS } from "../wire/sse.ts";
+import { createLiveStream, HEARTBEAT_MS } from "../session/live-stream.ts";
+import { SSE_HEADERS } from "../wire/sse.ts";
 import { settle } from "./failure-status.ts";
-
-/** Proxies and browsers drop silent connections, and a vanished reader is noticed only when written to. */
-export const BRIDGE_HEARTBEAT_MS = 15_000;
-/** Bytes a reader may leave unread before its stream is cut (it resumes from the log on reconnect). */
-export const MAX_BRIDGE_BACKLOG_BYTES = 1_000_000;
-
-const encoder = new TextEncoder();
-const PING = encoder.encode(formatSseComment("ping"));
 
 type SessionStub = { fetch(request: Request): Promise<Response> };
 
@@ -38,35 +31,16 @@ export async function bridgeEvents(stub: SessionStub, key: string | undefined, a
 }
 
 /** The SSE body fed by an accepted socket, with heartbeats every `heartbeatMs` (exported for tests). */
-export function pipeSocketToSse(socket: WebSocket, heartbeatMs = BRIDGE_HEARTBEAT_MS): ReadableStream<Uint8Array> {
-  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>(undefined, {
-    highWaterMark: MAX_BRIDGE_BACKLOG_BYTES,
-    size: (chunk) => chunk.byteLength,
-  });
-  const writer = writable.getWriter();
-  let open = true;
-  const end = () => {
-    if (!open) return;
-    open = false;
-    clearInterval(heartbeat);
-    writer.close().catch(() => undefined);
+export function pipeSocketToSse(socket: WebSocket, heartbeatMs = HEARTBEAT_MS): ReadableStream<Uint8Array> {
+  const stream = createLiveStream(() => {
     try {
       socket.close(1000, "stream ended");
     } catch {
       // The object closed it first.
     }
-  };
-  const write = (bytes: Uint8Array) => {
-    if (!open) return;
-    const room = writer.desiredSize;
-    if (room !== null && room <= 0) return end();
-    writer.write(bytes).catch(end);
-  };
-  const heartbeat = setInterval(() => write(PING), heartbeatMs);
-  // The reader leaving (a cancelled body) ends the socket at once, not at the next heartbeat.
-  writer.closed.then(end, end);
-  socket.addEventListener("message", (event) => write(typeof event.data === "string" ? encoder.encode(event.data) : new Uint8Array(event.data)));
-  socket.addEventListener("close", end);
-  socket.addEventListener("error", end);
-  return readable;
+  }, heartbeatMs);
+  socket.addEventListener("message", (event) => stream.write(typeof event.data === "string" ? event.data : new Uint8Array(event.data)));
+  socket.addEventListener("close", () => stream.end());
+  socket.addEventListener("error", () => stream.end());
+  return stream.readable;
 }

@@ -7,7 +7,7 @@
  * asked for; a body that is not the format it should be is `invalid_response`, never retried.
  */
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
-import { isPlainObject } from "../core/plain-object.ts";
+import { isPlainObject } from "../core/index.ts";
 import { SseParser } from "../wire/sse-parser.ts";
 import { LlmError } from "./llm-error.ts";
 import { isRetryableStatus, parseRetryAfterMs } from "./retry.ts";

@@ -1,11 +1,11 @@
 /**
  * One LLM call's attempts, shared by the OpenAI and Workers AI adapters: retries of retryable LlmErrors
- * (the server's Retry-After honoured, each wait capped by the policy), the retry told to both the
- * adapter's and the caller's onRetry, and the final error: `aborted` when the caller's signal fired, a
+ * (the server's Retry-After honoured, each wait capped by the policy), each retry told to the caller's
+ * onRetry, and the final error: `aborted` when the caller's signal fired, a
  * non-retryable "gave up after N attempts" when retries ran out. Invariant: text delivered by any
  * attempt is visible to the next through `delivered()`, so an adapter never retries after text was sent.
  */
-import type { LlmCallOptions, LlmRetryInfo } from "../core/agent-loop.ts";
+import type { LlmCallOptions } from "../core/index.ts";
 import { abortedError, LlmError } from "./llm-error.ts";
 import { DEFAULT_INITIAL_RETRY_DELAY_MS, DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_DELAY_MS, withRetries, type RetryPolicy } from "./retry.ts";
 
@@ -13,8 +13,6 @@ export type LlmRetryOptions = {
   maxRetries?: number;
   initialRetryDelayMs?: number;
   maxRetryDelayMs?: number;
-  /** The adapter's own listener (logs), told before the caller's. */
-  onRetry?: (info: LlmRetryInfo) => void;
 };
 
 /** What an attempt gets: `deliver` passes a text delta on and remembers that text went out. */
@@ -30,7 +28,6 @@ export function llmRetryPolicy(options: LlmRetryOptions): RetryPolicy {
 
 export async function runLlmAttempts<T>(
   policy: RetryPolicy,
-  adapterOnRetry: LlmRetryOptions["onRetry"],
   { signal, onTextDelta, onRetry }: LlmCallOptions,
   attempt: (text: AttemptText) => Promise<T>,
 ): Promise<T> {
@@ -52,10 +49,7 @@ export async function runLlmAttempts<T>(
       policy,
       {
         decide: (err) => (err instanceof LlmError && err.retryable ? { retry: true, retryAfterMs: err.retryAfterMs } : { retry: false }),
-        onRetry: (info) => {
-          adapterOnRetry?.(info);
-          onRetry?.(info);
-        },
+        onRetry: (info) => onRetry?.(info),
       },
       signal,
     );

@@ -4,8 +4,7 @@
  * words, explicit `key=value` pairs). Deterministic and pure; only tools present in the request are picked,
  * and a property is filled only when the message supplies a value (nothing is invented).
  */
-import type { ChatTool } from "../core/format-messages.ts";
-import { isPlainObject } from "../core/plain-object.ts";
+import { type ChatTool, isPlainObject } from "../core/index.ts";
 
 export type PlannedToolCall = { name: string; arguments: Record<string, unknown> };
 

@@ -5,9 +5,7 @@
  * summary; anything else gets a short text saying what it is and which tools it could use.
  * Text is streamed word by word to onTextDelta; an aborted signal makes it throw.
  */
-import type { LlmCall, LlmResponse } from "../core/agent-loop.ts";
-import type { ChatMessage, ChatTool, LlmRequest } from "../core/format-messages.ts";
-import type { TextContent, ToolCallContent } from "../core/types.ts";
+import type { ChatMessage, ChatTool, LlmCall, LlmRequest, LlmResponse, TextContent, ToolCallContent } from "../core/index.ts";
 import { abortedError } from "./llm-error.ts";
 import { planToolCalls } from "./offline-intent.ts";
 import { listJsonLength } from "./request-json.ts";

@@ -6,8 +6,7 @@
  * retried, so a listener never sees the same text twice.
  */
 import type { ChatCompletionCreateParamsBase } from "openai/resources/chat/completions";
-import type { LlmCall, LlmResponse } from "../core/agent-loop.ts";
-import type { LlmRequest } from "../core/format-messages.ts";
+import type { LlmCall, LlmRequest, LlmResponse } from "../core/index.ts";
 import { LlmError } from "./llm-error.ts";
 import { guardAttempt } from "./attempt-guard.ts";
 import { chatCompletionsEndpoint, postChatCompletions, readCompletionBody, readCompletionChunks, type ChatCompletionsEndpoint } from "./chat-completions-http.ts";
@@ -38,8 +37,6 @@ export type OpenAiLlmOptions = {
   /** Ask for usage in the stream's last chunk (`stream_options.include_usage`); default true. Turn off for servers that reject it. */
   includeStreamUsage?: boolean;
   fetch?: typeof fetch;
-  /** Told before each retry wait, e.g. for logs. */
-  onRetry?: (info: { retryNumber: number; delayMs: number; error: unknown }) => void;
 };
 
 type RequestBody = Omit<ChatCompletionCreateParamsBase, "stream">;
@@ -59,7 +56,7 @@ export function createOpenAiLlmCall(options: OpenAiLlmOptions): LlmCall {
   return async (request, call) => {
     const body = toRequestBody(request, options.model);
     const settings: AttemptSettings = { body, stream, includeUsage, timeoutMs };
-    const parts = await runLlmAttempts(policy, options.onRetry, call, ({ deliver, delivered }) => attemptOnce(endpoint, settings, deliver, delivered, call.signal));
+    const parts = await runLlmAttempts(policy, call, ({ deliver, delivered }) => attemptOnce(endpoint, settings, deliver, delivered, call.signal));
     return toResponse(parts, request, options.model, provider);
   };
 }

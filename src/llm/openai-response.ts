@@ -6,8 +6,7 @@
  * Used by openai-chat-model.ts; pure, so the accumulation is testable without a server.
  */
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
-import { newToolCallId } from "../core/tool-call-extraction.ts";
-import type { StopReason, TextContent, ToolCallContent, Usage } from "../core/types.ts";
+import { newToolCallId, type StopReason, type TextContent, type ToolCallContent, type Usage } from "../core/index.ts";
 import { makeUsage } from "./usage.ts";
 
 export type CompletionParts = {

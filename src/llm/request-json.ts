@@ -7,6 +7,8 @@
  * 250 KB joined string into a new large-object allocation at every fetch, ~0.5 ms at 1,000 messages,
  * where encoding two new messages and viewing the kept bytes costs a few µs.)
  * Invariant: the bytes are the UTF-8 of exactly what JSON.stringify(body) would give.
+ * Kept because measured: with the step caches of format-messages, context-budget, history-windows and
+ * request-json removed, the step took 1.45× as long at 1,000 messages (interleaved bench:ab, non-streaming).
  */
 
 /** Wire objects are never changed once formatted (append-only history), so their text can be kept. */

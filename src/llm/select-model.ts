@@ -5,7 +5,7 @@
  * A session may name its own model at creation, from the MODELS allowlist (default: the configured model).
  * Called by the router (the allowlist) and by the session host once per run; cheap, so no caching.
  */
-import type { LlmCall } from "../core/agent-loop.ts";
+import type { LlmCall } from "../core/index.ts";
 import { LlmError } from "./llm-error.ts";
 import { createOfflineLlmCall, OFFLINE_MODEL } from "./offline-model.ts";
 import { createOpenAiLlmCall } from "./openai-chat-model.ts";
@@ -26,7 +26,7 @@ export type LlmEnv = {
   MODELS?: string | undefined;
   MAX_RETRY_DELAY_MS?: string | undefined;
   /** "false" turns streaming off, for endpoints that cannot stream. */
-  OPENAI_STREAM?: string | undefined;
+  LLM_STREAM?: string | undefined;
   /** The Workers AI binding (`[ai] binding = "AI"`). */
   AI?: WorkersAiBinding | undefined;
 };
@@ -37,11 +37,8 @@ export type LlmSelection =
   | { kind: "offline" }
   | { kind: "invalid"; message: string };
 
-/** Per run: the session's model (already checked against the allowlist) and who hears about retries. */
-export type LlmCallOptions = {
-  model?: string | undefined;
-  onRetry?: ((info: { retryNumber: number; delayMs: number; error: unknown }) => void) | undefined;
-};
+/** Per run: the session's model (already checked against the allowlist). */
+export type LlmChoice = { model?: string | undefined };
 
 const setting = (raw: string | undefined): string => raw?.trim() ?? "";
 
@@ -88,7 +85,7 @@ export function describeLlmSelection(env: LlmEnv, model?: string): LlmSelection 
   const common = {
     model: model ?? configuredModel(env),
     maxRetryDelayMs: parseMaxRetryDelayMs(env.MAX_RETRY_DELAY_MS),
-    stream: setting(env.OPENAI_STREAM).toLowerCase() !== "false",
+    stream: setting(env.LLM_STREAM).toLowerCase() !== "false",
   };
   if (provider === "workers-ai") return { kind: "workers-ai", ...common };
   if (!setting(env.OPENAI_API_KEY)) return { kind: "invalid", message: 'MODEL_PROVIDER is "openai" but OPENAI_API_KEY is not set' };
@@ -96,9 +93,8 @@ export function describeLlmSelection(env: LlmEnv, model?: string): LlmSelection 
   return { kind: "openai", ...common, ...(baseURL ? { baseURL } : {}) };
 }
 
-export function selectLlmCall(env: LlmEnv, options: LlmCallOptions = {}): LlmCall {
-  const selection = describeLlmSelection(env, options.model);
-  const onRetry = options.onRetry ? { onRetry: options.onRetry } : {};
+export function selectLlmCall(env: LlmEnv, choice: LlmChoice = {}): LlmCall {
+  const selection = describeLlmSelection(env, choice.model);
   switch (selection.kind) {
     case "offline":
       return createOfflineLlmCall();
@@ -107,7 +103,7 @@ export function selectLlmCall(env: LlmEnv, options: LlmCallOptions = {}): LlmCal
       return () => Promise.reject(error);
     }
     case "workers-ai":
-      return createWorkersAiLlmCall({ binding: env.AI, model: selection.model, maxRetryDelayMs: selection.maxRetryDelayMs, stream: selection.stream, ...onRetry });
+      return createWorkersAiLlmCall({ binding: env.AI, model: selection.model, maxRetryDelayMs: selection.maxRetryDelayMs, stream: selection.stream });
     case "openai":
       return createOpenAiLlmCall({
         apiKey: setting(env.OPENAI_API_KEY),
@@ -115,7 +111,6 @@ export function selectLlmCall(env: LlmEnv, options: LlmCallOptions = {}): LlmCal
         maxRetryDelayMs: selection.maxRetryDelayMs,
         stream: selection.stream,
         ...(selection.baseURL ? { baseURL: selection.baseURL } : {}),
-        ...onRetry,
       });
     default: {
       const unreachable: never = selection;

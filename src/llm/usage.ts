@@ -3,8 +3,7 @@
  * model), usage is estimated at ~4 characters per token: good enough for budgets and dashboards,
  * never for billing.
  */
-import { tokensOf } from "../core/context-budget.ts";
-import type { Usage } from "../core/types.ts";
+import { tokensOf, type Usage } from "../core/index.ts";
 
 export function makeUsage(inputTokens: number, outputTokens: number): Usage {
   return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };

@@ -5,8 +5,7 @@
  * retries (capacity, timeouts, dropped connections) through retry.ts with each wait capped by
  * maxRetryDelayMs. Invariant: once text was delivered, a failure is `stream_interrupted`, never retried.
  */
-import type { LlmCall, LlmResponse } from "../core/agent-loop.ts";
-import type { ChatMessage, LlmRequest } from "../core/format-messages.ts";
+import type { ChatMessage, LlmCall, LlmRequest, LlmResponse } from "../core/index.ts";
 import { SseParser } from "../wire/sse-parser.ts";
 import { guardAttempt } from "./attempt-guard.ts";
 import { LlmError } from "./llm-error.ts";
@@ -39,7 +38,6 @@ export type WorkersAiLlmOptions = {
   timeoutMs?: number;
   /** Default true. */
   stream?: boolean;
-  onRetry?: (info: { retryNumber: number; delayMs: number; error: unknown }) => void;
 };
 
 export function createWorkersAiLlmCall(options: WorkersAiLlmOptions): LlmCall {
@@ -58,7 +56,7 @@ export function createWorkersAiLlmCall(options: WorkersAiLlmOptions): LlmCall {
 
   return async (request, call) => {
     const inputs = toInputs(request, stream);
-    const parts = await runLlmAttempts(policy, options.onRetry, call, ({ deliver, delivered }) => attemptOnce(binding, model, inputs, { stream, timeoutMs }, deliver, delivered, call.signal));
+    const parts = await runLlmAttempts(policy, call, ({ deliver, delivered }) => attemptOnce(binding, model, inputs, { stream, timeoutMs }, deliver, delivered, call.signal));
     return toResponse(parts, request, model);
   };
 }

@@ -5,9 +5,7 @@
  * a bare string; and, streamed, SSE `data:` events of either kind ending in `[DONE]`.
  * Arguments become JSON text whatever the model sent (object or string). Pure; used by workers-ai-model.ts.
  */
-import { isPlainObject } from "../core/plain-object.ts";
-import { newToolCallId } from "../core/tool-call-extraction.ts";
-import type { StopReason, TextContent, ToolCallContent, Usage } from "../core/types.ts";
+import { isPlainObject, newToolCallId, type StopReason, type TextContent, type ToolCallContent, type Usage } from "../core/index.ts";
 import { LlmError } from "./llm-error.ts";
 import type { CompletionParts } from "./openai-response.ts";
 import { makeUsage } from "./usage.ts";

@@ -15,7 +15,7 @@ import {
   type AgentToolCall,
   type AgentToolResult,
   type AssistantMessage,
-  type RequestApproval,
+  type AwaitApproval,
   type ToolElicitation,
   type ToolElicitationAnswer,
   type ToolExecutionContext,
@@ -42,10 +42,10 @@ export const APPROVAL_SCHEMA = {
 
 /** The approval step: the client's user answers through elicitation, or the call is refused. */
 const approvalByElicitation =
-  (store: ToolStore, elicit: ServedCallOptions["elicit"]): RequestApproval =>
+  (store: ToolStore, elicit: ServedCallOptions["elicit"]): AwaitApproval =>
   async (ctx) => {
     const tool = store.get(ctx.toolCall.name);
-    if (!tool || !agentConfig.requiresApproval(ctx.toolCall, tool, { requireApproval: [] })) return undefined;
+    if (!tool || !agentConfig.needsApproval(ctx.toolCall, tool, { requireApproval: [] })) return undefined;
     if (!elicit) return { approved: false, reason: `Tool "${tool.name}" needs a human's approval, and this MCP client cannot be asked (no elicitation capability)` };
     let answer: ToolElicitationAnswer;
     try {
@@ -65,7 +65,7 @@ export async function runServedToolCall(store: ToolStore, name: string, args: Re
     toolExecution: "sequential",
     beforeToolCall: agentConfig.hooks.beforeToolCall,
     afterToolCall: agentConfig.hooks.afterToolCall,
-    requestApproval: approvalByElicitation(store, options.elicit),
+    awaitApproval: approvalByElicitation(store, options.elicit),
     hookTimeoutMs: agentConfig.hookTimeoutMs,
     toolTimeoutMs: agentConfig.toolTimeoutMs,
     maxToolResultChars: agentConfig.maxToolResultChars,

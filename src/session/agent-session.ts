@@ -3,7 +3,8 @@
  * (session-access.ts) and hands over to the part that does the job: the run driver (runs and input),
  * output waiters (takeResponse), the approval policy, the event stream, the snapshot view. Methods return
  * SessionResult values and never throw across RPC; the router turns failures into HTTP answers.
- * Invariant: a run a restart interrupted resumes in the constructor, before any method sees the session.
+ * Invariants: a run a restart interrupted resumes in the constructor, before any method sees the session;
+ * an object that holds no session (an unknown id) writes nothing: its schema is created only by `init`.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { UserContent } from "../core/index.ts";
@@ -13,11 +14,12 @@ import { answerClose, EVENT_SOCKET_HEADERS } from "./event-sockets.ts";
 import { attachEventSocket, openEventStream } from "./event-feed.ts";
 import { takeResponse } from "./output-waiters.ts";
 import { authorize } from "./session-access.ts";
-import { loadSession, readSettings, writeSettings, type Session } from "./session-loader.ts";
+import { loadSession, readSettings, writeSettings } from "./session-loader.ts";
+import type { Session } from "./session.ts";
 import type { SessionSettings } from "./session-meta.ts";
 import type { QueueKind } from "./session-queues.ts";
 import { ok, refuse, type SessionResult } from "./session-result.ts";
-import { applySchema } from "./session-schema.ts";
+import { hasSchema, migrate } from "./session-schema.ts";
 import { describeSession } from "./session-view.ts";
 import { decideApproval } from "./tool-approval.ts";
 import { eraseSession, goneMessage, readTombstone, type Tombstone } from "./session-end.ts";
@@ -33,7 +35,9 @@ export class AgentSession extends DurableObject<AppEnv> {
   constructor(ctx: DurableObjectState, env: AppEnv) {
     super(ctx, env);
     void ctx.blockConcurrencyWhile(async () => {
-      applySchema(ctx.storage.sql);
+      // Never created (a request for an unknown id): nothing to read, and nothing is written.
+      if (!hasSchema(ctx.storage.sql)) return;
+      migrate(ctx.storage.sql);
       this.tombstone = readTombstone(ctx.storage.sql);
       const settings = readSettings(ctx.storage.sql);
       if (settings) await this.load(settings);
@@ -46,7 +50,8 @@ export class AgentSession extends DurableObject<AppEnv> {
   }
 
   async init(settings: SessionSettings): Promise<SessionResult<{ id: string }>> {
-    if (this.session) return refuse("already_exists", "Session already exists");
+    if (this.session || this.tombstone) return refuse("already_exists", "Session already exists");
+    migrate(this.ctx.storage.sql);
     writeSettings(this.ctx.storage.sql, settings);
     const session = await this.load(settings);
     // List remote tools now, so the first snapshot shows them; a slow server does not hold creation long.

@@ -5,9 +5,8 @@
  * good (`cancelled`), so a late decision gets 409 and nothing keeps the alarm alive. A resumed run finds
  * the row and waits again (or uses a decision taken while the object was down) without announcing twice.
  */
-import type { AgentEvent, AgentToolCall, ToolArguments } from "../core/index.ts";
+import type { AgentEvent, AgentToolCall, ApprovalDecision, ToolArguments } from "../core/index.ts";
 
-export type ApprovalDecision = { approved: boolean; reason?: string };
 export type ApprovalStatus = "waiting" | "approved" | "rejected" | "timeout" | "cancelled";
 
 type Row = { tool_call_id: string; status: ApprovalStatus; reason: string | null; expires_at: number; tool_name: string };

@@ -1,14 +1,16 @@
 /**
  * The session's append-only event log. Each event gets the next per-session sequence number, which is
  * also its SSE id, so Last-Event-ID replay is `readAfter(seq)`. Old events are trimmed to a bounded
- * window; `oldestSeq` tells a reconnecting client whether what it missed is still here. Rows go through
- * the session's write buffer (write-buffer.ts); every read flushes it first, so a read sees every event appended.
+ * window; `oldestSeq` tells a reconnecting client whether what it missed is still here. The event sink
+ * is its only writer (`append`); the event feed reads it for replays.
  */
 import { fitJson, type AgentEvent } from "../core/index.ts";
 import type { StampedEvent } from "../wire/events.ts";
-import type { BufferedTable, WriteBuffer } from "./write-buffer.ts";
 
-export const EVENTS: BufferedTable = { name: "events", columns: ["seq", "type", "json"] };
+export type StoredEvent = { seq: number; type: string; json: string };
+
+/** Stored JSON one replay page reads: a log of image messages is replayed a page at a time. */
+export const REPLAY_PAGE_BYTES = 1024 * 1024;
 
 /** Events kept per session; older ones are trimmed in batches so trimming costs nothing per append. */
 export const EVENT_RETENTION = 5_000;
@@ -19,7 +21,6 @@ export class EventLog {
 
   constructor(
     private readonly sql: SqlStorage,
-    private readonly buffer: WriteBuffer,
     readonly sessionId: string,
     private readonly retention = EVENT_RETENTION,
   ) {
@@ -28,30 +29,23 @@ export class EventLog {
   }
 
   get lastSeq(): number {
-    this.buffer.flush();
     return this.nextSeq - 1;
   }
 
   oldestSeq(): number {
-    this.buffer.flush();
     const row = this.sql.exec<{ seq: number | null }>(`SELECT MIN(seq) AS seq FROM events`).one();
     return row.seq ?? this.nextSeq;
   }
 
-  /**
-   * Queues the event with the next sequence number; returns it stamped, and its JSON text (serialized once).
-   * `stored` runs once its row is written (the write buffer's next flush), e.g. to publish it.
-   */
-  append(event: AgentEvent, runId: string | undefined, ts: number, stored: (stamped: StampedEvent, json: string) => void): StampedEvent {
+  /** Stores the event with the next sequence number; returns it stamped, and its JSON text (serialized once). */
+  append(event: AgentEvent, runId: string | undefined, ts: number): { stamped: StampedEvent; json: string } {
     const stamped = { ...event, seq: this.nextSeq++, sessionId: this.sessionId, ts, ...(runId ? { runId } : {}) } as StampedEvent;
     // Bounded and JSON-safe: an event that cannot be stored whole is cut (with a note), never refused.
     const json = fitJson(stamped);
-    this.buffer.add(EVENTS, [stamped.seq, stamped.type, json], () => stored(stamped, json));
-    // Trims rows stored long before, never the queued ones: order against the INSERT does not matter. In the
-    // next macrotask, as the step's rows are: a write now would hold the step's LLM request until its commit.
+    this.sql.exec(`INSERT INTO events (seq, type, json) VALUES (?, ?, ?)`, stamped.seq, stamped.type, json);
     // A trim lost to a restart is made up by the next one (each deletes everything older than the window).
-    if (stamped.seq % TRIM_EVERY === 0) setTimeout(() => this.trim(stamped.seq - this.retention), 0);
-    return stamped;
+    if (stamped.seq % TRIM_EVERY === 0) this.trim(stamped.seq - this.retention);
+    return { stamped, json };
   }
 
   private trim(throughSeq: number): void {
@@ -65,18 +59,26 @@ export class EventLog {
 
   /** True when the newest message event is a messageStart: an answer was streaming and never ended. */
   hasOpenMessage(): boolean {
-    this.buffer.flush();
     const row = this.sql
       .exec<{ type: string }>(`SELECT type FROM events WHERE type IN ('messageStart', 'messageEnd', 'messageAbandoned', 'runEnd') ORDER BY seq DESC LIMIT 1`)
       .toArray()[0];
     return row?.type === "messageStart";
   }
 
-  /** Events with seq > `afterSeq`, oldest first, as their stored JSON text. */
-  readAfter(afterSeq: number, limit = 10_000): { seq: number; type: string; json: string }[] {
-    this.buffer.flush();
-    return this.sql
-      .exec<{ seq: number; type: string; json: string }>(`SELECT seq, type, json FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit)
-      .toArray();
+  /**
+   * A page of the events with seq > `afterSeq`, oldest first, as their stored JSON text: at most
+   * `maxBytes` of it (at least one event), so a replay reads the log one bounded page at a time.
+   * `more` says events after the page remain.
+   */
+  readAfter(afterSeq: number, maxBytes = REPLAY_PAGE_BYTES): { events: StoredEvent[]; more: boolean } {
+    const events: StoredEvent[] = [];
+    let bytes = 0;
+    // A lazy cursor: reading stops at the budget.
+    for (const row of this.sql.exec<StoredEvent>(`SELECT seq, type, json FROM events WHERE seq > ? ORDER BY seq`, afterSeq)) {
+      if (events.length > 0 && bytes + row.json.length > maxBytes) return { events, more: true };
+      events.push(row);
+      bytes += row.json.length;
+    }
+    return { events, more: false };
   }
 }

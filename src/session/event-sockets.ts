@@ -30,13 +30,13 @@ export class EventSockets {
     return this.maybeAttached;
   }
 
-  /** Accepts a subscriber socket and sends it `replay` first; returns the 101 response for the Worker. */
-  attach(replay: string): Response {
+  /** Accepts a subscriber socket and sends it the replay's parts first; returns the 101 response for the Worker. */
+  attach(replay: Iterable<string>): Response {
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     this.ctx.acceptWebSocket(server, [EVENT_SOCKET_TAG]);
     this.maybeAttached = true;
-    sendInParts(server, replay);
+    for (const part of replay) sendInParts(server, part);
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -75,8 +75,8 @@ export function answerClose(socket: WebSocket, code: number): void {
 }
 
 /** A replay the Worker passes through as is (a shut-down session's last events), ending the stream. */
-export function finalEventsResponse(text: string): Response {
-  return new Response(text, { headers: SSE_HEADERS });
+export function finalEventsResponse(body: ReadableStream<Uint8Array>): Response {
+  return new Response(body, { headers: SSE_HEADERS });
 }
 
 function sendInParts(socket: WebSocket, text: string): void {

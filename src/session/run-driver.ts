@@ -1,8 +1,8 @@
 /**
  * The run driver: when runs start, continue, abort, resume after a restart, and stop for good. Its typed
- * state (`idle | running(runId) | shutdown`) is the single source of "is a run active". Invariants: at most
- * one run at a time; a run never waits for the output queue (it evicts); a started run is recorded in meta
- * (`run`) until its runEnd is stored, which is how a run interrupted by a restart is found and resumed.
+ * state (`idle | running | shutdown`) says whether a run's loop is executing here; what the run is (id,
+ * intent, start, usage) is the run record's (run-record.ts). Invariants: at most one run at a time; a run
+ * never waits for the output queue (it evicts); the run record is how a run a restart interrupted is resumed.
  */
 import { agentConfig } from "../agent-config.ts";
 import { describeError, runAgentLoop, toolCallsOf, type AgentEvent, type AssistantMessage, type UserContent } from "../core/index.ts";
@@ -11,12 +11,11 @@ import { readSessionMaxBytes } from "../env-vars.ts";
 import type { SessionStatus } from "../wire/snapshot.ts";
 import { selectLlmCall, sessionModel } from "../llm/select-model.ts";
 import { DeltaCoalescer } from "./delta-coalescer.ts";
-import { contextTokens, trimToWindow, windowChars } from "./history-window.ts";
-import type { RunMeta } from "./session-meta.ts";
+import { contextTokens, trimToWindow, windowChars } from "./memory-window.ts";
 import { QUEUE_CAPACITY, type QueueKind } from "./session-queues.ts";
 import { ok, refuse, type SessionResult } from "./session-result.ts";
 import { approvalPolicy } from "./tool-approval.ts";
-import type { Session } from "./session-loader.ts";
+import type { SessionParts } from "./session-parts.ts";
 import { SqlToolJournal } from "./tool-journal.ts";
 
 /** While a run is active an alarm fires this often: it keeps the object alive and resumes it after a restart. */
@@ -34,11 +33,11 @@ export function idleTtlMs(raw: string | undefined): number {
 
 export type RunState =
   | { kind: "idle" }
-  | { kind: "running"; runId: string; controller: AbortController; done: Promise<void> }
+  | { kind: "running"; controller: AbortController; done: Promise<void> }
   | { kind: "shutdown" };
 
-/** The session's parts the driver uses (its own `Session` type names them once), and what it is told to call. */
-export type RunDriverParts = Pick<Session, "settings" | "state" | "store" | "meta" | "buffer" | "queues" | "messages" | "log" | "approvals" | "sink"> & {
+/** The session's parts the driver uses, and what it is told to call. */
+export type RunDriverParts = Pick<SessionParts, "settings" | "state" | "store" | "meta" | "record" | "queues" | "messages" | "log" | "approvals" | "sink"> & {
   ctx: DurableObjectState;
   env: AppEnv;
   /** Ends what outlives a shutdown: open event streams and parked takeResponse calls. */
@@ -69,7 +68,7 @@ export class RunDriver {
   }
 
   get activeRunId(): string | null {
-    return this.state.kind === "running" ? this.state.runId : null;
+    return this.state.kind === "running" ? (this.parts.record.runId ?? null) : null;
   }
 
   /** Queues a user message (input or follow-up) and starts a run if none is active. */
@@ -100,8 +99,7 @@ export class RunDriver {
   abort(): SessionResult<{ aborted: boolean }> {
     if (this.state.kind !== "running") return ok({ aborted: false });
     // Recorded first, so a run a restart interrupts now resumes only to stop.
-    const run = this.parts.meta.read<RunMeta>("run");
-    if (run?.runId === this.state.runId) this.parts.meta.write("run", { ...run, intent: "abort" } satisfies RunMeta);
+    this.parts.record.requestStop("abort");
     this.state.controller.abort(new Error("Aborted by request"));
     return ok({ aborted: true });
   }
@@ -113,6 +111,7 @@ export class RunDriver {
       this.state = { kind: "shutdown" };
       this.parts.settings.shutdown = true;
       this.parts.meta.write("session", this.parts.settings);
+      this.parts.record.requestStop("shutdown");
       if (before.kind === "running") {
         before.controller.abort(new Error("Session shut down"));
         await before.done;
@@ -138,21 +137,22 @@ export class RunDriver {
    */
   resumeInterrupted(): void {
     if (this.state.kind === "running") return;
-    const { meta, state, messages, log, sink } = this.parts;
-    const run = meta.read<RunMeta>("run");
-    if (!run) return this.startIfReady();
-    if (run.usageAtEnd && run.startSeq !== undefined) sink.resumeUsage(messages.after(run.startSeq));
+    const { record, state, messages, log, sink } = this.parts;
+    const stored = record.stored;
+    if (!stored) return this.startIfReady();
+    const run = record.resume(messages.after(stored.startSeq))!;
     this.loadHistory();
     const last = state.messages.at(-1);
-    const answered = run.startSeq === undefined || messages.lastSeq() > run.startSeq;
+    const answered = messages.lastSeq() > run.startSeq;
     if (answered && last?.role === "assistant" && toolCallsOf(last).length === 0) {
       sink.record(run.runId, { type: "runEnd", response: last, stopReason: last.stopReason });
+      record.release(run.runId);
       return this.startIfReady();
     }
     if (log.hasOpenMessage()) {
       sink.record(run.runId, { type: "messageAbandoned", reason: "The session restarted while this answer was streaming; it is asked for again" });
     }
-    const stopReason = this.state.kind === "shutdown" ? "Session shut down" : run.intent === "abort" ? "Aborted by request" : undefined;
+    const stopReason = this.isShutdown || run.intent === "shutdown" ? "Session shut down" : run.intent === "abort" ? "Aborted by request" : undefined;
     this.launch(run.runId, true, stopReason);
   }
 
@@ -189,10 +189,8 @@ export class RunDriver {
   }
 
   private start(): string {
-    const runId = crypto.randomUUID();
-    const now = Date.now();
-    this.parts.meta.write("run", { runId, startedAt: now, startSeq: this.parts.messages.lastSeq(), usageAtEnd: true } satisfies RunMeta);
-    this.parts.meta.write("lastActiveAt", now);
+    const { runId, startedAt } = this.parts.record.begin(this.parts.messages.lastSeq());
+    this.parts.meta.write("lastActiveAt", startedAt);
     this.launch(runId, false);
     return runId;
   }
@@ -204,25 +202,20 @@ export class RunDriver {
     const done = this.execute(runId, resumed, controller.signal).finally(() => {
       // An approval still waiting belongs to a run that is over: close it so a late decision gets 409.
       this.parts.approvals.closeRun(runId, "The run ended before a decision was made");
-      if (this.state.kind === "running" && this.state.runId === runId) this.state = this.parts.settings.shutdown ? { kind: "shutdown" } : { kind: "idle" };
+      if (this.state.kind === "running" && this.state.done === done) this.state = this.parts.settings.shutdown ? { kind: "shutdown" } : { kind: "idle" };
+      this.parts.record.release(runId);
       this.startIfReady();
     });
-    this.state = { kind: "running", runId, controller, done };
+    this.state = { kind: "running", controller, done };
     this.parts.ctx.waitUntil(done);
     void this.parts.ctx.storage.setAlarm(Date.now() + RUN_HEARTBEAT_MS);
   }
 
   private async execute(runId: string, resumed: boolean, signal: AbortSignal): Promise<void> {
-    const { ctx, env, settings, state, store, queues, messages, meta, sink, buffer } = this.parts;
+    const { ctx, env, settings, state, queues, messages, record, sink } = this.parts;
     await this.parts.beforeRun?.();
-    const journal = new SqlToolJournal(ctx.storage.sql, buffer, runId, resumed, (name) => state.tools.get(name)?.idempotent === true);
-    // The loop's events and messages wait in the write buffer and are written together: before a tool that
-    // must not run twice executes (the journal), at the runEnd, and otherwise in the macrotask after the one
-    // that queued them. A step's rows are not written before its LLM request: a write there would hold the
-    // request until its commit (the output gate). The request leaves first and the rows follow in the next
-    // macrotask; a restart in between finds the step as the last commit left it (a call whose result was not
-    // stored yet is reported interrupted, or run again when idempotent), and nothing unstored was published.
-    const deltas = new DeltaCoalescer((event) => sink.defer(runId, event, journal));
+    const journal = new SqlToolJournal(ctx.storage.sql, runId, resumed, (name) => state.tools.get(name)?.idempotent === true);
+    const deltas = new DeltaCoalescer((event) => sink.record(runId, event));
     const llmCall = selectLlmCall(env, { model: this.model });
     const emit = (event: AgentEvent) => deltas.emit(event);
     // Memory holds the window the context policy can send plus what this run appends; older messages
@@ -236,7 +229,7 @@ export class RunDriver {
           state,
           ...agentConfig.hooks,
           llmCall,
-          requestApproval: approvalPolicy(this.parts, runId),
+          awaitApproval: approvalPolicy(this.parts, runId),
           hookTimeoutMs: agentConfig.hookTimeoutMs,
           emit,
           toolExecution: settings.toolExecution,
@@ -252,7 +245,7 @@ export class RunDriver {
           drainPending: () => queues.drainPending(),
           onMessage: (message) => {
             messages.append(message);
-            if (message.role === "toolResult") journal.resultQueued(message.toolCallId);
+            if (message.role === "assistant") record.addUsage(message.usage);
           },
         },
         signal,
@@ -262,8 +255,10 @@ export class RunDriver {
       const message = `Run failed: ${describeError(err)}`;
       const response: AssistantMessage = { role: "assistant", content: [], stopReason: "error", errorMessage: message, timestamp: Date.now() };
       emit({ type: "error", message });
-      if (meta.read<RunMeta>("run")?.runId === runId) emit({ type: "runEnd", response, stopReason: "error" });
+      if (record.isOpen(runId)) emit({ type: "runEnd", response, stopReason: "error" });
     } finally {
+      // The run is over (its runEnd is stored): none of its calls is looked up again.
+      journal.clear();
       trimToWindow(state.messages, windowChars(maxContextTokens));
     }
   }

@@ -4,12 +4,13 @@
  * instead of 404. Called by AgentSession; the tombstone is the only row left in the object.
  */
 import { SessionMeta } from "./session-meta.ts";
-import { applySchema } from "./session-schema.ts";
+import { migrate } from "./session-schema.ts";
 
 export type Tombstone = { id: string; erasedAt: number; reason: "deleted" | "expired" };
 
 const TOMBSTONE_KEY = "tombstone";
 
+/** The tombstone, if the session was erased (call only on an object with a schema). */
 export function readTombstone(sql: SqlStorage): Tombstone | undefined {
   return new SessionMeta(sql).read<Tombstone>(TOMBSTONE_KEY);
 }
@@ -18,7 +19,7 @@ export function readTombstone(sql: SqlStorage): Tombstone | undefined {
 export async function eraseSession(storage: DurableObjectStorage, id: string, reason: Tombstone["reason"]): Promise<Tombstone> {
   await storage.deleteAlarm();
   await storage.deleteAll();
-  applySchema(storage.sql);
+  migrate(storage.sql);
   const tombstone: Tombstone = { id, erasedAt: Date.now(), reason };
   new SessionMeta(storage.sql).write(TOMBSTONE_KEY, tombstone);
   return tombstone;

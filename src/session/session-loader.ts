@@ -8,43 +8,23 @@
 import { agentConfig } from "../agent-config.ts";
 import { ToolStore, loadTools, type AgentState } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
-import { attachMcpTools, type SessionMcpTools } from "../mcp/attach.ts";
+import { attachMcpTools } from "../mcp/attach.ts";
 import { RunLog } from "../observability/run-log.ts";
 import { bundledRegistry } from "../tools/catalog.ts";
 import { withToolContexts } from "../tools/tool-context.ts";
 import { registerWrittenDrafts, sessionToolHost, writtenToolListing } from "../tools/written/session-tools.ts";
 import { ApprovalGate } from "./approval-gate.ts";
-import { EventHub } from "./event-hub.ts";
+import { LiveFanout } from "./live-fanout.ts";
 import { EventLog } from "./event-log.ts";
 import { EventSockets } from "./event-sockets.ts";
 import { EventSink } from "./event-sink.ts";
 import { MessageStore } from "./message-store.ts";
 import { OutputWaiters } from "./output-waiters.ts";
 import { RunDriver } from "./run-driver.ts";
-import { SessionMeta, type RunMeta, type SessionSettings } from "./session-meta.ts";
+import { RunRecord } from "./run-record.ts";
+import type { Session } from "./session.ts";
+import { SessionMeta, type SessionSettings } from "./session-meta.ts";
 import { SessionQueues } from "./session-queues.ts";
-import { ROUTED_TABLES } from "./session-schema.ts";
-import { WriteBuffer } from "./write-buffer.ts";
-
-export type Session = {
-  settings: SessionSettings;
-  state: AgentState;
-  store: ToolStore;
-  meta: SessionMeta;
-  /** Where the run's messages, events and journal rows wait for their next flush point. */
-  buffer: WriteBuffer;
-  queues: SessionQueues;
-  messages: MessageStore;
-  log: EventLog;
-  hub: EventHub;
-  sockets: EventSockets;
-  waiters: OutputWaiters;
-  sink: EventSink;
-  approvals: ApprovalGate;
-  runs: RunDriver;
-  /** Tools of the remote MCP servers the session chose, listed before each run. */
-  mcp: SessionMcpTools;
-};
 
 /** A var holding a positive whole number of milliseconds, else undefined (the config default applies). */
 const positiveMs = (raw: string | undefined): number | undefined => (raw && /^\d+$/.test(raw.trim()) && Number(raw) > 0 ? Number(raw) : undefined);
@@ -67,28 +47,28 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   loadTools(store, withToolContexts(allowed, sessionToolHost(store, env)), writtenToolListing(env, store));
 
   const meta = new SessionMeta(sql);
-  const buffer = new WriteBuffer(sql, ROUTED_TABLES);
+  const record = new RunRecord(meta);
   const queues = new SessionQueues(sql);
-  const messages = new MessageStore(sql, buffer);
-  const log = new EventLog(sql, buffer, settings.id);
+  const messages = new MessageStore(sql);
+  const log = new EventLog(sql, settings.id);
   const sockets = new EventSockets(ctx);
-  const hub = new EventHub(sockets);
+  const hub = new LiveFanout(sockets);
   const waiters = new OutputWaiters();
-  const sink = new EventSink({ log, buffer, queues, meta, hub, waiters, runLog: new RunLog() });
-  const state: AgentState = { systemPrompt: settings.systemPrompt, messages: [], tools: store.tools, activeRun: false };
+  const sink = new EventSink({ log, queues, meta, record, hub, waiters, runLog: new RunLog() });
+  const state: AgentState = { systemPrompt: settings.systemPrompt, messages: [], tools: store.tools };
   const approvals = new ApprovalGate(
     sql,
-    (event) => sink.record(meta.read<RunMeta>("run")?.runId, event),
+    (event) => sink.record(record.runId, event),
     positiveMs(env.APPROVAL_TIMEOUT_MS) ?? agentConfig.approvalTimeoutMs,
   );
-  const mcp = attachMcpTools(store, env, settings.mcpServers, (message) => sink.record(meta.read<RunMeta>("run")?.runId, { type: "error", message }));
+  const mcp = attachMcpTools(store, env, settings.mcpServers, (message) => sink.record(record.runId, { type: "error", message }));
   const onShutdown = () => {
     hub.closeAll();
     waiters.wakeAll();
     void mcp.close();
   };
   const beforeRun = () => mcp.refresh();
-  const runs = new RunDriver({ ctx, env, settings, state, store, meta, buffer, queues, messages, log, approvals, sink, onShutdown, beforeRun });
-  const session: Session = { settings, state, store, meta, buffer, queues, messages, log, hub, sockets, waiters, sink, approvals, runs, mcp };
+  const runs = new RunDriver({ ctx, env, settings, state, store, meta, record, queues, messages, log, approvals, sink, onShutdown, beforeRun });
+  const session: Session = { settings, state, store, meta, record, queues, messages, log, hub, sockets, waiters, sink, approvals, runs, mcp };
   return { session, ready: registerWrittenDrafts(store, env, settings.tools) };
 }

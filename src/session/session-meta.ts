@@ -1,6 +1,6 @@
 /**
- * Small JSON values in the `meta` table: the session's settings and the active run's id.
- * A present `run` row means a run was started and has not recorded its runEnd yet. Values read or written
+ * Small JSON values in the `meta` table: the session's settings, and the rows other owners keep there
+ * (the run record's `run` and `usage`, the tombstone, the schema version). Values read or written
  * are remembered (as JSON text): the object is the table's only writer, so a repeated read costs no storage call.
  */
 import type { ToolExecutionMode } from "../core/index.ts";
@@ -20,17 +20,6 @@ export type SessionSettings = {
   /** The model the creator chose (from the MODELS allowlist); undefined: the configured model. */
   model?: string;
   shutdown?: boolean;
-};
-
-export type RunMeta = {
-  runId: string;
-  startedAt: number;
-  /** The last stored message's seq when the run started: an answer after it is this run's own. */
-  startSeq?: number;
-  /** Asked for while the run was active; a run a restart interrupted resumes only to honour it. */
-  intent?: "abort";
-  /** The run adds its token usage to the session's total at its end (a resumed run recounts it from its messages). */
-  usageAtEnd?: true;
 };
 
 export class SessionMeta {

@@ -6,12 +6,12 @@
  */
 import type { SessionSnapshot } from "../wire/snapshot.ts";
 import { QUEUE_CAPACITY } from "./session-queues.ts";
-import type { Session } from "./session-loader.ts";
+import type { Session } from "./session.ts";
 
 /** Messages in the snapshot's page: a screenful of conversation; older ones via GET …/messages?before=. */
 export const SNAPSHOT_PAGE_MESSAGES = 50;
 
-export function describeSession({ settings, store, approvals, log, queues, runs, meta, mcp, messages, sink }: Session): SessionSnapshot {
+export function describeSession({ settings, store, approvals, log, queues, runs, meta, mcp, messages, record }: Session): SessionSnapshot {
   const page = messages.page(undefined, SNAPSHOT_PAGE_MESSAGES);
   return {
     id: settings.id,
@@ -31,7 +31,7 @@ export function describeSession({ settings, store, approvals, log, queues, runs,
     activeRunId: runs.activeRunId,
     responsesEvicted: meta.read<number>("responsesEvicted") ?? 0,
     /** Token usage of the session's LLM calls, summed. */
-    usage: sink.usage(),
+    usage: record.sessionUsage(),
     requireApproval: settings.requireApproval,
   };
 }

@@ -5,7 +5,7 @@
  * notice that the log no longer holds what a reconnecting client asked for. Written by the session's
  * event log and feed, read by the client SDK; consumers switch over `type` exhaustively.
  */
-import type { AgentEvent } from "../core/events.ts";
+import type { AgentEvent } from "../core/index.ts";
 
 /** What the session adds to each event when it stores it; `seq` is also the SSE `id`. */
 export type EventStamp = { seq: number; sessionId: string; runId?: string; ts: number };

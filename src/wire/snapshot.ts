@@ -3,7 +3,7 @@
  * types: the session's view and message store return them and the client SDK re-exports them, so server
  * and client cannot drift apart.
  */
-import type { AgentMessage, ToolExecutionMode, Usage } from "../core/types.ts";
+import type { AgentMessage, ToolExecutionMode, Usage } from "../core/index.ts";
 
 export type SessionStatus = "idle" | "running" | "shutdown";
 

@@ -170,7 +170,7 @@ describe("stopping", () => {
     const { final, model, state } = await run([reply("never")], {}, controller.signal);
     expect(final.stopReason).toBe("aborted");
     expect(model.requests).toHaveLength(0);
-    expect(state.activeRun).toBe(false);
+    expect(state.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "aborted" });
   });
 
   it("stops with stopReason aborted when aborted while the LLM call is in flight", async () => {

@@ -7,7 +7,7 @@
 import { executeToolCalls } from "../../src/core/tool-batch.ts";
 import type { LlmCall, LlmCallOptions, LlmResponse } from "../../src/core/agent-loop.ts";
 import type { AgentEvent, AgentEventType } from "../../src/core/events.ts";
-import type { LlmRequest } from "../../src/core/format-messages.ts";
+import type { LlmRequest } from "../../src/core/llm-request.ts";
 import type {
   AgentContext,
   AgentLoopConfig,
@@ -151,7 +151,7 @@ export function assistantWith(calls: readonly AgentToolCall[]): AssistantMessage
 }
 
 export function newState(tools: AgentTool[] = [], messages: AgentMessage[] = []): AgentState {
-  return { systemPrompt: "You are a test agent.", messages, tools: toolMap(...tools), activeRun: false };
+  return { systemPrompt: "You are a test agent.", messages, tools: toolMap(...tools) };
 }
 
 /** A drainPending that hands over `messages` at the first step boundary, then nothing. */

@@ -185,7 +185,12 @@ describe("abort mid-batch", () => {
 });
 
 describe("journal of an interrupted run", () => {
-  const journalOf = (entries: Record<string, ToolCallJournalEntry>): ToolCallJournal => ({ lookup: (id) => entries[id] });
+  const journalOf = (entries: Record<string, ToolCallJournalEntry>): ToolCallJournal => ({
+    lookup: (id) => entries[id],
+    markStarted: () => undefined,
+    markExecuting: () => undefined,
+    markEnded: () => undefined,
+  });
 
   it("reuses the result of a call that already ended instead of running it again", async () => {
     let runs = 0;
@@ -239,9 +244,14 @@ describe("journal of an interrupted run", () => {
         return textResult("ok");
       },
     });
-    const journal: ToolCallJournal = { lookup: () => undefined, markExecuting: (tc) => void order.push(`mark ${tc.id}`) };
+    const journal: ToolCallJournal = {
+      lookup: () => undefined,
+      markStarted: (tc) => void order.push(`started ${tc.id}`),
+      markExecuting: (tc) => void order.push(`executing ${tc.id}`),
+      markEnded: (tc, result) => void order.push(`ended ${tc.id} ${textOf({ content: result.content })}`),
+    };
     await runBatch([tool], [toolCall("c1", "step")], { journal });
-    expect(order).toEqual(["mark c1", "execute"]);
+    expect(order).toEqual(["started c1", "executing c1", "execute", "ended c1 ok"]);
   });
 });
 

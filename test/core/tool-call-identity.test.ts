@@ -9,12 +9,14 @@ import { formatMsgForLLM } from "../../src/core/format-messages.ts";
 import type { AgentToolResult, AssistantMessage, ToolCallJournal, ToolCallJournalEntry } from "../../src/core/types.ts";
 import { callTools, drainOnce, makeTool, newState, recordingSink, reply, scriptedModel, textResult, userMessage } from "./support.ts";
 
-/** A journal that remembers every ended call by id, as a host's durable journal does. */
-function memoryJournal(): ToolCallJournal & { record(id: string, result: AgentToolResult, isError: boolean): void } {
+/** A journal that remembers every call it was told of by id, as a host's durable journal does. */
+function memoryJournal(): ToolCallJournal {
   const entries = new Map<string, ToolCallJournalEntry>();
   return {
     lookup: (id) => entries.get(id),
-    record: (id, result, isError) => void entries.set(id, { state: "ended", result, isError }),
+    markStarted: (tc) => void entries.set(tc.id, { state: "started" }),
+    markExecuting: (tc) => void entries.set(tc.id, { state: "executing" }),
+    markEnded: (tc, result: AgentToolResult, isError) => void entries.set(tc.id, { state: "ended", result, isError }),
   };
 }
 
@@ -50,10 +52,7 @@ describe("tool-call ids", () => {
     const state = newState([counter]);
     const journal = memoryJournal();
     const sink = recordingSink();
-    const emit = (event: Parameters<typeof sink.emit>[0]) => {
-      sink.emit(event);
-      if (event.type === "toolExecEnd") journal.record(event.toolCallId, event.result, event.isError);
-    };
+    const emit = sink.emit;
     for (let turn = 1; turn <= 3; turn++) {
       const model = scriptedModel([callTools({ id: "call_0", name: "count" }), reply(`turn ${turn}`)]);
       await runAgentLoop({ state, llmCall: model.llmCall, emit, journal, drainPending: drainOnce(userMessage(`turn ${turn}`)) });

@@ -157,14 +157,14 @@ describe("a multi-tool conversation through wrangler dev with the streaming Open
   });
 });
 
-describe("the same conversation with the OpenAI adapter not streaming (OPENAI_STREAM=false)", () => {
+describe("the same conversation with the OpenAI adapter not streaming (LLM_STREAM=false)", () => {
   let mock: MockOpenAiServer;
   let dev: WranglerDev;
 
   beforeAll(async () => {
     mock = await startMockOpenAi();
     dev = await startWranglerDev({
-      vars: { OPENAI_API_KEY: "test", OPENAI_BASE_URL: mock.url, OPENAI_MODEL: "mock", OPENAI_STREAM: "false" },
+      vars: { OPENAI_API_KEY: "test", OPENAI_BASE_URL: mock.url, OPENAI_MODEL: "mock", LLM_STREAM: "false" },
     });
   });
   afterAll(async () => {

@@ -4,7 +4,8 @@
  * silent, and either side leaving ends the other.
  */
 import { describe, expect, it } from "vitest";
-import { MAX_BRIDGE_BACKLOG_BYTES, pipeSocketToSse } from "../../src/http/event-bridge.ts";
+import { pipeSocketToSse } from "../../src/http/event-bridge.ts";
+import { MAX_UNREAD_BYTES } from "../../src/session/live-stream.ts";
 
 function connectedPair(): { worker: WebSocket; object: WebSocket } {
   const pair = new WebSocketPair();
@@ -68,7 +69,7 @@ describe("event bridge", () => {
     const closed = closedEvent(object);
     const body = pipeSocketToSse(worker); // never read
     const big = "x".repeat(256 * 1024);
-    for (let sent = 0; sent <= MAX_BRIDGE_BACKLOG_BYTES + big.length; sent += big.length) object.send(`data: ${big}\n\n`);
+    for (let sent = 0; sent <= MAX_UNREAD_BYTES + big.length; sent += big.length) object.send(`data: ${big}\n\n`);
     await closed;
     expect(body.locked).toBe(false);
   });

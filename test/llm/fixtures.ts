@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import type { LlmCall } from "../../src/core/agent-loop.ts";
-import type { ChatMessage, ChatTool, LlmRequest } from "../../src/core/format-messages.ts";
+import type { ChatMessage, ChatTool, LlmRequest } from "../../src/core/llm-request.ts";
 import { createOpenAiLlmCall, type OpenAiLlmOptions } from "../../src/llm/openai-chat-model.ts";
 import { startMockOpenAi, type MockOpenAiServer } from "../../support/mock-openai-server.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ChatMessage } from "../../src/core/format-messages.ts";
+import type { ChatMessage } from "../../src/core/llm-request.ts";
 import { createOfflineLlmCall } from "../../src/llm/offline-model.ts";
 import { bundledTools, chatTool, deltaRecorder, getTimeTool, listToolsTool, userRequest } from "./fixtures.ts";
 

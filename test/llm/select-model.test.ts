@@ -23,9 +23,9 @@ describe("selectLlmCall", () => {
     expect(describeLlmSelection({ OPENAI_API_KEY: "k", OPENAI_MODEL: "llama3", MAX_RETRY_DELAY_MS: "1500" })).toEqual({ kind: "openai", model: "llama3", maxRetryDelayMs: 1500, stream: true });
   });
 
-  it("turns streaming off only when OPENAI_STREAM is \"false\"", () => {
-    expect(describeLlmSelection({ OPENAI_API_KEY: "k", OPENAI_STREAM: "false" })).toMatchObject({ stream: false });
-    expect(describeLlmSelection({ OPENAI_API_KEY: "k", OPENAI_STREAM: "yes" })).toMatchObject({ stream: true });
+  it("turns streaming off only when LLM_STREAM is \"false\"", () => {
+    expect(describeLlmSelection({ OPENAI_API_KEY: "k", LLM_STREAM: "false" })).toMatchObject({ stream: false });
+    expect(describeLlmSelection({ OPENAI_API_KEY: "k", LLM_STREAM: "yes" })).toMatchObject({ stream: true });
   });
 });
 
@@ -39,14 +39,14 @@ describe("MODEL_PROVIDER", () => {
 
   it("runs Workers AI through the AI binding with the function-calling default model", async () => {
     const models: string[] = [];
-    const response = await selectLlmCall({ MODEL_PROVIDER: "workers-ai", OPENAI_STREAM: "false", AI: binding(models) })(userRequest("hi"), {});
+    const response = await selectLlmCall({ MODEL_PROVIDER: "workers-ai", LLM_STREAM: "false", AI: binding(models) })(userRequest("hi"), {});
     expect(models).toEqual(["@cf/meta/llama-3.3-70b-instruct-fp8-fast"]);
     expect(response).toMatchObject({ provider: "workers-ai", content: [{ type: "text", text: "answered by @cf/meta/llama-3.3-70b-instruct-fp8-fast" }] });
   });
 
   it("runs a session's own model when it has one", async () => {
     const models: string[] = [];
-    await selectLlmCall({ MODEL_PROVIDER: "workers-ai", OPENAI_STREAM: "false", AI: binding(models) }, { model: "@cf/other" })(userRequest("hi"), {});
+    await selectLlmCall({ MODEL_PROVIDER: "workers-ai", LLM_STREAM: "false", AI: binding(models) }, { model: "@cf/other" })(userRequest("hi"), {});
     expect(models).toEqual(["@cf/other"]);
   });
 

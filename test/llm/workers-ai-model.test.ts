@@ -160,8 +160,8 @@ describe("the Workers AI adapter's errors and retries", () => {
   it("retries out-of-capacity errors (3040) with each wait capped by maxRetryDelayMs", async () => {
     const { binding, calls } = standIn({ throws: "3040: Capacity temporarily exceeded, please try again." }, { throws: "3040: Capacity temporarily exceeded" }, { response: "done" });
     const waits: number[] = [];
-    const call = llm(binding, { stream: false, initialRetryDelayMs: 10_000, maxRetryDelayMs: 15, onRetry: ({ delayMs }) => void waits.push(delayMs) });
-    const response = await call(userRequest("hi"), {});
+    const call = llm(binding, { stream: false, initialRetryDelayMs: 10_000, maxRetryDelayMs: 15 });
+    const response = await call(userRequest("hi"), { onRetry: ({ delayMs }) => void waits.push(delayMs) });
     expect(response.content).toEqual([{ type: "text", text: "done" }]);
     expect(calls).toHaveLength(3);
     expect(waits).toHaveLength(2);

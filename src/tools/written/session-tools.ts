@@ -24,7 +24,7 @@ export function registerDraft(store: ToolStore, draft: AgentTool): boolean {
 
 /** What a session offers its tools: its id, the Worker's env (each tool sees only what it declared) and registerDraft into its own store. */
 export function sessionToolHost(store: ToolStore, env: Readonly<Record<string, unknown>>): ToolHost {
-  return { sessionId: store.name, env, capabilities: { registerDraft: (tool) => registerDraft(store, tool) } };
+  return { sessionId: store.sessionId, env, capabilities: { registerDraft: (tool) => registerDraft(store, tool) } };
 }
 
 /** Removes the draft `name` from the store (an operator rejected it); a bundled tool is never removed. */
@@ -43,13 +43,13 @@ export async function registerWrittenDrafts(store: ToolStore, env: WrittenToolsE
   const added: string[] = [];
   try {
     const { summaries } = await readWrittenSummaries(env);
-    const own = summaries.filter((e) => e.status === "pending" && e.author.sessionId === store.name);
+    const own = summaries.filter((e) => e.status === "pending" && e.author.sessionId === store.sessionId);
     const pending = own.filter((e) => !allowed || allowed.includes(e.name));
     // Only the session's own rows are read whole (at most MAX_DRAFTS_PER_SESSION), never every row.
     const entries = env.TOOL_INDEX ? await Promise.all(pending.map((e) => readEntry(env.TOOL_INDEX!, e.name))) : [];
-    const specs = await Promise.all(entries.map((entry) => (entry && entry.author.sessionId === store.name ? readSpec(bucket, entry) : undefined)));
+    const specs = await Promise.all(entries.map((entry) => (entry && entry.author.sessionId === store.sessionId ? readSpec(bucket, entry) : undefined)));
     for (const spec of specs) {
-      if (spec && registerDraft(store, createDraftTool(loader, spec, store.name))) added.push(spec.name);
+      if (spec && registerDraft(store, createDraftTool(loader, spec, store.sessionId))) added.push(spec.name);
     }
   } catch (err) {
     console.warn("written tools: drafts could not be loaded", err);
@@ -62,7 +62,7 @@ export function writtenToolListing(env: WrittenToolsEnv, store: ToolStore): Tool
   return async () => {
     try {
       const { summaries, complete } = await readWrittenSummaries(env);
-      const lines = formatWrittenToolLines(visibleToSession(summaries, store.name), store, env.LOADER !== undefined);
+      const lines = formatWrittenToolLines(visibleToSession(summaries, store.sessionId), store, env.LOADER !== undefined);
       return complete ? lines : [...lines, `(${PARTIAL_LISTING_NOTE})`];
     } catch (err) {
       return [`(written tools could not be listed: ${err instanceof Error ? err.message : String(err)})`];

@@ -15,21 +15,8 @@ import type { AgentMessage } from "../core/index.ts";
  */
 const CHARS_PER_TOKEN_KEPT = 8;
 
-/** Stored JSON size of messages read or written by this isolate (messages never change once stored). */
-const storedSizes = new WeakMap<AgentMessage, number>();
-
-export function rememberStoredSize(message: AgentMessage, jsonLength: number): void {
-  storedSizes.set(message, jsonLength);
-}
-
-function storedSizeOf(message: AgentMessage): number {
-  let size = storedSizes.get(message);
-  if (size === undefined) {
-    size = JSON.stringify(message).length;
-    storedSizes.set(message, size);
-  }
-  return size;
-}
+/** A message's stored JSON size (measured around runs, not per step). */
+const storedSizeOf = (message: AgentMessage): number => JSON.stringify(message).length;
 
 /** The context policy's request budget in estimated tokens: MAX_CONTEXT_TOKENS, else the configured one. */
 export function contextTokens(env: { MAX_CONTEXT_TOKENS?: string }): number {

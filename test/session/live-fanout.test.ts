@@ -1,9 +1,9 @@
 /**
- * EventHub's write batching: events published in one synchronous burst reach each subscriber as a single
+ * The live fan-out's write batching: events published in one synchronous burst reach each subscriber as a single
  * chunk in publish order, a subscriber joining mid-burst gets none of the burst twice, and closing flushes.
  */
 import { describe, expect, it } from "vitest";
-import { EventHub } from "../../src/session/event-hub.ts";
+import { LiveFanout } from "../../src/session/live-fanout.ts";
 
 const decoder = new TextDecoder();
 
@@ -22,9 +22,9 @@ async function readChunks(stream: ReadableStream<Uint8Array>): Promise<string[]>
 
 const idsIn = (text: string) => [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
 
-describe("EventHub", () => {
+describe("the live fan-out", () => {
   it("sends a synchronous burst of events to a subscriber as one chunk", async () => {
-    const hub = new EventHub();
+    const hub = new LiveFanout();
     const stream = hub.subscribe([]);
     for (let id = 1; id <= 50; id++) hub.publish(id, "toolExecUpdate", `{"i":${id}}`);
     const chunks = await readChunks(stream);
@@ -34,7 +34,7 @@ describe("EventHub", () => {
   });
 
   it("delivers every event to every subscriber in publish order", async () => {
-    const hub = new EventHub();
+    const hub = new LiveFanout();
     const streams = [hub.subscribe([]), hub.subscribe([])];
     hub.publish(1, "runStart", "{}");
     await Promise.resolve();
@@ -44,7 +44,7 @@ describe("EventHub", () => {
   });
 
   it("does not send a subscriber an event published before it joined, which its replay already holds", async () => {
-    const hub = new EventHub();
+    const hub = new LiveFanout();
     const early = hub.subscribe([]);
     hub.publish(1, "runStart", "{}");
     const late = hub.subscribe(["id: 1\nevent: runStart\ndata: {}\n\n"]);
@@ -55,7 +55,7 @@ describe("EventHub", () => {
   });
 
   it("sends pending events before closing the streams", async () => {
-    const hub = new EventHub();
+    const hub = new LiveFanout();
     const stream = hub.subscribe([]);
     hub.publish(7, "runEnd", "{}");
     hub.closeAll();

@@ -1,0 +1,112 @@
+/**
+ * The run record: the one owner of what a run is while it lasts (its id, the stop asked for, the last
+ * stored message's seq when it started, its token usage) and of the session's usage total. The meta `run`
+ * row exists from a run's start until its runEnd is stored, in the same commit as that event (the event
+ * sink calls `end`), which is how a run a restart interrupted is found. Written by the run driver and the sink.
+ */
+import { readUsage, type AgentMessage, type Usage } from "../core/index.ts";
+import type { SessionMeta } from "./session-meta.ts";
+
+/** Why a run must stop: asked for while it was active, so a run a restart interrupted resumes only to stop. */
+export type StopIntent = "abort" | "shutdown";
+
+export type StoredRun = {
+  runId: string;
+  startedAt: number;
+  /** The last stored message's seq when the run started: an answer after it is this run's own. */
+  startSeq: number;
+  intent?: StopIntent;
+};
+
+const RUN_KEY = "run";
+const USAGE_KEY = "usage";
+const NO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+
+export class RunRecord {
+  /** The run whose runEnd is not stored yet (mirrors the `run` row). */
+  private open: StoredRun | undefined;
+  /** The live run's id, from its start (or resume) until the driver releases it after its loop returned. */
+  private live: string | undefined;
+  /** Token usage of the open run, not yet in the stored total: added to it once, at the runEnd. */
+  private usage: Usage = NO_USAGE;
+
+  constructor(private readonly meta: SessionMeta) {
+    this.open = meta.read<StoredRun>(RUN_KEY);
+  }
+
+  /** The run a restart interrupted (or the live one): present until its runEnd is stored. */
+  get stored(): StoredRun | undefined {
+    return this.open;
+  }
+
+  /** The id of the run in progress, if any: the one events and approvals belong to. */
+  get runId(): string | undefined {
+    return this.live ?? this.open?.runId;
+  }
+
+  /** Records a new run starting after the message with seq `startSeq`. */
+  begin(startSeq: number): StoredRun {
+    const run: StoredRun = { runId: crypto.randomUUID(), startedAt: Date.now(), startSeq };
+    this.meta.write(RUN_KEY, run);
+    this.open = run;
+    this.live = run.runId;
+    this.usage = NO_USAGE;
+    return run;
+  }
+
+  /** Takes up the interrupted run again; its earlier attempt's stored messages count for its usage. */
+  resume(earlierMessages: readonly AgentMessage[]): StoredRun | undefined {
+    if (!this.open) return undefined;
+    this.live = this.open.runId;
+    this.usage = NO_USAGE;
+    for (const message of earlierMessages) if (message.role === "assistant") this.addUsage(message.usage);
+    return this.open;
+  }
+
+  requestStop(intent: StopIntent): void {
+    if (!this.open || this.open.intent === "shutdown") return;
+    this.open = { ...this.open, intent };
+    this.meta.write(RUN_KEY, this.open);
+  }
+
+  /** An assistant message of the run was stored: its usage counts toward the run's. */
+  addUsage(usage: unknown): void {
+    this.usage = addUsage(this.usage, usage);
+  }
+
+  /** The run's runEnd is being stored: folds its usage into the total and removes the row (same commit). */
+  end(): void {
+    if (this.usage.totalTokens > 0 || this.usage.inputTokens > 0 || this.usage.outputTokens > 0) {
+      this.meta.write(USAGE_KEY, this.sessionUsage());
+      this.usage = NO_USAGE;
+    }
+    if (this.open) this.meta.delete(RUN_KEY);
+    this.open = undefined;
+  }
+
+  /** The driver is done with the run `runId` (its loop returned). */
+  release(runId: string): void {
+    if (this.live === runId) this.live = undefined;
+  }
+
+  /** Whether `runId`'s runEnd is still to be stored. */
+  isOpen(runId: string): boolean {
+    return this.open?.runId === runId;
+  }
+
+  /** The session's token usage (shown in the snapshot): the stored sum plus the open run's. */
+  sessionUsage(): Usage {
+    return addUsage(this.meta.read<Usage>(USAGE_KEY) ?? NO_USAGE, this.usage);
+  }
+}
+
+/** A running sum, no history scan; values that are not usage add nothing. */
+function addUsage(total: Usage, usage: unknown): Usage {
+  const add = readUsage(usage);
+  if (!add) return total;
+  return {
+    inputTokens: total.inputTokens + add.inputTokens,
+    outputTokens: total.outputTokens + add.outputTokens,
+    totalTokens: total.totalTokens + add.totalTokens,
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * A live session: its stored settings and the parts that own each concern (the run record, the event log,
+ * the live fan-out, queues, messages, approvals, the run driver), as the loader wires them
+ * (session-loader.ts). Types only: `SessionParts` is everything but the driver, which takes its parts from
+ * it, so the driver, the loader and the views import these without a cycle.
+ */
+import type { AgentState, ToolStore } from "../core/index.ts";
+import type { SessionMcpTools } from "../mcp/attach.ts";
+import type { ApprovalGate } from "./approval-gate.ts";
+import type { LiveFanout } from "./live-fanout.ts";
+import type { EventLog } from "./event-log.ts";
+import type { EventSink } from "./event-sink.ts";
+import type { EventSockets } from "./event-sockets.ts";
+import type { MessageStore } from "./message-store.ts";
+import type { OutputWaiters } from "./output-waiters.ts";
+import type { RunRecord } from "./run-record.ts";
+import type { SessionMeta, SessionSettings } from "./session-meta.ts";
+import type { SessionQueues } from "./session-queues.ts";
+
+export type SessionParts = {
+  settings: SessionSettings;
+  state: AgentState;
+  store: ToolStore;
+  meta: SessionMeta;
+  /** The run in progress (or the one a restart interrupted) and the session's usage total. */
+  record: RunRecord;
+  queues: SessionQueues;
+  messages: MessageStore;
+  log: EventLog;
+  hub: LiveFanout;
+  sockets: EventSockets;
+  waiters: OutputWaiters;
+  sink: EventSink;
+  approvals: ApprovalGate;
+  /** Tools of the remote MCP servers the session chose, listed before each run. */
+  mcp: SessionMcpTools;
+};

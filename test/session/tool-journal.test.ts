@@ -1,0 +1,82 @@
+/**
+ * The tool-call journal on a session object's real SQLite storage: entries are kept per run (a model that
+ * reuses a call id in a later run starts afresh), a resumed run finds its earlier attempt's entries, the
+ * `executing` row is stored by the time markExecuting returns (before the tool may run), and clearing at
+ * the run's end leaves no row behind.
+ */
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { SqlToolJournal } from "../../src/session/tool-journal.ts";
+import { createSession } from "./support.ts";
+
+async function inSession<T>(fn: (sql: SqlStorage) => T | Promise<T>): Promise<T> {
+  const session = await createSession();
+  const stub = env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(session.id));
+  return runInDurableObject(stub, (_instance, state) => fn(state.storage.sql));
+}
+
+const result = { content: [{ type: "text" as const, text: "done" }], details: {}, terminate: false };
+const call = (id: string) => ({ type: "function" as const, id, name: "slowEcho", arguments: "{}" });
+const stateOf = (sql: SqlStorage, runId: string, id: string) =>
+  sql.exec<{ state: string }>(`SELECT state FROM tool_call_journal WHERE run_id = ? AND tool_call_id = ?`, runId, id).toArray()[0]?.state;
+
+describe("the tool journal", () => {
+  it("keeps each run's entries apart, so a model reusing a call id in a later run starts afresh", async () => {
+    const seen = await inSession((sql) => {
+      const first = new SqlToolJournal(sql, "run-a", false);
+      first.markStarted(call("call_0"));
+      first.markEnded(call("call_0"), result, false);
+      return {
+        laterRun: new SqlToolJournal(sql, "run-b", true).lookup("call_0"),
+        sameRunResumed: new SqlToolJournal(sql, "run-a", true).lookup("call_0"),
+      };
+    });
+    expect(seen.laterRun).toBeUndefined();
+    expect(seen.sameRunResumed).toEqual({ state: "ended", result, isError: false });
+  });
+
+  it("has the executing row stored when markExecuting returns, before the tool may run", async () => {
+    const state = await inSession((sql) => {
+      const journal = new SqlToolJournal(sql, "run-a", false);
+      journal.markStarted(call("call_1"));
+      journal.markExecuting(call("call_1"));
+      return stateOf(sql, "run-a", "call_1");
+    });
+    expect(state).toBe("executing");
+  });
+
+  it("writes no executing row for an idempotent call, which a resumed run prepares and runs again from started alike", async () => {
+    const state = await inSession((sql) => {
+      const journal = new SqlToolJournal(sql, "run-a", false, (name) => name === "getTime");
+      journal.markStarted({ ...call("call_2"), name: "getTime" });
+      journal.markExecuting({ ...call("call_2"), name: "getTime" });
+      return stateOf(sql, "run-a", "call_2");
+    });
+    expect(state).toBe("started");
+  });
+
+  it("never moves an ended call back, and a resumed run sees where each call got", async () => {
+    const entries = await inSession((sql) => {
+      const journal = new SqlToolJournal(sql, "run-a", false);
+      journal.markStarted(call("a"));
+      journal.markStarted(call("b"));
+      journal.markExecuting(call("b"));
+      journal.markEnded(call("b"), result, true);
+      journal.markExecuting(call("b"));
+      const resumed = new SqlToolJournal(sql, "run-a", true);
+      return [resumed.lookup("a"), resumed.lookup("b")];
+    });
+    expect(entries).toEqual([{ state: "started" }, { state: "ended", result, isError: true }]);
+  });
+
+  it("holds no row once cleared at the run's end", async () => {
+    const rows = await inSession((sql) => {
+      const journal = new SqlToolJournal(sql, "run-a", false);
+      journal.markStarted(call("c"));
+      journal.markExecuting(call("c"));
+      journal.clear();
+      return { rows: sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM tool_call_journal`).one().n, lookup: journal.lookup("c") };
+    });
+    expect(rows).toEqual({ rows: 0, lookup: undefined });
+  });
+});
