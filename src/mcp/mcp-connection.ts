@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import type { McpServerConfig } from "./servers-config.ts";
 
@@ -24,6 +24,12 @@ export type McpProgress = { progress: number; total?: number; message?: string }
 
 export type McpCallOptions = { signal?: AbortSignal; onProgress?: (p: McpProgress) => void };
 
+/** A server's form elicitation (elicitation/create), and the answer a human gave (or cancel). */
+export type McpElicitation = { message: string; requestedSchema: Record<string, unknown> };
+export type McpElicitationAnswer = { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> };
+/** `signal` aborts when the server cancels its request or the connection ends. */
+export type McpElicitationHandler = (request: McpElicitation, signal: AbortSignal) => Promise<McpElicitationAnswer>;
+
 const CLIENT_INFO = { name: "edge-agent", version: "0.1.0" };
 
 export class McpConnection {
@@ -33,6 +39,8 @@ export class McpConnection {
     readonly server: McpServerConfig,
     /** Called with the server's new tool list after notifications/tools/list_changed. */
     private readonly onToolsChanged: (tools: Tool[]) => void,
+    /** Given: the client declares form elicitation (defaults applied) and hands each request here. */
+    private readonly onElicitation?: McpElicitationHandler,
   ) {}
 
   async listTools(): Promise<Tool[]> {
@@ -104,7 +112,7 @@ export class McpConnection {
 
   private async openWith(transport: Transport, deadline: AbortSignal): Promise<Client> {
     const client = new Client(CLIENT_INFO, {
-      capabilities: {},
+      capabilities: this.onElicitation ? { elicitation: { form: { applyDefaults: true } } } : {},
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
       listChanged: {
         tools: {
@@ -114,6 +122,15 @@ export class McpConnection {
         },
       },
     });
+    const onElicitation = this.onElicitation;
+    if (onElicitation) {
+      client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+        const params = request.params;
+        // Only form mode is declared, so the SDK has refused URL mode before this runs.
+        if (!("requestedSchema" in params)) return { action: "decline" };
+        return onElicitation({ message: params.message, requestedSchema: params.requestedSchema as Record<string, unknown> }, extra.signal);
+      });
+    }
     client.onclose = () => {
       // The server or the network ended the connection: reconnect on next use.
       void this.client?.then((current) => {
