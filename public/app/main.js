@@ -77,6 +77,10 @@ const view = new ChatView(ui.messages, {
     if (!session) throw new Error("No session");
     return approve ? session.approve(toolCallId) : session.reject(toolCallId);
   },
+  onAnswer: async (elicitationId, action, content) => {
+    if (!session) throw new Error("No session");
+    return session.answerElicitation(elicitationId, action, content);
+  },
 });
 
 function makeClient() {
@@ -100,6 +104,7 @@ async function attach(handle) {
   historyBefore = snapshot.messagesBefore ?? null;
   if (snapshot.status === "running") view.markUnfinishedRunning();
   for (const pending of snapshot.pendingApprovals) view.approvalRequired(pending);
+  for (const pending of snapshot.pendingElicitations ?? []) view.elicitation(pending);
   sessionTools = snapshot.tools;
   if (Array.isArray(snapshot.requireApproval)) ui.requireApproval.checked = snapshot.requireApproval.includes("*");
   sessionMcpTools = snapshot.mcpTools ?? [];
@@ -220,6 +225,9 @@ function apply(event) {
       break;
     case "toolApprovalRequired":
       view.approvalRequired(event);
+      break;
+    case "mcpElicitation":
+      view.elicitation(event);
       break;
     case "runEnd":
       setRunning(false);

@@ -22,6 +22,7 @@ export type UiMessageChunk =
   | { type: "tool-output-available"; toolCallId: string; output: unknown; dynamic: true; preliminary?: boolean }
   | { type: "tool-output-error"; toolCallId: string; errorText: string; dynamic: true }
   | { type: "data-notice"; data: { level: "error"; message: string }; transient: true }
+  | { type: "data-mcp-elicitation"; id: string; data: { elicitationId: string; server: string; message: string; requestedSchema: Record<string, unknown> } }
   | { type: "error"; errorText: string }
   | { type: "finish"; finishReason: UiFinishReason };
 
@@ -104,6 +105,9 @@ export class UiMessageChunker {
       case "error":
         // Session errors (an unreachable MCP server, a retried call) do not end the run: a notice, not an error chunk.
         return [{ type: "data-notice", data: { level: "error", message: event.message }, transient: true }];
+      case "mcpElicitation":
+        // A data part a useChat client can render as a form; the answer goes to the elicitations route.
+        return [{ type: "data-mcp-elicitation", id: event.elicitationId, data: { elicitationId: event.elicitationId, server: event.server, message: event.message, requestedSchema: event.requestedSchema } }];
       case "contextTrimmed":
       case "llmRetry":
         return []; // bookkeeping (what the model saw, a retried LLM call): nothing for the chat to show

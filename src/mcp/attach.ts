@@ -5,11 +5,17 @@
  */
 import type { ToolStore } from "../core/index.ts";
 import { parseMcpServers, type McpServerConfig } from "./servers-config.ts";
-import { SessionMcpTools } from "./session-mcp-tools.ts";
+import { SessionMcpTools, type SessionElicit } from "./session-mcp-tools.ts";
 
 export type McpEnv = { MCP_SERVERS?: string };
 
-export function attachMcpTools(store: ToolStore, env: McpEnv, chosen: readonly string[] | undefined, report: (message: string) => void): SessionMcpTools {
+export function attachMcpTools(
+  store: ToolStore,
+  env: McpEnv,
+  chosen: readonly string[] | undefined,
+  report: (message: string) => void,
+  elicit?: SessionElicit,
+): SessionMcpTools {
   const parsed = parseMcpServers(env.MCP_SERVERS);
   if (!parsed.ok) return new SessionMcpTools(store, [], report, [`${parsed.message}; no MCP tools are available`]);
   const names = chosen ?? parsed.servers.map((s) => s.name);
@@ -21,9 +27,9 @@ export function attachMcpTools(store: ToolStore, env: McpEnv, chosen: readonly s
     else missing.push(name);
   }
   const problems = missing.length > 0 ? [`MCP server(s) ${missing.join(", ")} are no longer in MCP_SERVERS; their tools are unavailable`] : [];
-  return new SessionMcpTools(store, servers, report, problems);
+  return new SessionMcpTools(store, servers, report, problems, elicit);
 }
 
-export { SessionMcpTools } from "./session-mcp-tools.ts";
+export { SessionMcpTools, type SessionElicit } from "./session-mcp-tools.ts";
 export { parseMcpServers, selectMcpServers, type McpServerConfig } from "./servers-config.ts";
 export { mcpToolOrigin } from "./mcp-tool.ts";

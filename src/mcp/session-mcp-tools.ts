@@ -7,11 +7,14 @@
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { AgentTool, ToolStore } from "../core/index.ts";
-import { McpConnection, McpUnreachableError } from "./mcp-connection.ts";
+import { McpConnection, McpUnreachableError, type McpElicitation, type McpElicitationAnswer } from "./mcp-connection.ts";
 import { createMcpTool, mcpToolOrigin } from "./mcp-tool.ts";
 import type { McpServerConfig } from "./servers-config.ts";
 
-type ServerState = { connection: McpConnection; names: string[]; listed: boolean };
+type ServerState = { connection: McpConnection; names: string[]; listed: boolean; calls: Set<AbortSignal> };
+
+/** Asks the session's user on a server's behalf; settles with cancel when `signal` aborts. */
+export type SessionElicit = (server: string, question: McpElicitation, signal: AbortSignal) => Promise<McpElicitationAnswer>;
 
 export class SessionMcpTools {
   private readonly servers = new Map<string, ServerState>();
@@ -24,11 +27,15 @@ export class SessionMcpTools {
     private readonly report: (message: string) => void,
     /** Configuration problems found while loading, reported by the first refresh. */
     problems: readonly string[] = [],
+    /** Given: servers may ask the session's user (elicitation); absent: the client declares no elicitation. */
+    elicit?: SessionElicit,
   ) {
     this.problems = [...problems];
     for (const server of servers) {
-      const connection = new McpConnection(server, (tools) => this.register(server, tools));
-      this.servers.set(server.name, { connection, names: [], listed: false });
+      const calls = new Set<AbortSignal>();
+      const onElicitation = elicit ? (question: McpElicitation, signal: AbortSignal) => elicit(server.name, question, whileCallsRun(calls, signal)) : undefined;
+      const connection = new McpConnection(server, (tools) => this.register(server, tools), onElicitation);
+      this.servers.set(server.name, { connection, names: [], listed: false, calls });
     }
   }
 
@@ -76,9 +83,17 @@ export class SessionMcpTools {
     const names: string[] = [];
     const clashes: string[] = [];
     for (const def of tools) {
-      const tool: AgentTool = createMcpTool(server, def, (name, args, options) => state.connection.callTool(name, args, options).catch((err: unknown) => {
-        throw new Error(describeCallFailure(server, err));
-      }));
+      const tool: AgentTool = createMcpTool(server, def, (name, args, options) => {
+        // The run's abort reaches a question this call's server is asking (see whileCallsRun).
+        const signal = options.signal ?? new AbortController().signal;
+        state.calls.add(signal);
+        return state.connection
+          .callTool(name, args, options)
+          .catch((err: unknown) => {
+            throw new Error(describeCallFailure(server, err));
+          })
+          .finally(() => state.calls.delete(signal));
+      });
       // Our own old tools were removed above: anything still there belongs to someone else.
       if (this.store.has(tool.name) || names.includes(tool.name)) clashes.push(def.name);
       else {
@@ -98,4 +113,12 @@ export class SessionMcpTools {
 function describeCallFailure(server: McpServerConfig, err: unknown): string {
   const message = err instanceof Error ? err.message || err.name : String(err);
   return message.startsWith(`MCP server "${server.name}"`) ? message : `MCP server "${server.name}": ${message}`;
+}
+
+/**
+ * A server asks while one of its calls runs; the SDK does not say which. The question ends (cancel) when
+ * the server withdraws it, or when a call in flight is aborted (the run's abort) — a run aborts them all.
+ */
+function whileCallsRun(calls: ReadonlySet<AbortSignal>, serverSignal: AbortSignal): AbortSignal {
+  return AbortSignal.any([serverSignal, ...calls]);
 }

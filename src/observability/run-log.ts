@@ -117,6 +117,7 @@ export class RunLog {
       case "messageDelta":
       case "toolExecUpdate":
       case "toolApprovalRequired":
+      case "mcpElicitation":
       case "error":
       case "contextTrimmed":
       case "messageAbandoned":

@@ -22,6 +22,7 @@ import { ok, refuse, type SessionResult } from "./session-result.ts";
 import { hasSchema, migrate } from "./session-schema.ts";
 import { describeSession } from "./session-view.ts";
 import { decideApproval } from "./tool-approval.ts";
+import { answerElicitation, type ElicitationAction } from "./elicitation-gate.ts";
 import { eraseSession, goneMessage, readTombstone, type Tombstone } from "./session-end.ts";
 import { updateSettings, type SettingsPatch } from "./session-settings.ts";
 
@@ -87,6 +88,10 @@ export class AgentSession extends DurableObject<AppEnv> {
 
   decideApproval(key: string | undefined, toolCallId: string, approve: boolean, reason?: string) {
     return this.authorized(key, (s) => decideApproval(s, toolCallId, approve, reason));
+  }
+
+  answerElicitation(key: string | undefined, elicitationId: string, action: ElicitationAction, content?: Record<string, unknown>) {
+    return this.authorized(key, (s) => answerElicitation(s, elicitationId, action, content));
   }
 
   updateSettings(key: string | undefined, patch: SettingsPatch) {

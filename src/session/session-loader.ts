@@ -14,6 +14,7 @@ import { bundledRegistry } from "../tools/catalog.ts";
 import { withToolContexts } from "../tools/tool-context.ts";
 import { registerWrittenDrafts, sessionToolHost, writtenToolListing } from "../tools/written/session-tools.ts";
 import { ApprovalGate } from "./approval-gate.ts";
+import { ElicitationGate } from "./elicitation-gate.ts";
 import { LiveFanout } from "./live-fanout.ts";
 import { EventLog } from "./event-log.ts";
 import { EventSockets } from "./event-sockets.ts";
@@ -61,7 +62,15 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
     (event) => sink.record(record.runId, event),
     positiveMs(env.APPROVAL_TIMEOUT_MS) ?? agentConfig.approvalTimeoutMs,
   );
-  const mcp = attachMcpTools(store, env, settings.mcpServers, (message) => sink.record(record.runId, { type: "error", message }));
+  // Servers' questions wait as long as approvals do.
+  const elicitations = new ElicitationGate(sql, (event) => sink.record(record.runId, event), positiveMs(env.APPROVAL_TIMEOUT_MS) ?? agentConfig.approvalTimeoutMs);
+  const mcp = attachMcpTools(
+    store,
+    env,
+    settings.mcpServers,
+    (message) => sink.record(record.runId, { type: "error", message }),
+    (server, question, signal) => elicitations.request(server, question, signal),
+  );
   const onShutdown = () => {
     hub.closeAll();
     waiters.wakeAll();
@@ -69,6 +78,6 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   };
   const beforeRun = () => mcp.refresh();
   const runs = new RunDriver({ ctx, env, settings, state, store, meta, record, queues, messages, log, approvals, sink, onShutdown, beforeRun });
-  const session: Session = { settings, state, store, meta, record, queues, messages, log, hub, sockets, waiters, sink, approvals, runs, mcp };
+  const session: Session = { settings, state, store, meta, record, queues, messages, log, hub, sockets, waiters, sink, approvals, elicitations, runs, mcp };
   return { session, ready: registerWrittenDrafts(store, env, settings.tools) };
 }

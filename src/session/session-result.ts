@@ -15,6 +15,9 @@ export type SessionFailureReason =
   | "unknown_approval"
   | "already_decided"
   | "unknown_tool"
+  | "unknown_elicitation"
+  | "elicitation_closed"
+  | "invalid_elicitation_content"
   | "over_budget";
 
 export type SessionFailure = { ok: false; reason: SessionFailureReason; message: string };

@@ -23,6 +23,11 @@ const MIGRATIONS: readonly string[] = [
      tool_call_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, tool_name TEXT NOT NULL,
      status TEXT NOT NULL, reason TEXT, expires_at INTEGER NOT NULL
    )`,
+  // 2: elicitations (elicitation-gate.ts).
+  `CREATE TABLE IF NOT EXISTS elicitations (
+     id TEXT PRIMARY KEY, server TEXT NOT NULL, message TEXT NOT NULL, schema_json TEXT NOT NULL,
+     status TEXT NOT NULL, expires_at INTEGER NOT NULL
+   )`,
 ];
 
 const VERSION_KEY = "schema_version";

@@ -32,6 +32,8 @@ export type SessionSnapshot = {
   /** Which of `tools` come from remote MCP servers (and from which server and tool). */
   mcpTools: McpToolEntry[];
   pendingApprovals: PendingApproval[];
+  /** MCP servers' questions waiting for POST …/elicitations/:elicitationId (the form is in their mcpElicitation event). */
+  pendingElicitations: { elicitationId: string; server: string; message: string; requestedSchema: Record<string, unknown>; expiresAt: number }[];
   /** Stream events after this seq to continue exactly where the snapshot ends. */
   lastEventSeq: number;
   activeRunId: string | null;
