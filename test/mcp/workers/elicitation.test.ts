@@ -57,11 +57,26 @@ describe("an MCP server's elicitation", () => {
     await events.cancel();
   });
 
-  it("answers the server with cancel when the run is aborted while it waits", async () => {
+  it("answers the server with cancel when nobody answers within APPROVAL_TIMEOUT_MS (3 s here)", async () => {
+    const before = (await answers()).filter((a) => a.action === "cancel").length;
     const { session, events, asked } = await askedSession();
+    const started = Date.now();
+    await events.until("toolExecEnd");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_500);
+    expect((await answers()).filter((a) => a.action === "cancel").length).toBe(before + 1);
+    expect((await answer(session, asked.elicitationId, { action: "decline" })).status).toBe(409);
+    await events.cancel();
+  });
+
+  it("answers the server with cancel when the run is aborted while it waits", async () => {
+    const before = (await answers()).filter((a) => a.action === "cancel").length;
+    const { session, events, asked } = await askedSession();
+    const started = Date.now();
     await api(`/v1/sessions/${session.id}/abort`, { method: "POST", key: session.key });
     await events.until("runEnd");
-    await waitFor(async () => (await answers()).some((a) => a.action === "cancel"));
+    await waitFor(async () => (await answers()).filter((a) => a.action === "cancel").length === before + 1, 2_000);
+    // Well before the 3 s deadline: the abort, not the timeout, answered.
+    expect(Date.now() - started).toBeLessThan(2_500);
     expect((await answer(session, asked.elicitationId, { action: "accept", content: { name: "x", plan: "free" } })).status).toBe(409);
     await events.cancel();
   });
