@@ -32,6 +32,9 @@ function workersProject(name: string, include: string[], exclude: string[] = [],
   };
 }
 
+/** Node-side tests that take tens of seconds each: `npm test` runs them, `npm run test:unit` does not. */
+const SLOW_SCRIPT_TESTS = ["test/scripts/**/*.e2e.test.ts"];
+
 export default defineConfig({
   test: {
     projects: [
@@ -39,7 +42,23 @@ export default defineConfig({
         test: {
           name: "node",
           include: ["test/core/**/*.test.ts", "test/llm/**/*.test.ts", "test/tools/**/*.test.ts", "test/scripts/**/*.test.ts", "test/client/**/*.test.ts", "test/wire/**/*.test.ts", "test/observability/**/*.test.ts", "test/**/*.node.test.ts", "test/mcp/*.test.ts"],
+          // Slow tests that run whole scripts against a project copy live in "scripts-e2e" below, so this
+          // project (`npm run test:unit`) stays a quick check of well under a minute.
+          exclude: SLOW_SCRIPT_TESTS,
           environment: "node",
+          globalSetup: ["test/support/generated-setup.ts"],
+        },
+      },
+      {
+        // Build and ops scripts run end to end as child processes on throwaway project folders (each starts
+        // workerd; the redeploy alone takes over a minute).
+        test: {
+          name: "scripts-e2e",
+          include: SLOW_SCRIPT_TESTS,
+          environment: "node",
+          globalSetup: ["test/support/generated-setup.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
         },
       },
       workersProject("workers", ["test/session/**/*.test.ts", "test/http/**/*.test.ts", "test/reliability/**/*.test.ts"], ["test/session/restarts.test.ts", "test/**/*.node.test.ts"]),

@@ -1,12 +1,14 @@
 /**
- * getTime: the current local time for an IANA timezone or for a major city (a built-in table).
+ * getTime: the current local time for an IANA timezone or for a city: a built-in table of major cities
+ * (with names no zone carries, e.g. Beijing), then every city the runtime's IANA zone list names
+ * (Intl.supportedValuesOf("timeZone"): "Lima" → America/Lima).
  * Loaded through the generated registry; the model calls it with `{timezone?, city?}`.
  * Failures (neither argument, an unknown zone, an unknown city) throw an Error whose message tells the
  * model how to repair the call; the core pipeline turns the throw into an error result.
  */
 import * as z from "zod";
 import { defineTool } from "../src/tools/define-tool.ts";
-import type { AgentTool } from "../src/core/types.ts";
+import type { AgentTool } from "../src/core/index.ts";
 
 /** Major cities → their IANA zone; keys are display names, looked up case- and accent-insensitively. */
 const CITY_TIMEZONES: Readonly<Record<string, string>> = {
@@ -58,6 +60,42 @@ const CITY_INDEX = new Map(
   Object.entries(CITY_TIMEZONES).map(([name, timezone]) => [normalizeCity(name), { name, timezone }]),
 );
 
+type City = { name: string; timezone: string };
+let zoneCities: Map<string, City> | undefined;
+
+/** The city each IANA zone is named after ("America/Argentina/Buenos_Aires" → "Buenos Aires"); built once. */
+function zoneCityIndex(): Map<string, City> {
+  if (zoneCities) return zoneCities;
+  zoneCities = new Map();
+  for (const timezone of Intl.supportedValuesOf("timeZone")) {
+    const name = timezone.split("/").pop()!.replace(/_/g, " ");
+    // "Etc/GMT+5", "UTC": not a city.
+    if (!timezone.includes("/") || timezone.startsWith("Etc/")) continue;
+    const key = normalizeCity(name);
+    if (!zoneCities.has(key)) zoneCities.set(key, { name, timezone });
+  }
+  return zoneCities;
+}
+
+/**
+ * A city the zone list knows only under a newer name than the runtime's ICU data ("Ho Chi Minh": ICU
+ * lists Asia/Saigon, but accepts Asia/Ho_Chi_Minh as an alias): tried under each region of the list.
+ */
+function findZoneAlias(key: string): City | undefined {
+  const name = key.replace(/(^|\s)\p{L}/gu, (c) => c.toUpperCase());
+  const regions = new Set(Intl.supportedValuesOf("timeZone").filter((z) => z.includes("/")).map((z) => z.split("/")[0]!));
+  for (const region of regions) {
+    const timezone = `${region}/${name.replace(/ /g, "_")}`;
+    if (resolveTimezone(timezone)) return { name, timezone };
+  }
+  return undefined;
+}
+
+function findCity(city: string): City | undefined {
+  const key = normalizeCity(city);
+  return CITY_INDEX.get(key) ?? zoneCityIndex().get(key) ?? (/^[\p{L} ]+$/u.test(key) ? findZoneAlias(key) : undefined);
+}
+
 /** The canonical spelling of an IANA zone ("asia/tokyo" → "Asia/Tokyo"), or undefined when unknown. */
 function resolveTimezone(timezone: string): string | undefined {
   try {
@@ -94,7 +132,7 @@ const schema = z.object({
     .string()
     .optional()
     .describe('IANA timezone name, e.g. "Europe/Paris" or "Asia/Tokyo". Takes precedence over city.'),
-  city: z.string().optional().describe('A major city, e.g. "Tokyo" or "New York".'),
+  city: z.string().optional().describe('A city, e.g. "Tokyo", "New York" or "Lima".'),
 });
 
 export function getTool(): AgentTool {
@@ -102,7 +140,7 @@ export function getTool(): AgentTool {
     name: "getTime",
     label: "Time Lookup",
     description:
-      "Get the current local date, time and weekday for an IANA timezone (e.g. Europe/Paris) or a major city. Give timezone or city.",
+      "Get the current local date, time and weekday for an IANA timezone (e.g. Europe/Paris) or a city. Give timezone or city.",
     schema,
     parallelToolExecute: true,
     idempotent: true,
@@ -117,11 +155,11 @@ export function getTool(): AgentTool {
         zone = resolved;
         place = city?.trim() || undefined;
       } else if (city !== undefined && city.trim() !== "") {
-        const known = CITY_INDEX.get(normalizeCity(city));
+        const known = findCity(city);
         if (!known) {
           throw new Error(
-            `Unknown city "${city}". Pass its IANA timezone instead, e.g. {"timezone": "Europe/Paris"}. ` +
-              `Cities I know: ${Object.keys(CITY_TIMEZONES).join(", ")}.`,
+            `Unknown city "${city}". Pass its IANA timezone instead, e.g. {"timezone": "Europe/Paris"} for a city in France. ` +
+              `I know every city an IANA zone is named after (e.g. Lima, Kathmandu), and: ${Object.keys(CITY_TIMEZONES).join(", ")}.`,
           );
         }
         zone = known.timezone;

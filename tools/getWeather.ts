@@ -6,9 +6,9 @@
  * with a readable message (the core pipeline turns it into an error result); the signal reaches fetch.
  */
 import * as z from "zod";
-import { isPlainObject } from "../src/core/plain-object.ts";
+import { isPlainObject } from "../src/core/index.ts";
 import { defineTool } from "../src/tools/define-tool.ts";
-import type { AgentTool } from "../src/core/types.ts";
+import type { AgentTool } from "../src/core/index.ts";
 
 const DEFAULT_WEATHER_BASE_URL = "https://api.open-meteo.com";
 const DEFAULT_GEOCODING_BASE_URL = "https://geocoding-api.open-meteo.com";

@@ -7,7 +7,7 @@
 import { defineTool } from "../src/tools/define-tool.ts";
 import { writeToolInput } from "../src/tools/written/spec.ts";
 import { runWriteTool, WRITE_TOOL_ENV } from "../src/tools/written/write-tool.ts";
-import type { AgentTool } from "../src/core/types.ts";
+import type { AgentTool } from "../src/core/index.ts";
 
 export function getTool(): AgentTool {
   return defineTool({

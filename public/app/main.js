@@ -8,6 +8,7 @@
 import { ApiClientError, createClient } from "../client.js";
 import { ChatView } from "./chat-view.js";
 import { el } from "./dom.js";
+import { hideExamples, showExamples } from "./example-prompts.js";
 import * as saved from "./session-store.js";
 import { renderTools, renderToolsError } from "./tools-panel.js";
 
@@ -37,6 +38,7 @@ function byId(id, kind) {
 
 const ui = {
   messages: byId("messages", HTMLOListElement),
+  examples: byId("examples", HTMLDivElement),
   form: byId("composer", HTMLFormElement),
   prompt: byId("prompt", HTMLTextAreaElement),
   send: byId("send", HTMLButtonElement),
@@ -109,6 +111,8 @@ async function attach(handle) {
   if (Array.isArray(snapshot.requireApproval)) ui.requireApproval.checked = snapshot.requireApproval.includes("*");
   sessionMcpTools = snapshot.mcpTools ?? [];
   showTools();
+  if (snapshot.messages.length === 0 && historyBefore === null) showExamples(ui.examples, [...sessionTools, "listTools"], sendText);
+  else hideExamples(ui.examples);
   setRunning(snapshot.status === "running");
   const open = snapshot.status !== "shutdown";
   setComposerEnabled(open);
@@ -197,6 +201,7 @@ function apply(event) {
   logEvent(event);
   switch (event.type) {
     case "runStart":
+      hideExamples(ui.examples); // a message sent from elsewhere (another tab, the API) started a run
       setRunning(true);
       break;
     case "messageStart":
@@ -327,11 +332,17 @@ function reportRestoreFailure(err) {
 }
 
 // ── Controls ─────────────────────────────────────────────────────────────
-ui.form.addEventListener("submit", async (event) => {
+ui.form.addEventListener("submit", (event) => {
   event.preventDefault();
-  const text = ui.prompt.value.trim();
+  void sendText(ui.prompt.value.trim());
+});
+
+/** Sends a message typed or picked from the examples; on failure it goes back into the message box. */
+/** @param {string} text */
+async function sendText(text) {
   if (!text || !session) return;
   ui.prompt.value = "";
+  hideExamples(ui.examples);
   const bubble = view.addPendingUser(text);
   try {
     await session.send(text);
@@ -340,7 +351,7 @@ ui.form.addEventListener("submit", async (event) => {
     ui.prompt.value = text;
     view.notice(`Not sent: ${describe(err)}`, "error");
   }
-});
+}
 
 ui.prompt.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {

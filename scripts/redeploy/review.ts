@@ -1,7 +1,9 @@
 /**
  * The redeploy's review: for each pending tool, its source, the result of every check and a diff against
  * the deployed version (tools/<name>.ts), printed before anything ships; then one question, answered
- * from the terminal or from stdin (`--yes` answers it for CI). No answer (end of input) means no.
+ * from the terminal or from stdin (`--yes` answers it for CI). No answer (end of input) means no. Deployed
+ * tools restored from R2 are reviewed the same way. Everything printed is escaped (control-chars.ts): the
+ * text comes from KV and R2, and must not be able to rewrite the screen it is reviewed on.
  */
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -9,9 +11,20 @@ import path from "node:path";
 import { createInterface } from "node:readline/promises";
 import type { WrittenToolEntry } from "../../src/tools/written/spec.ts";
 import type { ToolCheckReport } from "./check-tool.ts";
+import { escapeForTerminal } from "./control-chars.ts";
 import { unifiedDiff } from "./line-diff.ts";
 
-export type Reviewed = { entry: WrittenToolEntry; source: string | null; report: ToolCheckReport };
+/** `restore`: a deployed tool missing from tools/, put back from R2 so this deploy keeps it. */
+export type Reviewed = { entry: WrittenToolEntry; source: string | null; report: ToolCheckReport; restore?: boolean };
+export type ReviewMode = { dryRun: boolean };
+
+/** The verdict as the header shows it; a dry run records nothing, so it only says what would happen. */
+function verdict(report: ToolCheckReport, restore: boolean, { dryRun }: ReviewMode): string {
+  if (report.ok) return "checks passed";
+  if (report.blame === "project") return "NOT JUDGED: the project itself is broken";
+  if (restore) return "NOT RESTORED: its stored source fails the checks";
+  return dryRun ? "WOULD BE REJECTED (dry run: nothing recorded)" : "REJECTED";
+}
 
 const indent = (text: string, prefix = "    ") => text.replace(/^/gm, prefix);
 
@@ -21,10 +34,11 @@ function describeAuthor(entry: WrittenToolEntry): string {
 }
 
 /** The review text of one tool: header, check results, source (numbered) and the diff. */
-export async function renderReview(root: string, { entry, source, report }: Reviewed): Promise<string> {
-  const lines = [`━━ ${entry.name} v${entry.version} — ${report.ok ? "checks passed" : "REJECTED"} (written by ${describeAuthor(entry)})`, "checks:"];
+export async function renderReview(root: string, { entry, source, report, restore }: Reviewed, mode: ReviewMode): Promise<string> {
+  const what = restore ? " (deployed, missing from tools/: restored from R2)" : "";
+  const lines = [`━━ ${entry.name} v${entry.version}${what} — ${verdict(report, restore === true, mode)} (written by ${describeAuthor(entry)})`, "checks:"];
   for (const step of report.steps) lines.push(`  ${step.ok ? "✓" : "✗"} ${step.check}${step.detail ? `: ${step.ok ? step.detail : ""}` : ""}`, ...(step.ok || !step.detail ? [] : [indent(step.detail)]));
-  if (source === null) return lines.join("\n");
+  if (source === null) return escapeForTerminal(lines.join("\n"));
   const width = String(source.split("\n").length).length;
   lines.push(`source (tools/${entry.name}.ts):`, ...source.replace(/\n$/, "").split("\n").map((l, i) => `  ${String(i + 1).padStart(width)} │ ${l}`));
   const deployedFile = path.join(root, "tools", `${entry.name}.ts`);
@@ -34,7 +48,7 @@ export async function renderReview(root: string, { entry, source, report }: Revi
     const diff = unifiedDiff(deployed, source, { a: `tools/${entry.name}.ts (deployed)`, b: `tools/${entry.name}.ts (v${entry.version})` });
     lines.push(diff ? `diff against the deployed version:\n${indent(diff, "  ")}` : "diff: identical to the deployed version");
   }
-  return lines.join("\n");
+  return escapeForTerminal(lines.join("\n"));
 }
 
 /** Asks `question`; true only for an answer starting with y. Reads stdin even when it is not a terminal. */

@@ -2,13 +2,15 @@
  * The redeploy script's access to the written-tool index (KV `tool:<name>` rows) and stored objects (R2),
  * from Node. Local mode goes through wrangler's getPlatformProxy on a `wrangler dev --persist-to DIR`
  * state (readable and writable while wrangler dev runs); remote mode goes through the wrangler CLI
- * (`--remote`). Key shapes and row parsing are the Worker's own (src/tools/written/tool-index.ts).
+ * (`--remote`). Key shapes and row parsing are the Worker's own (src/tools/written/tool-index.ts). The
+ * proxy is given a config holding only the KV and R2 bindings (same ids, so the same local data): the
+ * project's Durable Object and AI bindings would only print warnings about what the script never uses.
  */
 import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { getPlatformProxy, unstable_readConfig } from "wrangler";
+import { getPlatformProxy, unstable_readConfig, type PlatformProxy, type Unstable_Config } from "wrangler";
 import { indexMetadata } from "../../src/tools/written/index-summary.ts";
 import { INDEX_PREFIX, indexKey, parseEntry } from "../../src/tools/written/tool-index.ts";
 import type { WrittenToolEntry, WrittenToolSpec } from "../../src/tools/written/spec.ts";
@@ -43,15 +45,31 @@ const entryAt = (key: string, text: string | null) => {
   return entry && indexKey(entry.name) === key ? entry : undefined;
 };
 
+type Binding = { binding: string };
+
+/** A wrangler config with just the index's KV namespace and R2 bucket of `config`, written to `dir`. */
+async function storageOnlyConfig(config: Unstable_Config, configPath: string, dir: string): Promise<string> {
+  const kv = (config.kv_namespaces as Binding[]).filter((b) => b.binding === KV_BINDING);
+  const r2 = (config.r2_buckets as Binding[]).filter((b) => b.binding === R2_BINDING);
+  if (kv.length !== 1 || r2.length !== 1) throw new Error(`${configPath} must bind ${KV_BINDING} (KV) and ${R2_BINDING} (R2)`);
+  const file = path.join(dir, "wrangler.json");
+  await writeFile(file, JSON.stringify({ name: config.name, compatibility_date: config.compatibility_date, kv_namespaces: kv, r2_buckets: r2 }));
+  return file;
+}
+
 /** Local index over a wrangler dev state directory (the DIR given to `--persist-to`). */
-async function openLocal(configPath: string, persistTo: string): Promise<IndexPort> {
-  const proxy = await getPlatformProxy<{ TOOL_INDEX?: KVNamespace; TOOL_SOURCE?: R2Bucket }>({ configPath, persist: { path: path.join(persistTo, "v3") }, remoteBindings: false });
+async function openLocal(config: Unstable_Config, configPath: string, persistTo: string): Promise<IndexPort> {
+  const scratch = await mkdtemp(path.join(tmpdir(), "redeploy-config-"));
+  let proxy: PlatformProxy<{ TOOL_INDEX: KVNamespace; TOOL_SOURCE: R2Bucket }>;
+  try {
+    const storageConfig = await storageOnlyConfig(config, configPath, scratch);
+    proxy = await getPlatformProxy({ configPath: storageConfig, persist: { path: path.join(persistTo, "v3") }, remoteBindings: false });
+  } catch (err) {
+    await rm(scratch, { recursive: true, force: true });
+    throw err;
+  }
   const kv = proxy.env[KV_BINDING];
   const bucket = proxy.env[R2_BINDING];
-  if (!kv || !bucket) {
-    await proxy.dispose();
-    throw new Error(`${configPath} must bind ${KV_BINDING} (KV) and ${R2_BINDING} (R2)`);
-  }
   return {
     async listKeys() {
       const names: string[] = [];
@@ -69,7 +87,10 @@ async function openLocal(configPath: string, persistTo: string): Promise<IndexPo
       const object = await bucket.get(key);
       return object ? object.text() : null;
     },
-    close: () => proxy.dispose(),
+    async close() {
+      await proxy.dispose();
+      await rm(scratch, { recursive: true, force: true });
+    },
   };
 }
 
@@ -123,7 +144,7 @@ export async function openToolIndex({ root, configPath, local, persistTo, via }:
   const bucketName = (config.r2_buckets as { binding: string; bucket_name?: string }[] | undefined)?.find((b) => b.binding === R2_BINDING)?.bucket_name;
   if (!bucketName) throw new Error(`${configPath} has no R2 bucket bound as ${R2_BINDING}`);
   const mode = via ?? (local ? "proxy" : "cli");
-  const port = mode === "proxy" ? await openLocal(configPath, persistTo ?? "") : await openCli(root, configPath, bucketName, persistTo, !local);
+  const port = mode === "proxy" ? await openLocal(config, configPath, persistTo ?? "") : await openCli(root, configPath, bucketName, persistTo, !local);
   return {
     async listEntries() {
       const keys = await port.listKeys();

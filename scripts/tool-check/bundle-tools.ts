@@ -8,7 +8,7 @@ import { build, type BuildOptions, type Message, type Plugin } from "esbuild";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { describeError } from "../../src/core/tool-results.ts";
+import { describeError } from "../../src/core/index.ts";
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const CHECK_ENTRY = path.join(PROJECT_ROOT, "scripts", "tool-check", "check-entry.ts");

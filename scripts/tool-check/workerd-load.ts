@@ -6,7 +6,7 @@
  * finish loading in time (an endless loop) fails, and the isolate is replaced for the next one.
  */
 import { Miniflare, convertV4MiniflareOptions } from "miniflare";
-import { describeError } from "../../src/core/tool-results.ts";
+import { describeError } from "../../src/core/index.ts";
 import { DRAFT_COMPATIBILITY_DATE } from "../../src/tools/written/draft-tool.ts";
 import { CHECKER_MODULE, listModules } from "./bundle-tools.ts";
 

@@ -6,7 +6,7 @@
 import type { AssistantMessage, UserContent } from "../core/index.ts";
 import type { WireEvent } from "../wire/events.ts";
 
-export type { AgentMessage, AssistantMessage, ToolResultMessage, UserContent, UserMessage } from "../core/types.ts";
+export type { AgentMessage, AssistantMessage, ToolResultMessage, UserContent, UserMessage } from "../core/index.ts";
 export type { EventsDroppedEvent, StampedEvent, WireEvent, WireEventType } from "../wire/events.ts";
 export type { McpCatalogEntry, ToolEntry, ToolList, ToolStatus } from "../wire/tool-list.ts";
 export type { McpToolEntry, MessagePage, PendingApproval, QueueDepths, SessionSnapshot, SessionStatus } from "../wire/snapshot.ts";

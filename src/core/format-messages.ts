@@ -2,37 +2,41 @@
  * formatMsgForLLM's default hook: an AgentContext → OpenAI Chat Completions request body parts.
  * Wire types are declared here by hand so the core stays free of the `openai` package.
  * Tool calls go out with JSON-text arguments; results go out as `tool` messages with `tool_call_id`.
- * History is append-only and a stored message is never changed, so each message (and tool) is formatted
- * once and the same wire object is returned at every later step; for a window of the history marked by the
- * context policy, the wire list itself is kept and extended, so a step's cost does not grow with history.
- * Kept because measured: with the step caches of format-messages, context-budget, history-windows and
- * request-json removed, the step took 1.45× as long at 1,000 messages (interleaved bench:ab, non-streaming).
+ * A stored message never changes, so its wire object is made once and kept with it (a WeakMap entry per
+ * message, gone with the message): a step formats only the messages it added, and a run's request encoder
+ * extends the previous request's bytes while the list starts with the same objects (src/llm/request-json.ts).
  */
-import { historyOf, markRead, onlyAppendedSince, type ReadProgress } from "./history-windows.ts";
 import { describeContentBlock } from "./content-text.ts";
 import type { ChatContentPart, ChatMessage, ChatTool, ChatToolCall, LlmRequest } from "./llm-request.ts";
 import type { AgentContext, AgentMessage, AgentTool, ToolResultContent, UserContent } from "./types.ts";
 
-// Keyed by the history's own objects; `null` remembers "not sent". Entries go when the messages do.
+// `null` remembers "not sent" (an empty failed turn).
 const formattedMessages = new WeakMap<AgentMessage, ChatMessage | null>();
 const formattedTools = new WeakMap<AgentTool, ChatTool>();
+/** The same prompt gives the same system message object, so a request still extends the previous one. */
+const systemMessages = new Map<string, ChatMessage>();
+const MAX_SYSTEM_MESSAGES = 64;
 
-/**
- * The wire messages of a window of one history, kept per history array: a step formats (or looks up) only
- * the messages appended since the last step, while the window starts at the same message. The session's
- * system message is kept with it, one object while the prompt is the same, so its JSON is cached too and
- * the request's message list keeps extending the same first object (request-json.ts).
- */
-type WireWindow = ReadProgress & { wire: ChatMessage[]; system?: SystemMessage };
-type SystemMessage = { role: "system"; content: string };
-const wireByHistory = new WeakMap<readonly AgentMessage[], WireWindow>();
+function systemMessageOf(prompt: string): ChatMessage {
+  let message = systemMessages.get(prompt);
+  if (!message) {
+    if (systemMessages.size >= MAX_SYSTEM_MESSAGES) systemMessages.clear();
+    message = { role: "system", content: prompt };
+    systemMessages.set(prompt, message);
+  }
+  return message;
+}
 
 export function formatMsgForLLM(context: AgentContext): LlmRequest {
-  const history = historyOf(context.messages);
-  const window = history ? wireWindowOf(context.messages, history) : undefined;
-  const wire = window ? window.wire : appendWire([], context.messages, 0);
-  // A fresh array every step: a caller may keep an earlier request.
-  const messages: ChatMessage[] = context.systemPrompt ? [systemMessageOf(context.systemPrompt, window), ...wire] : [...wire];
+  const messages: ChatMessage[] = context.systemPrompt ? [systemMessageOf(context.systemPrompt)] : [];
+  for (const message of context.messages) {
+    let formatted = formattedMessages.get(message);
+    if (formatted === undefined) {
+      formatted = formatMessage(message) ?? null;
+      formattedMessages.set(message, formatted);
+    }
+    if (formatted) messages.push(formatted);
+  }
   const tools: ChatTool[] = [];
   for (const tool of context.tools.values()) {
     let formatted = formattedTools.get(tool);
@@ -43,37 +47,6 @@ export function formatMsgForLLM(context: AgentContext): LlmRequest {
     tools.push(formatted);
   }
   return { messages, tools };
-}
-
-/** The history's wire window, extended with the messages appended since the last step (rebuilt otherwise). */
-function wireWindowOf(messages: readonly AgentMessage[], history: readonly AgentMessage[]): WireWindow {
-  let window = wireByHistory.get(history);
-  if (!window || !onlyAppendedSince(messages, window)) {
-    window = { counted: 0, first: undefined, last: undefined, wire: [], ...(window?.system ? { system: window.system } : {}) };
-    wireByHistory.set(history, window);
-  }
-  appendWire(window.wire, messages, window.counted);
-  markRead(window, messages);
-  return window;
-}
-
-function systemMessageOf(prompt: string, window: WireWindow | undefined): SystemMessage {
-  if (!window) return { role: "system", content: prompt };
-  if (window.system?.content !== prompt) window.system = { role: "system", content: prompt };
-  return window.system;
-}
-
-function appendWire(wire: ChatMessage[], messages: readonly AgentMessage[], from: number): ChatMessage[] {
-  for (let i = from; i < messages.length; i++) {
-    const message = messages[i]!;
-    let formatted = formattedMessages.get(message);
-    if (formatted === undefined) {
-      formatted = formatMessage(message) ?? null;
-      formattedMessages.set(message, formatted);
-    }
-    if (formatted) wire.push(formatted);
-  }
-  return wire;
 }
 
 export function formatTool(tool: AgentTool): ChatTool {

@@ -117,6 +117,8 @@ export type ToolExecutionContext = {
   env: Readonly<Record<string, unknown>>;
   /** Capability "registerDraft": makes a draft tool callable in the calling session only. */
   registerDraft?: (tool: AgentTool) => boolean;
+  /** With "registerDraft": the bundled tools' names, which a draft can never take. */
+  bundledToolNames?: () => readonly string[];
   /** Where a host has a log channel (MCP's notifications/message over /mcp); absent elsewhere. */
   log?: (level: ToolLogLevel, data: unknown) => void;
   /** Where a host can ask a human mid-call (MCP elicitation over /mcp); absent elsewhere. */

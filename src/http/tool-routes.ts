@@ -8,7 +8,7 @@ import { Hono } from "hono";
 import { validator } from "hono/validator";
 import * as z from "zod";
 import type { AppEnv } from "../env.ts";
-import { TOOL_NAME_PATTERN } from "../core/tool-store.ts";
+import { TOOL_NAME_PATTERN } from "../core/index.ts";
 import { describeMcpServers } from "../mcp/mcp-catalog.ts";
 import type { ToolList } from "../wire/tool-list.ts";
 import { bundledToolNames } from "../tools/catalog.ts";

@@ -1,7 +1,7 @@
 /**
  * The offline demo model's "understanding": which of the offered tools a user message asks for, and their
  * arguments read from the message through each tool's JSON Schema (place phrases, IANA time zones, enum
- * words, explicit `key=value` pairs). Deterministic and pure; only tools present in the request are picked,
+ * words, counts and "<number> <property>" phrases, explicit `key=value` pairs). Deterministic and pure; only tools present in the request are picked,
  * and a property is filled only when the message supplies a value (nothing is invented).
  */
 import { type ChatTool, isPlainObject } from "../core/index.ts";
@@ -12,6 +12,7 @@ export type PlannedToolCall = { name: string; arguments: Record<string, unknown>
 const KEYWORD_CUES: ReadonlyArray<{ tool: string; pattern: RegExp }> = [
   { tool: "getTime", pattern: /\b(?:time|clock)\b/i },
   { tool: "getWeather", pattern: /\b(?:weather|temperature|forecast)\b/i },
+  { tool: "rollDice", pattern: /\b(?:roll|dice|die)\b/i },
   { tool: "listTools", pattern: /\b(?:what|which|list|show)(?:\s+\w+){0,2}?\s+tools\b|\bavailable tools\b/i },
 ];
 
@@ -29,6 +30,12 @@ const NOT_A_PLACE = new Set([
 // Words that end a lower-case place phrase ("in new york and ...").
 const PHRASE_STOP = new Set(["and", "or", "but", "please", "then", "with", "using", "now", "today", "tomorrow", "right", "in", "for", "at", "on", "is", "are", "what", "how"]);
 const MAX_PLACE_WORDS = 4;
+// Number properties that say "how many": filled from the first number no other property claimed.
+const COUNT_PROPERTIES = new Set(["n", "count", "number", "num", "times", "quantity", "amount", "dice"]);
+const NUMBER_WORDS: Readonly<Record<string, number>> = {
+  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
+};
+const NUMBER = `\\d+(?:\\.\\d+)?|${Object.keys(NUMBER_WORDS).join("|")}`;
 
 type Mention = { tool: ChatTool; position: number };
 
@@ -78,6 +85,7 @@ function readArguments(text: string, schema: Record<string, unknown>): Record<st
   const enumWords = new Set<string>();
   for (const property of Object.values(properties)) if (isPlainObject(property) && Array.isArray(property.enum)) for (const v of property.enum) enumWords.add(String(v).toLowerCase());
 
+  const numbers = readNumbers(text.replace(PAIR_PATTERN, " ; "), properties, pairs);
   for (const [key, raw] of Object.entries(properties)) {
     const property = isPlainObject(raw) ? raw : {};
     const explicit = pairs.get(key) ?? pairs.get(key.toLowerCase());
@@ -85,6 +93,7 @@ function readArguments(text: string, schema: Record<string, unknown>): Record<st
       args[key] = coerce(explicit, property);
       continue;
     }
+    if (numbers.has(key)) args[key] = numbers.get(key);
     const lower = key.toLowerCase();
     if (property.type !== undefined && property.type !== "string") continue;
     if (Array.isArray(property.enum)) {
@@ -99,6 +108,37 @@ function readArguments(text: string, schema: Record<string, unknown>): Record<st
     }
   }
   return args;
+}
+
+const toNumber = (word: string) => NUMBER_WORDS[word.toLowerCase()] ?? Number(word);
+const isNumeric = (property: unknown) => isPlainObject(property) && (property.type === "number" || property.type === "integer");
+
+/**
+ * Numbers for number properties without a key=value pair: "20 sides" or "20-sided" for `sides`, "3d20"
+ * for a count and `sides`, then each count property ("roll 3 dice": `n`) takes the first number left.
+ */
+function readNumbers(text: string, properties: Record<string, unknown>, pairs: ReadonlyMap<string, string>): Map<string, number> {
+  const found = new Map<string, number>();
+  const keys = Object.keys(properties).filter((k) => isNumeric(properties[k]) && !pairs.has(k) && !pairs.has(k.toLowerCase()));
+  const claimed = new Set<number>(); // positions of numbers already used
+  const counts = keys.filter((k) => COUNT_PROPERTIES.has(k.toLowerCase()));
+  const dice = /\b(\d+)d(\d+)\b/i.exec(text);
+  if (dice && keys.includes("sides")) {
+    found.set("sides", Number(dice[2]));
+    if (counts[0]) found.set(counts[0], Number(dice[1]));
+    return found;
+  }
+  for (const key of keys.filter((k) => !COUNT_PROPERTIES.has(k.toLowerCase()))) {
+    const noun = escapeRegExp(key.replace(/s$/i, ""));
+    const hit = new RegExp(`\\b(${NUMBER})[\\s-]+${noun}(?:s|d|ed)?\\b`, "i").exec(text);
+    if (hit) {
+      found.set(key, toNumber(hit[1]!));
+      claimed.add(hit.index);
+    }
+  }
+  const free = [...text.matchAll(new RegExp(`\\b(${NUMBER})\\b`, "gi"))].filter((m) => !claimed.has(m.index));
+  for (const [i, key] of counts.entries()) if (free[i]) found.set(key, toNumber(free[i]![1]!));
+  return found;
 }
 
 /** `key=value` and `key: value` pairs; quoted values may hold spaces. The first mention of a key wins. */

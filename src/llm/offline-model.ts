@@ -1,5 +1,6 @@
 /**
- * The built-in offline demo model, used when no OPENAI_API_KEY is set: an LlmCall with no network that
+ * The built-in offline demo model, used when MODEL_PROVIDER is "offline" or no OPENAI_API_KEY is set (it
+ * says which, so a user with a key knows why it is not used): an LlmCall with no network that
  * answers deterministically from request.messages and request.tools. A user turn asking for offered tools
  * gets tool calls (offline-intent.ts reads which and their arguments); fresh tool results get a text
  * summary; anything else gets a short text saying what it is and which tools it could use.
@@ -20,6 +21,14 @@ const MAX_QUOTED_RESULT_CHARS = 600;
 export type OfflineModelOptions = {
   /** Pause between streamed words, so a demo UI shows the stream; default 0 (no timers). */
   wordDelayMs?: number;
+  /** Why it runs: MODEL_PROVIDER says "offline", or no provider is set and there is no key (default). */
+  reason?: OfflineReason;
+};
+export type OfflineReason = "configured" | "no-key";
+
+const REASONS: Readonly<Record<OfflineReason, string>> = {
+  configured: 'MODEL_PROVIDER is "offline"',
+  "no-key": "no OPENAI_API_KEY is set",
 };
 
 type Reply = { kind: "text"; text: string } | { kind: "toolCalls"; calls: ToolCallContent[] };
@@ -27,7 +36,7 @@ type Reply = { kind: "text"; text: string } | { kind: "toolCalls"; calls: ToolCa
 export function createOfflineLlmCall(options: OfflineModelOptions = {}): LlmCall {
   return async (request, { signal, onTextDelta }) => {
     if (signal?.aborted) throw abortedError(signal.reason);
-    const reply = decideReply(request);
+    const reply = decideReply(request, options.reason ?? "no-key");
     const content: (TextContent | ToolCallContent)[] = reply.kind === "text" ? [{ type: "text", text: reply.text }] : reply.calls;
     if (reply.kind === "text") await streamWords(reply.text, options.wordDelayMs ?? 0, onTextDelta, signal);
     const output = reply.kind === "text" ? reply.text : JSON.stringify(reply.calls);
@@ -45,7 +54,7 @@ export function createOfflineLlmCall(options: OfflineModelOptions = {}): LlmCall
   };
 }
 
-function decideReply(request: LlmRequest): Reply {
+function decideReply(request: LlmRequest, reason: OfflineReason): Reply {
   const conversation = request.messages.filter((m) => m.role !== "system");
   const latest = conversation[conversation.length - 1];
   if (latest?.role === "tool") return { kind: "text", text: summarizeToolResults(conversation) };
@@ -58,7 +67,7 @@ function decideReply(request: LlmRequest): Reply {
       return { kind: "toolCalls", calls };
     }
   }
-  return { kind: "text", text: introduction(request.tools) };
+  return { kind: "text", text: introduction(request.tools, reason) };
 }
 
 function userText(message: Extract<ChatMessage, { role: "user" }>): string {
@@ -86,8 +95,8 @@ function quote(content: string): string {
   return flat.length > MAX_QUOTED_RESULT_CHARS ? `${flat.slice(0, MAX_QUOTED_RESULT_CHARS)}…` : flat;
 }
 
-function introduction(tools: readonly ChatTool[]): string {
-  const intro = "I am the offline demo model (no OPENAI_API_KEY is set), so I only understand simple requests.";
+function introduction(tools: readonly ChatTool[], reason: OfflineReason): string {
+  const intro = `I am the offline demo model (${REASONS[reason]}), so I only understand simple requests.`;
   if (tools.length === 0) return `${intro} No tools are available in this session, so there is little I can do.`;
   const names = tools.map((t) => t.function.name);
   return `${intro} I can use these tools: ${names.join(", ")}. Ask for one by name, e.g. "use ${names[0]}", and give arguments as key=value pairs.`;

@@ -12,7 +12,7 @@ import { guardAttempt } from "./attempt-guard.ts";
 import { chatCompletionsEndpoint, postChatCompletions, readCompletionBody, readCompletionChunks, type ChatCompletionsEndpoint } from "./chat-completions-http.ts";
 import { toLlmError } from "./openai-errors.ts";
 import { createChunkAccumulator, readCompletion, type CompletionParts } from "./openai-response.ts";
-import { encodeChatRequest, listJsonLength, type EncodedRequest } from "./request-json.ts";
+import { listJsonLength, RequestEncoder, type EncodedRequest } from "./request-json.ts";
 import { llmRetryPolicy, runLlmAttempts } from "./llm-attempts.ts";
 import { estimateUsage } from "./usage.ts";
 
@@ -52,10 +52,12 @@ export function createOpenAiLlmCall(options: OpenAiLlmOptions): LlmCall {
   const stream = options.stream ?? true;
   const includeUsage = options.includeStreamUsage ?? true;
   const policy = llmRetryPolicy(options);
+  // One encoder per adapter instance: the run driver makes one per run, whose requests extend each other.
+  const encoder = new RequestEncoder();
 
   return async (request, call) => {
     const body = toRequestBody(request, options.model);
-    const settings: AttemptSettings = { body, stream, includeUsage, timeoutMs };
+    const settings: AttemptSettings = { body, stream, includeUsage, timeoutMs, encoder };
     const parts = await runLlmAttempts(policy, call, ({ deliver, delivered }) => attemptOnce(endpoint, settings, deliver, delivered, call.signal));
     return toResponse(parts, request, options.model, provider);
   };
@@ -70,12 +72,12 @@ function toRequestBody(request: LlmRequest, model: string): RequestBody {
   };
 }
 
-type AttemptSettings = { body: RequestBody; stream: boolean; includeUsage: boolean; timeoutMs: number };
+type AttemptSettings = { body: RequestBody; stream: boolean; includeUsage: boolean; timeoutMs: number; encoder: RequestEncoder };
 
 /** One attempt with its own timeout, linked to the caller's signal. */
 async function attemptOnce(
   endpoint: ChatCompletionsEndpoint,
-  { body, stream, includeUsage, timeoutMs }: AttemptSettings,
+  { body, stream, includeUsage, timeoutMs, encoder }: AttemptSettings,
   deliver: (text: string) => void,
   hasDelivered: () => boolean,
   signal: AbortSignal | undefined,
@@ -85,7 +87,7 @@ async function attemptOnce(
   try {
     armTimer();
     // The body goes out as ready bytes, most of them encoded at earlier steps (request-json.ts).
-    request = encodeChatRequest(stream ? { ...body, stream: true, ...(includeUsage ? { stream_options: { include_usage: true } } : {}) } : { ...body, stream: false });
+    request = encoder.encode(stream ? { ...body, stream: true, ...(includeUsage ? { stream_options: { include_usage: true } } : {}) } : { ...body, stream: false });
     const response = await postChatCompletions(endpoint, request.bytes, stream, controller.signal);
     if (!stream) return readCompletion(await readCompletionBody(response));
     const accumulator = createChunkAccumulator();
@@ -97,7 +99,7 @@ async function attemptOnce(
     if (!accumulator.finished) throw new LlmError("LLM stream ended before the model finished its answer", { kind: "network", retryable: true });
     return accumulator.result();
   } catch (err) {
-    const error = toLlmError(err, state);
+    const error = toLlmError(err, state, endpoint.url);
     if (error.retryable && hasDelivered()) {
       throw new LlmError(`LLM stream broke after text was already streamed (not retried, so the text is not repeated): ${error.message}`, {
         kind: "stream_interrupted",

@@ -7,7 +7,10 @@
 import { abortedError, LlmError } from "./llm-error.ts";
 import type { AttemptState } from "./attempt-guard.ts";
 
-export function toLlmError(err: unknown, attempt: AttemptState): LlmError {
+/** The endpoint as an error may name it: no user info, query or fragment (they may carry credentials). */
+const shownUrl = (url: string) => URL.canParse(url) ? ((u) => `${u.origin}${u.pathname}`)(new URL(url)) : "the configured URL";
+
+export function toLlmError(err: unknown, attempt: AttemptState, url?: string): LlmError {
   if (err instanceof LlmError) return err;
   if (attempt.aborted) return abortedError(err);
   if (attempt.timedOut) {
@@ -16,5 +19,6 @@ export function toLlmError(err: unknown, attempt: AttemptState): LlmError {
   // fetch reports refused connections and sockets closed mid-body as TypeError ("fetch failed", "Network connection lost").
   const message = err instanceof Error ? err.message : String(err);
   const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : "";
-  return new LlmError(`LLM connection failed: ${message}${cause}`, { kind: "network", retryable: true, cause: err });
+  const to = url === undefined ? "" : ` (POST ${shownUrl(url)})`;
+  return new LlmError(`LLM connection failed: ${message}${cause}${to}`, { kind: "network", retryable: true, cause: err });
 }

@@ -97,7 +97,7 @@ export function selectLlmCall(env: LlmEnv, choice: LlmChoice = {}): LlmCall {
   const selection = describeLlmSelection(env, choice.model);
   switch (selection.kind) {
     case "offline":
-      return createOfflineLlmCall();
+      return createOfflineLlmCall({ reason: setting(env.MODEL_PROVIDER) ? "configured" : "no-key" });
     case "invalid": {
       const error = new LlmError(selection.message, { kind: "config", retryable: false });
       return () => Promise.reject(error);

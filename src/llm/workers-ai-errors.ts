@@ -23,6 +23,11 @@ export function toWorkersAiError(err: unknown, attempt: AttemptState): LlmError 
     return new LlmError(`Workers AI timed out: no response data for ${attempt.timeoutMs} ms`, { kind: "timeout", retryable: true, cause: err });
   }
   const message = err instanceof Error ? err.message : String(err);
+  // `wrangler dev --local` has no remote proxy for the binding: every attempt fails alike, so never retried.
+  if (/needs to be run remotely/.test(message)) {
+    const fix = "locally, set MODEL_PROVIDER in .dev.vars (offline, or openai with OPENAI_API_KEY), or `npx wrangler login` and `npm run dev:remote`";
+    return new LlmError(`Workers AI does not run under \`npm start\` (${message}): ${fix}`, { kind: "config", retryable: false, cause: err });
+  }
   const code = Number(/\b([345]\d{3}):/.exec(message)?.[1]);
   if (Number.isInteger(code) && code > 0) {
     const status = STATUS_BY_CODE[code];

@@ -41,7 +41,7 @@ export function servedToolStore(): ToolStore {
 
 export function createMcpServer(env: Readonly<Record<string, unknown>>): Server {
   const store = servedToolStore();
-  const host: ToolHost = { sessionId: "", env, capabilities: { registerDraft: () => false } };
+  const host: ToolHost = { sessionId: "", env, capabilities: { registerDraft: () => false, bundledToolNames: () => [] } };
   const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: {}, logging: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
   // One server per MCP session, so its level is this session's (the SDK's own handler keys it by header).
   let logLevel: ToolLogLevel = "info";

@@ -1,13 +1,13 @@
 /**
  * Structured logs for Workers Logs (`[observability]`): one JSON line per finished tool call and one per
  * finished run, built by watching the session's stamped events (the sink calls `observe` after storing
- * each). Lines carry session, run, tool, duration, isError, tokens and LLM retries; `npm run tail` shows
- * them. A run's tool-call lines are written just before its run line (or once HELD_LINES_MAX wait): a
+ * each). Lines carry session, run, tool, duration, isError, tokens and LLM retries, and a failed run's
+ * error message (bounded); `npm run tail` shows them. A run's tool-call lines are written just before its run line (or once HELD_LINES_MAX wait): a
  * console.log costs ~1 ms of CPU under `wrangler dev`, which a step must not pay, and Workers Logs deliver
  * an invocation's lines when it ends anyway. Never throws; keeps state only for the run in progress.
  */
 import type { StampedEvent } from "../wire/events.ts";
-import type { Usage } from "../core/types.ts";
+import type { Usage } from "../core/index.ts";
 
 export type ToolCallLogLine = {
   event: "toolCall";
@@ -34,16 +34,22 @@ export type RunLogLine = {
   retries: number;
   /** The run continued after a restart: its duration counts from the resumption. */
   resumed: boolean;
+  /** Only on a failed run: why (the final message's errorMessage, else the run's last error event). */
+  error?: string;
 };
 
 export type LogLine = ToolCallLogLine | RunLogLine;
 
-type RunState = { startedAt: number; resumed: boolean; toolCalls: number; toolErrors: number; retries: number; tokens: Usage };
+type RunState = { startedAt: number; resumed: boolean; toolCalls: number; toolErrors: number; retries: number; tokens: Usage; lastError?: string };
 
 const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
 
 /** Tool-call lines held back at most: a run with more writes them in groups of this many. */
 export const HELD_LINES_MAX = 64;
+/** A failed run's message is cut here: enough to name the cause, bounded for a log line. */
+export const MAX_ERROR_CHARS = 1_000;
+
+const clip = (text: string) => (text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text);
 
 export class RunLog {
   private run: RunState | undefined;
@@ -95,33 +101,39 @@ export class RunLog {
         });
         return;
       }
-      case "runEnd":
+      case "runEnd": {
+        const isError = event.stopReason === "error" || event.response.errorMessage !== undefined;
+        const error = event.response.errorMessage ?? run.lastError;
         this.emit({
           event: "run",
           sessionId: event.sessionId,
           runId: event.runId ?? null,
           durationMs: event.ts - run.startedAt,
           stopReason: event.stopReason,
-          isError: event.stopReason === "error" || event.response.errorMessage !== undefined,
+          isError,
           model: event.response.model ?? null,
           toolCalls: run.toolCalls,
           toolErrors: run.toolErrors,
           tokens: run.tokens,
           retries: run.retries,
           resumed: run.resumed,
+          ...(isError ? { error: clip(error ?? "(no message)") } : {}),
         });
         this.run = undefined;
         this.toolStarts.clear();
+        return;
+      }
+      case "error":
+        run.lastError = event.message;
         return;
       case "messageStart":
       case "messageDelta":
       case "toolExecUpdate":
       case "toolApprovalRequired":
       case "mcpElicitation":
-      case "error":
       case "contextTrimmed":
       case "messageAbandoned":
-        return; // deltas, approvals, errors and notices carry nothing these lines count
+        return; // deltas, approvals and notices carry nothing these lines count
       default:
         // Every event type is placed above: tsc fails here when the core's union gains one.
         event satisfies never;

@@ -10,7 +10,7 @@ import { ToolStore, loadTools, type AgentState } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
 import { attachMcpTools } from "../mcp/attach.ts";
 import { RunLog } from "../observability/run-log.ts";
-import { bundledRegistry } from "../tools/catalog.ts";
+import { sessionRegistry } from "../tools/catalog.ts";
 import { withToolContexts } from "../tools/tool-context.ts";
 import { registerWrittenDrafts, sessionToolHost, writtenToolListing } from "../tools/written/session-tools.ts";
 import { ApprovalGate } from "./approval-gate.ts";
@@ -43,7 +43,7 @@ export function writeSettings(sql: SqlStorage, settings: SessionSettings): void 
 export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: SessionSettings): { session: Session; ready: Promise<unknown> } {
   const sql = ctx.storage.sql;
   const store = new ToolStore(settings.id);
-  const registry = bundledRegistry();
+  const registry = sessionRegistry(env);
   const allowed = settings.tools ? Object.fromEntries(Object.entries(registry).filter(([name]) => settings.tools!.includes(name))) : registry;
   loadTools(store, withToolContexts(allowed, sessionToolHost(store, env)), writtenToolListing(env, store));
 

@@ -2,8 +2,10 @@
  * defineTool: the tool author's kit. A zod object schema goes in; an AgentTool whose `inputSchema` is
  * the schema's JSON Schema comes out, so the LLM and the core's validation both see plain JSON Schema.
  * Called from `tools/<name>.ts` files inside their `getTool()`; the plain-object form needs none of this.
- * Invariant: `execute` receives arguments already checked by the core, then parsed by the zod schema
- * (which applies defaults and transforms the JSON Schema cannot express).
+ * Invariants: `execute` receives arguments already checked by the core, then parsed by the zod schema
+ * (which applies defaults and transforms the JSON Schema cannot express); whatever it returns (a string,
+ * or `{content}` with optional details/terminate) reaches the core as a full AgentToolResult; a field
+ * this kit does not know fails getTool() with its name (so the build names it), never later.
  */
 import * as z from "zod";
 import type {
@@ -14,13 +16,38 @@ import type {
   ToolArguments,
   ToolCapability,
   ToolExecutionContext,
-} from "../core/types.ts";
+  ToolResultContent,
+  Usage,
+} from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
+import { describeUnknownFields, type ListsEvery } from "./unknown-fields.ts";
 
 /** The Worker's vars, secrets and bindings a tool may declare (not the session namespace itself). */
 export type ToolEnvKey = Exclude<keyof AppEnv, "AGENT_SESSION"> & string;
 /** A tool's context, typed by the env keys it declared: each is there when the Worker has it. */
 export type ToolContext<K extends ToolEnvKey = never> = Omit<ToolExecutionContext, "env"> & { env: Partial<Pick<AppEnv, K>> };
+
+/**
+ * What execute may return: a string (one text block), or its content with optional `details` (default
+ * `{}`), `usage` and `terminate` (default false). `C` is the content block type: plain-object tools may
+ * write blocks without `as const` (the core checks each block when the tool returns).
+ */
+export type ToolReturn<C = ToolResultContent> = string | { content: readonly C[]; details?: Record<string, unknown>; usage?: Usage; terminate?: boolean };
+
+/** A content block as a plain-object tool writes it: `type` widened to string is fine. */
+export type LooseContent = { type: string; text?: string; data?: string; mimeType?: string };
+
+/**
+ * A tool as a plain-object `getTool()` returns it, importing nothing: the registry checks each file
+ * against this (scripts/generate-registry.ts). `execute` is a method, so its `args` may be typed as the
+ * tool's own argument shape.
+ */
+export type PlainTool = Omit<AgentTool, "execute" | "capabilities"> & {
+  execute(toolCallId: string, args: ToolArguments, signal: AbortSignal | undefined, onPartialResult: OnPartialResult, context?: ToolExecutionContext): ToolReturn<LooseContent> | Promise<ToolReturn<LooseContent>>;
+  capabilities?: readonly string[];
+};
+/** The generated registry's type: tool file name → module. */
+export type ToolFileRegistry = Readonly<Record<string, { getTool: () => PlainTool }>>;
 
 export type ToolDefinition<S extends z.ZodObject, K extends ToolEnvKey = never> = {
   name: string;
@@ -33,7 +60,7 @@ export type ToolDefinition<S extends z.ZodObject, K extends ToolEnvKey = never> 
     signal: AbortSignal | undefined,
     onPartialResult: OnPartialResult,
     context?: ToolContext<K>,
-  ) => AgentToolResult | Promise<AgentToolResult>;
+  ) => ToolReturn | Promise<ToolReturn>;
   /** Env keys and bindings the tool needs; it gets these and nothing else (src/tools/tool-context.ts). */
   env?: readonly K[];
   capabilities?: readonly ToolCapability[];
@@ -53,7 +80,32 @@ export function toInputSchema(schema: z.ZodObject): JsonSchema {
   return jsonSchema;
 }
 
+/** Every field of ToolDefinition; anything else in a definition is a mistake worth naming. */
+const DEFINITION_FIELDS = [
+  "name", "label", "description", "schema", "execute", "env", "capabilities", "prepareArguments",
+  "parallelToolExecute", "idempotent", "requiresApproval", "timeoutMs",
+] as const satisfies readonly (keyof ToolDefinition<z.ZodObject>)[];
+// tsc fails on this line when ToolDefinition gains a field the list above lacks.
+const definitionFieldsComplete: ListsEvery<ToolDefinition<z.ZodObject>, typeof DEFINITION_FIELDS> = true;
+
+/** A full AgentToolResult from what execute returned: a string becomes one text block; defaults filled in. */
+export function toToolResult(value: ToolReturn): AgentToolResult {
+  if (typeof value === "string") return { content: [{ type: "text", text: value }], details: {}, terminate: false };
+  // Not a result at all (a JavaScript tool returned null, a number…): the core names what is wrong.
+  if (typeof value !== "object" || value === null || !Array.isArray(value.content)) return value as unknown as AgentToolResult;
+  const { content, details, terminate, ...rest } = value;
+  return { ...rest, content: [...content], details: details ?? {}, terminate: terminate ?? false };
+}
+
+/** The definition's mistakes a type checker may not have seen (a tool file nobody ran tsc on). */
+function checkDefinition(definition: object & { name?: unknown; schema?: unknown }): void {
+  const problems = describeUnknownFields(definition, DEFINITION_FIELDS, "defineTool");
+  if (!(definition.schema instanceof z.ZodObject) && !problems.some((p) => p.includes("`schema`"))) problems.push("`schema` must be a zod object schema (z.object({ ... }))");
+  if (problems.length) throw new Error(`defineTool(${JSON.stringify(String(definition.name))}): ${problems.join("; ")}`);
+}
+
 export function defineTool<S extends z.ZodObject, K extends ToolEnvKey = never>(definition: ToolDefinition<S, K>): AgentTool {
+  checkDefinition(definition);
   const { schema, execute, ...rest } = definition;
   return {
     ...rest,
@@ -67,7 +119,8 @@ export function defineTool<S extends z.ZodObject, K extends ToolEnvKey = never>(
         throw new Error(`Invalid arguments for tool "${definition.name}":\n${problems.join("\n")}`);
       }
       // The host built `context` from the `env` list above, so it holds at most the declared keys.
-      return execute(toolCallId, parsed.data, signal, onPartialResult, context as ToolContext<K> | undefined);
+      const value = execute(toolCallId, parsed.data, signal, onPartialResult, context as ToolContext<K> | undefined);
+      return value instanceof Promise ? value.then(toToolResult) : toToolResult(value);
     },
   };
 }

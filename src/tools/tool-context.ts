@@ -5,14 +5,14 @@
  * Called by the session loader (src/session/session-loader.ts) when it fills a session's ToolStore.
  * Invariant: a key a tool did not declare is absent from its context.env, whatever the host holds.
  */
-import type { AgentTool, ToolCapability, ToolExecutionContext } from "../core/types.ts";
-import type { ToolRegistry } from "../core/tool-store.ts";
+import type { AgentTool, ToolCapability, ToolExecutionContext } from "../core/index.ts";
+import type { ToolRegistry } from "../core/index.ts";
 
 /** What the session offers; each tool receives the part it declared. */
 export type ToolHost = {
   sessionId: string;
   env: Readonly<Record<string, unknown>>;
-  capabilities: { registerDraft: (tool: AgentTool) => boolean };
+  capabilities: { registerDraft: (tool: AgentTool) => boolean; bundledToolNames: () => readonly string[] };
 };
 
 /** The context `tool` may see: its declared env keys that the host has, and its declared capabilities. */
@@ -30,6 +30,7 @@ function grant(context: ToolExecutionContext, capability: ToolCapability, host: 
   switch (capability) {
     case "registerDraft":
       context.registerDraft = host.capabilities.registerDraft;
+      context.bundledToolNames = host.capabilities.bundledToolNames;
       return;
     default: {
       const unknown: never = capability;

@@ -36,3 +36,23 @@ it("answers a time question with the offline model, showing the getTime card and
   await watched.context.close();
   expect(watched.errors).toEqual([]);
 });
+
+it("opens on example prompts for the session's tools; picking one sends it and hides them", async () => {
+  const watched = await openWatchedPage(browser);
+  const chat = new ChatPage(watched.page);
+  await chat.open(dev.url);
+  const examples = watched.page.locator("#examples");
+  await examples.getByRole("button").first().waitFor({ timeout: UI_TIMEOUT_MS });
+  expect(await examples.getByRole("button").allTextContents()).toEqual(["What time is it in Lima?", "What's the weather in Tokyo?", "Roll 3 dice", "What tools do you have?"]);
+  await examples.getByRole("button", { name: "Roll 3 dice" }).click();
+  await chat.cardInState("rollDice", "done").waitFor({ timeout: UI_TIMEOUT_MS });
+  await chat.waitForRunEnds(1);
+  expect(await examples.isHidden()).toBe(true);
+  expect(await chat.userBubbles.last().textContent()).toContain("Roll 3 dice");
+  expect((await chat.assistantBubbles.last().textContent()) ?? "").toMatch(/Rolled 3d6: \d, \d, \d \(total \d+\)/);
+  await chat.reload();
+  await chat.userBubbles.first().waitFor({ timeout: UI_TIMEOUT_MS });
+  expect(await examples.isHidden()).toBe(true); // the conversation is not empty any more
+  await watched.context.close();
+  expect(watched.errors).toEqual([]);
+});

@@ -45,10 +45,12 @@ beforeEach(({ onTestFailed }) => {
 describe("the offline demo model behind wrangler dev", () => {
   let run: SseEvent[];
   let response: AssistantResponse;
+  let sessionTools: unknown;
 
   beforeAll(async () => {
     const api = createApi(dev.url);
     const session = await api.createSession();
+    sessionTools = (await api.snapshot(session)).tools;
     const stream = await api.openEvents(session);
     await api.send(session, "What time is it in Tokyo?");
     run = await stream.until("runEnd");
@@ -70,6 +72,11 @@ describe("the offline demo model behind wrangler dev", () => {
     expect(runEnd.stopReason).toBe("stop");
     expect(textOf(runEnd.response!)).toMatch(TOKYO_TIME);
     expect(run.filter((e) => e.event === "messageDelta").map((e) => e.json.text).join("")).toBe(textOf(runEnd.response!));
+  });
+
+  it("neither offers nor lists writeTool while WRITE_TOOL_ENABLED is off (wrangler.toml's default)", () => {
+    expect(sessionTools).toEqual(expect.arrayContaining(["getTime", "getWeather", "listTools"]));
+    expect(sessionTools).not.toContain("writeTool");
   });
 
   it("hands the same answer to GET responses/next", () => {

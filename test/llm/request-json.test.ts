@@ -1,10 +1,10 @@
 /**
- * The request body's bytes built from cached pieces (src/llm/request-json.ts): they must decode to exactly
+ * The request body's bytes built by a run's RequestEncoder (src/llm/request-json.ts): they must decode to exactly
  * what JSON.stringify gives, a wire object already sent is not stringified again, and bytes handed to a
  * request in flight never change under it.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { cachedJson, encodeChatRequest, listJsonLength, type ChatRequestBody } from "../../src/llm/request-json.ts";
+import { cachedJson, listJsonLength, RequestEncoder, type ChatRequestBody } from "../../src/llm/request-json.ts";
 
 const messages = [
   { role: "system", content: "Be brief." },
@@ -15,6 +15,10 @@ const messages = [
 const tools = [{ type: "function", function: { name: "getWeather", description: "Weather", parameters: { type: "object", properties: {} } } }];
 
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+/** One run's encoder, as an LLM adapter instance holds it; each test gets a fresh one. */
+let encoder = new RequestEncoder();
+const encodeChatRequest = (body: ChatRequestBody) => encoder.encode(body);
+
 /** Encodes and settles the request at once, as a finished LLM call does. */
 function bodyText(body: ChatRequestBody): string {
   const request = encodeChatRequest(body);
@@ -23,7 +27,10 @@ function bodyText(body: ChatRequestBody): string {
   return text;
 }
 
-afterEach(() => vi.restoreAllMocks());
+afterEach(() => {
+  vi.restoreAllMocks();
+  encoder = new RequestEncoder();
+});
 
 describe("encodeChatRequest", () => {
   it("encodes the UTF-8 of exactly JSON.stringify of the whole body", () => {

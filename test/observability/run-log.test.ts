@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/core/events.ts";
 import type { StampedEvent } from "../../src/wire/events.ts";
 import type { AssistantMessage } from "../../src/core/types.ts";
-import { HELD_LINES_MAX, RunLog, type LogLine } from "../../src/observability/run-log.ts";
+import { HELD_LINES_MAX, MAX_ERROR_CHARS, RunLog, type LogLine } from "../../src/observability/run-log.ts";
 
 /** A RunLog whose lines are collected, fed events stamped as the session's sink stamps them. */
 function harness() {
@@ -89,6 +89,22 @@ describe("the structured run log", () => {
     expect(lines.map((l) => (l.event === "run" ? [l.runId, l.isError, l.retries, l.durationMs] : l.event))).toEqual([
       ["run-1", true, 1, 9],
       ["run-2", false, 0, 5],
+    ]);
+  });
+
+  it("names why a failed run failed: the final message's error, else the run's last error event", () => {
+    const { lines, feed } = harness();
+    feed(0, { type: "runStart" });
+    feed(9, { type: "runEnd", response: answer("", { stopReason: "error", errorMessage: "LLM connection failed: http://127.0.0.1:9/v1 unreachable" }), stopReason: "error" });
+    feed(10, { type: "runStart" }, "run-2");
+    feed(11, { type: "error", message: "Binding AI needs to be run remotely" }, "run-2");
+    feed(12, { type: "runEnd", response: answer("", { stopReason: "error" }), stopReason: "error" }, "run-2");
+    feed(13, { type: "runStart" }, "run-3");
+    feed(14, { type: "runEnd", response: answer("", { stopReason: "error", errorMessage: "x".repeat(5_000) }), stopReason: "error" }, "run-3");
+    expect(lines.map((l) => (l.event === "run" ? l.error : undefined))).toEqual([
+      "LLM connection failed: http://127.0.0.1:9/v1 unreachable",
+      "Binding AI needs to be run remotely",
+      `${"x".repeat(MAX_ERROR_CHARS)}…`,
     ]);
   });
 

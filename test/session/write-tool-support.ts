@@ -5,6 +5,7 @@
  */
 import { env } from "cloudflare:test";
 import type { AgentTool, AgentToolResult, ToolArguments, ToolResultMessage } from "../../src/core/types.ts";
+import { bundledToolNames } from "../../src/tools/catalog.ts";
 import { registerDraft } from "../../src/tools/written/session-tools.ts";
 import { ToolStore } from "../../src/core/tool-store.ts";
 import type { WriteToolInput } from "../../src/tools/written/spec.ts";
@@ -35,8 +36,8 @@ export type DirectOutcome = { ok: true; result: AgentToolResult } | { ok: false;
 /** Calls writeTool's execute as the pipeline would, with `envOverrides` on top of the test Worker's env. */
 export async function runWriteToolDirectly(input: WriteToolInput, envOverrides: Record<string, unknown> = {}, store = new ToolStore("direct")): Promise<DirectOutcome> {
   const tool = getTool();
-  // As the session hands it over: the env and the registerDraft capability, into `store` only.
-  const context = { sessionId: "direct-session", env: { ...workerEnv, ...envOverrides }, registerDraft: (draft: AgentTool) => registerDraft(store, draft) };
+  // As the session hands it over: the env and the registerDraft capability (with the bundled names), into `store` only.
+  const context = { sessionId: "direct-session", env: { ...workerEnv, ...envOverrides }, registerDraft: (draft: AgentTool) => registerDraft(store, draft), bundledToolNames };
   try {
     return { ok: true, result: await tool.execute("direct-call", input, undefined, () => {}, context) };
   } catch (err) {

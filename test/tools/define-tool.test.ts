@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineTool } from "../../src/tools/define-tool.ts";
+import { defineTool, type ToolFileRegistry, type ToolReturn } from "../../src/tools/define-tool.ts";
+import { describeUnknownFields, PLAIN_TOOL_FIELDS } from "../../src/tools/unknown-fields.ts";
 import type { AgentToolResult } from "../../src/core/types.ts";
-import { prepareCall, runToolCall, textOf } from "./support.ts";
+import { executeDirectly, prepareCall, runToolCall, textOf } from "./support.ts";
 
 const ok = (text: string): AgentToolResult => ({ content: [{ type: "text", text }], details: {}, terminate: false });
 
@@ -84,5 +85,70 @@ describe("defineTool", () => {
     const { message } = await runToolCall(tool, { n: 3 });
     expect(message.isError).toBe(true);
     expect(textOf(message)).toContain("n: must be even");
+  });
+});
+
+describe("defineTool with the habits of other SDKs", () => {
+  const base = { name: "habit", label: "Habit", description: "Has habits.", execute: () => "ok" };
+
+  it("names an unknown field and the field meant (`parameters` for `schema`)", () => {
+    const definition = { ...base, parameters: z.object({ q: z.string() }) };
+    // @ts-expect-error: tsc names the unknown field too (an object literal may only specify known properties)
+    expect(() => defineTool({ ...base, parameters: z.object({ q: z.string() }) })).toThrow("unknown field `parameters`, did you mean `schema`?");
+    expect(() => defineTool(definition as never)).toThrow('defineTool("habit"): unknown field `parameters`, did you mean `schema`?');
+  });
+
+  it("suggests the nearest field for a typo, and lists the fields when nothing is near", () => {
+    expect(() => defineTool({ ...base, schema: z.object({}), descripton: "x" } as never)).toThrow("unknown field `descripton`, did you mean `description`?");
+    expect(() => defineTool({ ...base, schema: z.object({}), colour: "red" } as never)).toThrow(/unknown field `colour` \(known: name, label, description, schema, execute/);
+  });
+
+  it("says what `schema` must be when it is missing", () => {
+    expect(() => defineTool(base as never)).toThrow('defineTool("habit"): `schema` must be a zod object schema (z.object({ ... }))');
+  });
+});
+
+describe("what a defineTool execute may return", () => {
+  const returning = (value: ToolReturn | Promise<ToolReturn>) =>
+    defineTool({ name: "returns", label: "Returns", description: "Returns a value.", schema: z.object({}), execute: () => value });
+
+  it("a string: one text block, details {}, terminate false", async () => {
+    const { message } = await runToolCall(returning("just text"), {});
+    expect(message).toMatchObject({ isError: false, content: [{ type: "text", text: "just text" }], details: {} });
+    expect((await executeDirectly(returning("just text"), {})).result).toEqual(ok("just text"));
+  });
+
+  it("just {content}, from a sync or an async execute: the defaults filled in", async () => {
+    const content = [{ type: "text" as const, text: "only content" }];
+    expect((await executeDirectly(returning({ content }), {})).result).toEqual(ok("only content"));
+    expect((await executeDirectly(returning(Promise.resolve({ content })), {})).result).toEqual(ok("only content"));
+  });
+
+  it("keeps details, usage and terminate when given", async () => {
+    const usage = { inputTokens: 1, outputTokens: 2, totalTokens: 3 };
+    const { result } = await executeDirectly(returning({ content: [{ type: "text", text: "t" }], details: { a: 1 }, usage, terminate: true }), {});
+    expect(result).toEqual({ content: [{ type: "text", text: "t" }], details: { a: 1 }, usage, terminate: true });
+  });
+});
+
+describe("plain-object tools", () => {
+  it("typecheck as written in a tool file: a string or bare {content} result, blocks without `as const`", () => {
+    // Not contextually typed, as in a tools/ file that imports nothing: `type: "text"` widens to string.
+    const getTool = () => ({
+      name: "plain",
+      label: "Plain",
+      description: "A plain tool.",
+      inputSchema: { type: "object", properties: { city: { type: "string" } } },
+      execute: (_id: string, args: { city?: string }) => (args.city ? `hello ${args.city}` : { content: [{ type: "text", text: "no city" }] }),
+    });
+    const registry = { plain: { getTool } } satisfies ToolFileRegistry;
+    expect(Object.keys(registry)).toEqual(["plain"]);
+  });
+
+  it("have their unknown fields named, with the field meant", () => {
+    expect(describeUnknownFields({ name: "x", parameters: {}, handler: () => "" }, PLAIN_TOOL_FIELDS, "plain")).toEqual([
+      "unknown field `parameters`, did you mean `inputSchema`?",
+      "unknown field `handler`, did you mean `execute`?",
+    ]);
   });
 });

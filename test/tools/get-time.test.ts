@@ -47,6 +47,24 @@ describe("getTime", () => {
     expect(saoPaulo.details).toMatchObject({ timezone: "America/Sao_Paulo", city: "São Paulo" });
   });
 
+  it("resolves any city the runtime's IANA zone list is named after, beyond its own table", async () => {
+    const { result: lima } = await executeDirectly(getTool(), { city: "Lima" });
+    expect(textOf(lima)).toBe("Current time in Lima (America/Lima): 2026-11-29 05:31:02 (Sunday)");
+    const { result: hcm } = await executeDirectly(getTool(), { city: "ho chi minh" });
+    expect(hcm.details).toMatchObject({ timezone: "Asia/Ho_Chi_Minh", city: "Ho Chi Minh" });
+  });
+
+  it("resolves the city of every zone in Intl.supportedValuesOf('timeZone') to a zone of the same name", async () => {
+    const unresolved: string[] = [];
+    for (const zone of Intl.supportedValuesOf("timeZone").filter((z) => z.includes("/") && !z.startsWith("Etc/"))) {
+      const city = zone.split("/").pop()!.replace(/_/g, " ");
+      const { result } = await executeDirectly(getTool(), { city });
+      const got = String(result.details.timezone);
+      if (got.split("/").pop()!.replace(/_/g, " ").toLowerCase() !== city.toLowerCase()) unresolved.push(`${city} → ${got}`);
+    }
+    expect(unresolved).toEqual([]);
+  });
+
   it("prefers the timezone when both are given, keeping the city as the label", async () => {
     const { result } = await executeDirectly(getTool(), { timezone: "Asia/Tokyo", city: "Kyoto" });
     expect(textOf(result)).toBe("Current time in Kyoto (Asia/Tokyo): 2026-11-29 19:31:02 (Sunday)");

@@ -7,7 +7,7 @@ import { bindToolContext, contextFor, withToolContexts, type ToolHost } from "..
 
 const HOST_ENV = { OPENAI_API_KEY: "sk-secret", API_TOKEN: "admin", WEATHER_API_BASE_URL: "http://weather.test", TOOL_INDEX: { kv: true } };
 const registered: AgentTool[] = [];
-const host: ToolHost = { sessionId: "s_1", env: HOST_ENV, capabilities: { registerDraft: (tool) => registered.push(tool) > 0 } };
+const host: ToolHost = { sessionId: "s_1", env: HOST_ENV, capabilities: { registerDraft: (tool) => registered.push(tool) > 0, bundledToolNames: () => ["getTime"] } };
 
 /** A tool that answers with the context it was given. */
 const probe = (declared: Partial<Pick<AgentTool, "env" | "capabilities">>): AgentTool => ({

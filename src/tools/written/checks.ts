@@ -4,10 +4,10 @@
  * lexical scan of each code body, and no control or bidi-override character anywhere (unsafe-characters.ts). Pure: the caller passes the names in use. Every problem is reported,
  * one line each, so the model can fix them all in one retry.
  */
-import { isPlainObject } from "../../core/plain-object.ts";
-import { checkInputSchema } from "../../core/tool-contract.ts";
-import { TOOL_NAME_PATTERN } from "../../core/tool-store.ts";
-import type { JsonSchema } from "../../core/types.ts";
+import { isPlainObject } from "../../core/index.ts";
+import { checkInputSchema } from "../../core/index.ts";
+import { TOOL_NAME_PATTERN } from "../../core/index.ts";
+import type { JsonSchema } from "../../core/index.ts";
 import type { WriteToolInput, WrittenToolSpec } from "./spec.ts";
 import { checkSchemaPatterns } from "./schema-patterns.ts";
 import { scanCodeBody } from "./syntax-scan.ts";

@@ -7,9 +7,9 @@
  * Invariants: the isolate id carries the module's hash, so a new version never reuses an old isolate, and
  * the session's id, so module state a draft keeps between calls never crosses from one session to another.
  */
-import { validateAgainstSchema } from "../../core/tool-arguments.ts";
-import { describeError, normalizeToolResult } from "../../core/tool-results.ts";
-import type { AgentTool, AgentToolResult, ToolArguments } from "../../core/types.ts";
+import { validateAgainstSchema } from "../../core/index.ts";
+import { describeError, normalizeToolResult } from "../../core/index.ts";
+import type { AgentTool, AgentToolResult, ToolArguments } from "../../core/index.ts";
 import { DRAFT_MAIN_MODULE, renderDraftModule, type CodeField, type RenderedModule } from "./render.ts";
 import { hasPatterns, withoutPatterns } from "./schema-patterns.ts";
 import type { WrittenToolSpec } from "./spec.ts";

@@ -4,7 +4,7 @@
  * a session sees deployed tools and its own drafts only. Reads the KV index's one bounded listing only;
  * never throws on a missing binding (written tools are then simply absent).
  */
-import type { ToolStore } from "../../core/tool-store.ts";
+import type { ToolStore } from "../../core/index.ts";
 import { bundledToolNames } from "../catalog.ts";
 import { isDraftTool } from "./draft-tool.ts";
 import type { WrittenToolSummary } from "./index-summary.ts";

@@ -4,7 +4,7 @@
  * (`{event_type, client_payload}`), so a workflow that runs `npm run redeploy` can be the hook as is.
  * Never throws: a missing configuration or a failing hook is an outcome the tool reports to the model.
  */
-import { describeError } from "../../core/tool-results.ts";
+import { describeError } from "../../core/index.ts";
 import type { WrittenToolEntry } from "./spec.ts";
 
 export type RedeployHookEnv = { REDEPLOY_HOOK_URL?: string; REDEPLOY_HOOK_SECRET?: string };

@@ -5,8 +5,8 @@
  * (PATTERN_CHECK_JS, rendered into the draft module). Patterns are allowed only where both walks reach
  * them: the root, `properties`, `items`, `prefixItems` and `allOf`; writeTool's checks refuse the rest.
  */
-import { isPlainObject } from "../../core/plain-object.ts";
-import type { JsonSchema } from "../../core/types.ts";
+import { isPlainObject } from "../../core/index.ts";
+import type { JsonSchema } from "../../core/index.ts";
 
 type Node = Record<string, unknown>;
 

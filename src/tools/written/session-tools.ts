@@ -5,8 +5,8 @@
  * drop one an operator rejected, and give listTools its extra lines. Bundled tools always win a name
  * clash; drafts only replace drafts. Never throws into the session: an unreadable index means no drafts.
  */
-import type { ToolListingExtra, ToolStore } from "../../core/tool-store.ts";
-import type { AgentTool } from "../../core/types.ts";
+import type { ToolListingExtra, ToolStore } from "../../core/index.ts";
+import type { AgentTool } from "../../core/index.ts";
 import type { ToolHost } from "../tool-context.ts";
 import { bundledToolNames } from "../catalog.ts";
 import { createDraftTool, isDraftTool } from "./draft-tool.ts";
@@ -24,7 +24,7 @@ export function registerDraft(store: ToolStore, draft: AgentTool): boolean {
 
 /** What a session offers its tools: its id, the Worker's env (each tool sees only what it declared) and registerDraft into its own store. */
 export function sessionToolHost(store: ToolStore, env: Readonly<Record<string, unknown>>): ToolHost {
-  return { sessionId: store.sessionId, env, capabilities: { registerDraft: (tool) => registerDraft(store, tool) } };
+  return { sessionId: store.sessionId, env, capabilities: { registerDraft: (tool) => registerDraft(store, tool), bundledToolNames } };
 }
 
 /** Removes the draft `name` from the store (an operator rejected it); a bundled tool is never removed. */

@@ -4,7 +4,7 @@
  * index row that the session, the HTTP API and scripts/redeploy.ts read. Shared vocabulary only.
  */
 import * as z from "zod";
-import type { JsonSchema } from "../../core/types.ts";
+import type { JsonSchema } from "../../core/index.ts";
 
 export const writeToolInput = z.object({
   name: z.string().describe("The tool's name: a JavaScript identifier (letters, digits, underscores; not starting with a digit)."),

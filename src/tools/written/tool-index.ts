@@ -5,7 +5,7 @@
  * here (the script imports these key shapes). Invariants: the KV row is written last, so a row always
  * points at objects that exist; a name whose row is not deployed belongs to the session that wrote it.
  */
-import { TOOL_NAME_PATTERN } from "../../core/tool-store.ts";
+import { TOOL_NAME_PATTERN } from "../../core/index.ts";
 import { renderToolSource } from "./render.ts";
 import { indexMetadata, summaryFromMetadata, type WrittenToolSummary } from "./index-summary.ts";
 import type { WrittenToolAuthor, WrittenToolEntry, WrittenToolSpec, WrittenToolStatus } from "./spec.ts";

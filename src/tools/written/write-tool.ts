@@ -5,8 +5,7 @@
  * context's registerDraft capability) → ask for a redeploy. Failures before the commit throw (the
  * pipeline makes them error results) and store nothing. It sees only the env keys in WRITE_TOOL_ENV.
  */
-import type { AgentToolResult, ToolExecutionContext } from "../../core/types.ts";
-import { bundledToolNames } from "../catalog.ts";
+import type { AgentToolResult, ToolExecutionContext } from "../../core/index.ts";
 import { checkWriteToolInput } from "./checks.ts";
 import { createDraftTool, probeDraft } from "./draft-tool.ts";
 import { requestRedeploy, type RedeployHookEnv } from "./redeploy-hook.ts";
@@ -62,7 +61,7 @@ export async function runWriteTool(
   const { summaries, complete } = await listSummaries(kv);
   // Another session's draft is not this session's business: its name is neither named nor counted.
   const visible = summaries.filter((s) => ownsName(s, sessionId));
-  const checked = checkWriteToolInput(input, { bundled: bundledToolNames(), written: visible.map((s) => s.name) });
+  const checked = checkWriteToolInput(input, { bundled: [...(context?.bundledToolNames?.() ?? [])], written: visible.map((s) => s.name) });
   if (!checked.ok) throw new Error(`writeTool refused "${input.name}":\n${checked.problems.map((p) => `- ${p}`).join("\n")}`);
   const { spec } = checked;
   const bound = checkIndexBounds(spec.name, summaries, complete, sessionId);

@@ -2,7 +2,10 @@
  * scripts/redeploy.ts in local mode against a throwaway project copy and a fresh wrangler state dir:
  * tools are seeded through the real writer (commitWrittenTool) via getPlatformProxy, then the script runs
  * as a child process: a dry run, a run whose question is answered "n", a run with --yes, a run with
- * nothing pending, and a --no-deploy run for a second version. Each test checks one outcome.
+ * nothing pending, and a --no-deploy run for a second version. The state dir is the copy's
+ * .wrangler/state, where `npm start` keeps it, so `--local` needs no `--persist-to`. Rows written around
+ * writeTool (R2 and KV edited directly) stand for an attacker with write access to the index.
+ * Each test checks one outcome.
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -12,9 +15,9 @@ import path from "node:path";
 import { getPlatformProxy } from "wrangler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commitWrittenTool, indexKey, sha256Hex, sourceKey, specKey, type ToolIndexEnv } from "../../src/tools/written/tool-index.ts";
-import { WRITTEN_TOOL_MARKER } from "../../src/tools/written/render.ts";
+import { renderToolSource, WRITTEN_TOOL_MARKER } from "../../src/tools/written/render.ts";
 import type { WrittenToolEntry, WrittenToolSpec } from "../../src/tools/written/spec.ts";
-import { copyProject, type TempProject } from "../support/temp-project.ts";
+import { copyProject, plainToolSource, type TempProject } from "../support/temp-project.ts";
 
 type Run = { code: number; output: string };
 
@@ -30,6 +33,7 @@ const spec = (name: string, executeCode: string): WrittenToolSpec => ({
 let project: TempProject;
 let state: string;
 const runs: Record<"dryRun" | "declined" | "first" | "second" | "noDeploy", Run> = {} as never;
+let toolsAfterFirst: string[] = [];
 let toolsAfterDeclined: string[] = [];
 let deployedFile = "";
 let deployedRegistry = "";
@@ -49,18 +53,40 @@ async function withIndex<T>(fn: (env: ToolIndexEnv) => Promise<T>): Promise<T> {
 const NODE_TS = ["--experimental-transform-types", "--disable-warning=ExperimentalWarning"];
 
 /** Runs the script; `answer` is what stdin says to its question (nothing: stdin ends at once). */
-function redeployIn(persistTo: string, args: string[], answer = ""): Promise<Run> {
+function redeployIn(args: string[], answer = ""): Promise<Run> {
   return new Promise((resolve) => {
     const node = path.join(project.root, "node_modules", ".bin", "node");
-    const child = execFile(node, [...NODE_TS, path.join(project.root, "scripts", "redeploy.ts"), "--local", "--persist-to", persistTo, ...args], { cwd: project.root }, (err, stdout, stderr) => {
+    const child = execFile(node, [...NODE_TS, path.join(project.root, "scripts", "redeploy.ts"), "--local", ...args], { cwd: project.root }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, output: `${stdout}${stderr}` });
     });
     child.stdin?.end(answer);
   });
 }
-const redeploy = (...args: string[]) => redeployIn(state, args);
+const redeploy = (...args: string[]) => redeployIn(args);
 
-const NAMES = ["goodAdder", "typeBroken", "notRendered", "getTime"] as const;
+const PENDING = ["goodAdder", "typeBroken", "notRendered", "handMade", "escaper"] as const;
+const NAMES = [...PENDING, "restorable", "tampered"] as const;
+/** ESC sequences that erase the line above, hidden in a comment of an otherwise fine tool. */
+const ERASE_LINES = "\u001b[1A\u001b[2K\u001b[1A\u001b[2K";
+/** The review block of one tool in a run's output. */
+const reviewOf = (output: string, name: string) => output.slice(output.indexOf(`━━ ${name} v`)).split("\n\n")[0]!;
+
+/** Puts a row, its spec and `source` (default: the spec's rendering) straight into KV and R2, bypassing writeTool. */
+async function putRaw(env: ToolIndexEnv, toolSpec: WrittenToolSpec, status: WrittenToolEntry["status"], source?: string): Promise<void> {
+  const author = { sessionId: "raw" };
+  const writtenAt = new Date().toISOString();
+  const text = source ?? renderToolSource(toolSpec, { version: 1, author, writtenAt }).code;
+  const name = toolSpec.name;
+  const entry: WrittenToolEntry = {
+    name, version: 1, hash: await sha256Hex(text), status, label: name, description: toolSpec.description,
+    author, writtenAt, sourceKey: sourceKey(name, 1), specKey: specKey(name, 1), ...(status === "deployed" ? { deployedAt: writtenAt } : {}),
+  };
+  await env.TOOL_SOURCE.put(entry.sourceKey, text);
+  await env.TOOL_SOURCE.put(entry.specKey, JSON.stringify(toolSpec));
+  await env.TOOL_INDEX.put(indexKey(name), JSON.stringify(entry));
+}
+/** The copy's own tools/: one hand-written fixture, whatever the user keeps in theirs. */
+const FIXTURE_TOOLS = { "handMade.ts": plainToolSource("handMade") };
 const readRows = () =>
   withIndex(async (env) =>
     Object.fromEntries(await Promise.all(NAMES.map(async (n) => [n, JSON.parse((await env.TOOL_INDEX.get(indexKey(n))) ?? "null")] as const))),
@@ -68,8 +94,8 @@ const readRows = () =>
 const toolFiles = async () => (await import("node:fs/promises")).readdir(path.join(project.root, "tools"));
 
 beforeAll(async () => {
-  project = await copyProject();
-  state = await mkdtemp(path.join(tmpdir(), "redeploy-state-"));
+  project = await copyProject({ tools: FIXTURE_TOOLS });
+  state = path.join(project.root, ".wrangler", "state");
   await withIndex(async (env) => {
     const author = { sessionId: "test" };
     await commitWrittenTool(env, spec("goodAdder", "return String(args.a + 1);"), author, new Date());
@@ -85,15 +111,21 @@ beforeAll(async () => {
     await env.TOOL_SOURCE.put(entry.specKey, JSON.stringify(spec("notRendered", "return 1;")));
     await env.TOOL_INDEX.put(indexKey("notRendered"), JSON.stringify(entry));
     // A pending row for a hand-written tool's name (writeTool refuses it; the script must too).
-    await commitWrittenTool(env, spec("getTime", "return 'not the real getTime';"), author, new Date());
+    await commitWrittenTool(env, spec("handMade", "return 'not the real handMade';"), author, new Date());
+    await putRaw(env, spec("escaper", `// ${ERASE_LINES}nothing to see\nreturn "fine";`), "pending");
+    // Deployed rows missing from tools/ (a fresh checkout): one that passes every check, and one whose
+    // stored source has the right hash and marker but is not what its spec renders (it runs at load).
+    await putRaw(env, spec("restorable", "return 'restored';"), "deployed");
+    await putRaw(env, spec("tampered", "return 1;"), "deployed", `${WRITTEN_TOOL_MARKER}: tampered v1.\nglobalThis.fetch = () => { throw new Error("patched"); };\nexport function getTool() { return {}; }\n`);
   });
   runs.dryRun = await redeploy("--dry-run");
   afterDryRun.tools = await toolFiles();
   afterDryRun.rows = await readRows();
-  runs.declined = await redeployIn(state, [], "n\n");
+  runs.declined = await redeployIn([], "n\n");
   toolsAfterDeclined = await toolFiles();
   runs.first = await redeploy("--yes");
   rows = await readRows();
+  toolsAfterFirst = await toolFiles();
   deployedFile = await readFile(path.join(project.root, "tools", "goodAdder.ts"), "utf8");
   deployedRegistry = await readFile(path.join(project.root, "src", "tools", "registry.generated.ts"), "utf8");
   runs.second = await redeploy("--yes");
@@ -104,15 +136,24 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await project?.remove();
-  if (state) await rm(state, { recursive: true, force: true });
 });
 
 describe("npm run redeploy --local", () => {
   it("in a dry run checks everything but changes neither tools/ nor the index", () => {
     expect(runs.dryRun.code).toBe(0);
     expect(runs.dryRun.output, runs.dryRun.output).toContain("dry run OK: 1 tool(s) would be deployed; tools/ is restored and no row was changed");
-    expect(afterDryRun.tools.sort()).toEqual(["getTime.ts", "getWeather.ts", "writeTool.ts"]);
-    expect(Object.values(afterDryRun.rows).map((r) => r?.status)).toEqual(["pending", "pending", "pending", "pending"]);
+    expect(afterDryRun.tools.sort()).toEqual(Object.keys(FIXTURE_TOOLS));
+    expect(PENDING.map((n) => afterDryRun.rows[n]?.status)).toEqual(PENDING.map(() => "pending"));
+  });
+
+  it("in a dry run says what it would reject, not that it rejected", () => {
+    expect(runs.dryRun.output).toContain("typeBroken v1: would reject");
+    expect(reviewOf(runs.dryRun.output, "typeBroken")).toContain("WOULD BE REJECTED (dry run: nothing recorded)");
+    expect(runs.dryRun.output).not.toMatch(/: rejected$|— REJECTED/m);
+  });
+
+  it("prints none of wrangler's warnings about Durable Objects or AI bindings it does not use", () => {
+    expect(runs.dryRun.output).not.toMatch(/Durable Object|AI bindings/);
   });
 
   it("prints each pending tool's source and the result of every check before asking", () => {
@@ -122,13 +163,13 @@ describe("npm run redeploy --local", () => {
     expect(runs.declined.output).toMatch(/✓ load: loads in workerd/);
     expect(runs.declined.output).toMatch(/\d+ │ return String\(args\.a \+ 1\);/);
     expect(runs.declined.output).toContain("diff: no deployed version in tools/ (a new tool)");
-    expect(runs.declined.output).toContain("Ship 1 tool(s): goodAdder v1? [y/N]");
+    expect(runs.declined.output).toMatch(/Ship 1 tool\(s\): goodAdder v1 .*\? \[y\/N\]/);
   });
 
   it("ships nothing when the question is not answered yes", () => {
     expect(runs.declined.code).toBe(1);
     expect(runs.declined.output).toContain("not confirmed: nothing was shipped");
-    expect(toolsAfterDeclined.sort()).toEqual(["getTime.ts", "getWeather.ts", "writeTool.ts"]);
+    expect(toolsAfterDeclined.sort()).toEqual(Object.keys(FIXTURE_TOOLS));
   });
 
   it("writes a passing tool into tools/ and the regenerated registry, and marks it deployed", async () => {
@@ -151,14 +192,38 @@ describe("npm run redeploy --local", () => {
     expect(existsSync(path.join(project.root, "tools", "notRendered.ts"))).toBe(false);
   });
 
+  it("refuses a source with terminal escapes and prints them escaped in the review", () => {
+    expect(rows.escaper).toMatchObject({ status: "rejected" });
+    expect(rows.escaper!.error).toMatch(/^line \d+, column \d+: U\+001B \(a control or bidirectional-override character\)/);
+    const review = reviewOf(runs.declined.output, "escaper");
+    expect(review).toContain("✗ characters");
+    expect(review).toContain("// \\u{1B}[1A\\u{1B}[2K");
+    expect(runs.declined.output).not.toContain("\u001b");
+  });
+
+  it("restores a deployed tool missing from tools/ only after every check, and shows it in the review", async () => {
+    expect(reviewOf(runs.declined.output, "restorable")).toMatch(/^━━ restorable v1 \(deployed, missing from tools\/: restored from R2\) — checks passed/);
+    expect(reviewOf(runs.declined.output, "restorable")).toMatch(/\d+ │ return 'restored';/);
+    expect(runs.declined.output).toContain("Ship 1 tool(s): goodAdder v1 (and restore restorable v1)? [y/N]");
+    expect(toolsAfterFirst).toContain("restorable.ts");
+    expect(rows.restorable).toMatchObject({ status: "deployed" });
+  });
+
+  it("never restores a deployed row whose stored source fails a check, even with a matching hash", () => {
+    expect(reviewOf(runs.first.output, "tampered")).toMatch(/^━━ tampered v1 \(deployed, missing from tools\/: restored from R2\) — NOT RESTORED/);
+    expect(reviewOf(runs.first.output, "tampered")).toContain("✗ template");
+    expect(runs.first.output).toContain("tampered v1: deployed, but its stored source fails the checks; it will be missing from this deploy");
+    expect(toolsAfterFirst).not.toContain("tampered.ts");
+  });
+
   it("never replaces a hand-written tool", async () => {
-    expect(rows.getTime).toMatchObject({ status: "rejected", error: "tools/getTime.ts is a hand-written tool; a written tool may not replace it" });
-    expect(await readFile(path.join(project.root, "tools", "getTime.ts"), "utf8")).not.toContain(WRITTEN_TOOL_MARKER);
+    expect(rows.handMade).toMatchObject({ status: "rejected", error: "tools/handMade.ts is a hand-written tool; a written tool may not replace it" });
+    expect(await readFile(path.join(project.root, "tools", "handMade.ts"), "utf8")).toBe(FIXTURE_TOOLS["handMade.ts"]);
   });
 
   it("does nothing when run again", () => {
     expect(runs.second.code).toBe(0);
-    expect(runs.second.output).toContain("nothing to redeploy (4 written tool(s), none pending)");
+    expect(runs.second.output).toContain(`nothing to redeploy (${NAMES.length} written tool(s), none pending)`);
   });
 
   it("shows a new version as a diff against the deployed file", () => {

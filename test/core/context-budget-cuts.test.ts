@@ -1,7 +1,7 @@
 /**
- * The default context policy keeps running totals per history array and extends them with what was
- * appended since the last step. Its answer must be the one a fresh computation gives (the same history in
- * a new array, with no totals yet): after appends, after a trim from the front, and for every budget.
+ * The default context policy walks back from the newest message with each message's kept estimate. Its
+ * answer must be the policy's definition and the one a fresh computation gives (the same history in a
+ * new array): after appends, after a trim from the front, and for every budget.
  */
 import { describe, expect, it } from "vitest";
 import { budgetContext, estimateMessageTokens, estimateToolTokens } from "../../src/core/context-budget.ts";
@@ -20,7 +20,7 @@ function messageNumber(n: number): AgentMessage[] {
   return [assistantCall(`c${n}`), result(`c${n}`, `result ${n} ${"r".repeat(size)}`)];
 }
 
-/** The same computation on a copy of the history, which has no running totals. */
+/** The same computation on a copy of the history array. */
 const fresh = (state: AgentState, budget: number) => budgetContext({ ...state, messages: [...state.messages] }, budget);
 const shape = (context: AgentContext) => ({ messages: [...context.messages], trimmed: context.trimmed });
 
@@ -41,7 +41,7 @@ function cutByDefinition(state: AgentState, budget: number): number {
   return oldest < 0 ? lastUser : oldest;
 }
 
-describe("the context policy's running totals", () => {
+describe("the context policy's cut", () => {
   it("cut where the policy's definition cuts, at every step of a growing history", () => {
     const state = newState([makeTool("getTime")], []);
     for (let n = 0; n < 60; n++) {

@@ -1,0 +1,19 @@
+/**
+ * vitest globalSetup of the node projects: on a fresh clone the generated files (the tool registry,
+ * public/client.js) do not exist yet, and tests import them. When one is missing it runs the generators
+ * once, as `npm run generate:code` would; otherwise it does nothing (npm test regenerates them first).
+ */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { REPO_ROOT, runNodeScript } from "./temp-project.ts";
+
+const GENERATED = [
+  { file: "src/tools/registry.generated.ts", script: "scripts/generate-registry.ts" },
+  { file: "public/client.js", script: "scripts/build-client.ts" },
+];
+
+export default async function setup(): Promise<void> {
+  for (const { file, script } of GENERATED) {
+    if (!existsSync(path.join(REPO_ROOT, file))) await runNodeScript(REPO_ROOT, path.join(REPO_ROOT, script));
+  }
+}
