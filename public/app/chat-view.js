@@ -166,7 +166,7 @@ export class ChatView {
     const onAnswer = this.onAnswer;
     if (this.asked.has(elicitation.elicitationId) || !onAnswer) return;
     this.asked.add(elicitation.elicitationId);
-    this.list.append(el("li", { class: "notice notice-info" }, elicitationForm(elicitation, (action, content) => onAnswer(elicitation.elicitationId, action, content))));
+    this.list.append(el("li", { class: "notice notice-info elicitation-item" }, elicitationForm(elicitation, (action, content) => onAnswer(elicitation.elicitationId, action, content))));
     this.scrollToEnd();
   }
 
