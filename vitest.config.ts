@@ -2,11 +2,11 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 
 /** A project whose tests run inside workerd against the test Worker, with the scripted mock LLM. */
-function workersProject(name: string, include: string[], exclude: string[] = [], mcp = false, fileParallelism = true): TestProjectInlineConfiguration {
+function workersProject(name: string, include: string[], exclude: string[] = [], mcp: boolean | "oauth" = false, fileParallelism = true, configPath = "./test/worker/wrangler.test.toml"): TestProjectInlineConfiguration {
   return {
     plugins: [
       cloudflareTest(({ inject }) => ({
-        wrangler: { configPath: "./test/worker/wrangler.test.toml" },
+        wrangler: { configPath },
         miniflare: {
           bindings: {
             OPENAI_API_KEY: "test-key",
@@ -16,7 +16,9 @@ function workersProject(name: string, include: string[], exclude: string[] = [],
             // Long enough for every test that answers an approval, short enough to test the timeout.
             APPROVAL_TIMEOUT_MS: "3000",
             // The mock MCP server (test/support/mock-mcp-server.ts) in the projects that test MCP tools.
-            ...(mcp ? { MCP_SERVERS: inject("mcpServers") } : {}),
+            ...(mcp === true ? { MCP_SERVERS: inject("mcpServers") } : {}),
+            // The OAuth-protected MCP server (test/support/oauth-mcp-server.ts) and the URLs sessions may add.
+            ...(mcp === "oauth" ? { MCP_SERVERS: inject("oauthMcpServers"), MCP_ALLOWED_URLS: inject("oauthAllowedUrls") } : {}),
           },
         },
       })),
@@ -27,7 +29,7 @@ function workersProject(name: string, include: string[], exclude: string[] = [],
       exclude,
       testTimeout: 20_000,
       fileParallelism,
-      globalSetup: ["test/support/workers-global-setup.ts", ...(mcp ? ["test/support/mcp-global-setup.ts"] : [])],
+      globalSetup: ["test/support/workers-global-setup.ts", ...(mcp === true ? ["test/support/mcp-global-setup.ts"] : []), ...(mcp === "oauth" ? ["test/support/oauth-global-setup.ts"] : [])],
     },
   };
 }
@@ -65,8 +67,12 @@ export default defineConfig({
       // Sessions with remote MCP servers configured (every session there gets their tools by default).
       // One file at a time: the restart test there resets every object of its Worker.
       workersProject("workers-mcp", ["test/mcp/workers/**/*.test.ts"], [], true, false),
+      // An MCP server behind OAuth, and servers sessions add within MCP_ALLOWED_URLS.
+      workersProject("workers-mcp-oauth", ["test/mcp/oauth/**/*.test.ts"], [], "oauth", false),
       // Restart tests reset every Durable Object of their Worker, so they get a Worker of their own.
       workersProject("workers-restarts", ["test/session/restarts.test.ts"]),
+      // Sub-agents (parent and child sessions) with fixture sub-agents, restarts included: a Worker of their own, one file at a time.
+      workersProject("workers-subagents", ["test/subagents/**/*.test.ts"], ["test/**/*.node.test.ts"], false, false, "./test/worker/wrangler.sub-agents.toml"),
       {
         // Against a real `wrangler dev` (support/wrangler-dev.ts); one server at a time.
         test: {

@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const url = process.argv.at(-1);
   if (!url || !/^https?:\/\//.test(url)) throw new Error("usage: mcp-conformance-client.ts <server-url>");
   // Empty content: the connection declares applyDefaults, so the SDK fills in each field's default.
-  const connection = new McpConnection({ name: "conformance", url }, () => undefined, async () => ({ action: "accept", content: {} }));
+  const connection = new McpConnection({ name: "conformance", url }, () => undefined, undefined, async () => ({ action: "accept", content: {} }));
   try {
     const tools = await connection.listTools();
     for (const tool of tools) {

@@ -48,3 +48,12 @@ export const DEFAULT_SESSION_MAX_BYTES = 200_000_000;
 
 export const readSessionMaxBytes = (env: { SESSION_MAX_BYTES?: string | undefined }): number =>
   readPositiveInteger(env.SESSION_MAX_BYTES, DEFAULT_SESSION_MAX_BYTES);
+
+/** How deep sub-agents may nest (MAX_SUBAGENT_DEPTH): a session at this depth is offered no sub-agents. */
+export const DEFAULT_MAX_SUBAGENT_DEPTH = 2;
+
+/** A whole number of levels, zero allowed (no sub-agents at all), else the default. */
+export const readMaxSubAgentDepth = (env: { MAX_SUBAGENT_DEPTH?: string | undefined }): number => {
+  const text = env.MAX_SUBAGENT_DEPTH?.trim() ?? "";
+  return /^\d{1,3}$/.test(text) ? Number(text) : DEFAULT_MAX_SUBAGENT_DEPTH;
+};

@@ -23,4 +23,8 @@ export type AppEnv = Omit<Env, SecretName> &
     LOCAL_DEV?: string;
     /** JSON `[{name, url, headers?, requireApproval?}]`: remote MCP servers whose tools sessions may use. */
     MCP_SERVERS?: string;
+    /** Comma-separated URL prefixes a session may attach as its own MCP servers; unset: none. */
+    MCP_ALLOWED_URLS?: string;
+    /** How deep sub-agents may nest (src/env-vars.ts); default 2. */
+    MAX_SUBAGENT_DEPTH?: string;
   };

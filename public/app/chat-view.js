@@ -141,7 +141,7 @@ export class ChatView {
 
   /** @param {EventOf<"toolExecUpdate">} event */
   toolUpdate(event) {
-    this.card(event.toolCallId, event.toolName, event.arguments).addPartial(event.partialResult);
+    this.card(event.toolCallId, event.toolName, event.arguments).addPartial(event.partialResult, (toolCallId, approve) => this.onDecide(toolCallId, approve));
     this.scrollToEnd();
   }
 
@@ -185,6 +185,18 @@ export class ChatView {
   notice(text, kind = "info") {
     this.lastNotice = text;
     this.list.append(el("li", { class: `notice notice-${kind}`, role: kind === "error" ? "alert" : undefined, text }));
+    this.scrollToEnd();
+  }
+
+  /**
+   * A remote MCP server needs the user to authorize it: a "Connect" link, opened in a new tab. Only an
+   * http(s) URL becomes a link (the URL comes from the server's own metadata).
+   * @param {{ server: string, authorizationUrl?: string }} request
+   */
+  connectRequired({ server, authorizationUrl }) {
+    const safe = authorizationUrl && /^https?:$/.test(new URL(authorizationUrl, location.href).protocol) ? authorizationUrl : undefined;
+    const link = safe ? el("a", { href: safe, target: "_blank", rel: "noopener noreferrer", class: "connect-link", text: "Connect" }) : null;
+    this.list.append(el("li", { class: "notice notice-info", dataset: { mcpServer: server } }, `MCP server "${server}" needs your authorization before its tools can be used. `, link));
     this.scrollToEnd();
   }
 

@@ -106,6 +106,7 @@ async function attach(handle) {
   historyBefore = snapshot.messagesBefore ?? null;
   if (snapshot.status === "running") view.markUnfinishedRunning();
   for (const pending of snapshot.pendingApprovals) view.approvalRequired(pending);
+  for (const s of snapshot.mcpServers ?? []) if (s.status === "authRequired") view.connectRequired({ server: s.name, authorizationUrl: s.authorizationUrl });
   for (const pending of snapshot.pendingElicitations ?? []) view.elicitation(pending);
   sessionTools = snapshot.tools;
   if (Array.isArray(snapshot.requireApproval)) ui.requireApproval.checked = snapshot.requireApproval.includes("*");
@@ -244,6 +245,18 @@ function apply(event) {
       break;
     case "error":
       view.notice(event.message, "error");
+      break;
+    case "mcpAuthRequired":
+      view.connectRequired(event);
+      break;
+    case "mcpToolsChanged":
+      view.notice(
+        event.changed.length > 0
+          ? `MCP server "${event.server}" changed the definition of ${event.changed.join(", ")}: check them before relying on them.`
+          : `MCP server "${event.server}" changed its tools.`,
+        event.changed.length > 0 ? "error" : "info",
+      );
+      void refreshTools();
       break;
     default:
       unhandled(event);
@@ -428,6 +441,19 @@ async function loadTools() {
     renderToolsError(ui.tools, `Cannot list tools: ${describe(err)}`);
   }
 }
+
+/** Re-reads the session's tools (after a Connect in another tab, or a server's changed list). */
+async function refreshTools() {
+  if (!session) return;
+  const snapshot = await session.snapshot().catch(() => undefined);
+  if (!snapshot) return;
+  sessionTools = snapshot.tools;
+  sessionMcpTools = snapshot.mcpTools ?? [];
+  showTools();
+}
+
+// Back from an authorization tab: the server's tools may be there now.
+window.addEventListener("focus", () => void refreshTools());
 
 function showTools() {
   if (toolList) renderTools(ui.tools, toolList, sessionTools, sessionMcpTools);

@@ -1,11 +1,13 @@
 // @ts-check
 /**
  * One tool call as a live card in the conversation: name, arguments, partial results as they arrive,
- * the approval question when the session asks for one, then the result or error with its duration.
+ * the approval question when the session asks for one, then the result or error with its duration. A
+ * sub-agent call's card holds its child session's steps (sub-agent-view.js) instead of raw partial results.
  * Created by ChatView (from toolExecStart, or from the assistant message when restoring history).
  * Invariants: `data-state` always names the card's state; once finished, later updates are ignored.
  */
 import { el, formatDuration, formatJson, textOfContent } from "./dom.js";
+import { SubAgentView, subAgentUpdate } from "./sub-agent-view.js";
 
 /** @typedef {"pending" | "running" | "approval" | "done" | "error"} CardState */
 
@@ -33,6 +35,8 @@ export class ToolCard {
     this.state = "pending";
     this.finished = false;
     this.approvalOpen = false;
+    /** @type {SubAgentView | undefined} the child session's steps, for a sub-agent call */
+    this.subAgent = undefined;
     this.stateLabel = el("span", { class: "tool-state" });
     this.durationLabel = el("span", { class: "tool-duration" });
     this.argsView = el("pre", { class: "tool-args-json" });
@@ -72,12 +76,25 @@ export class ToolCard {
     if (this.state !== "approval") this.setState("running");
   }
 
-  /** @param {unknown} partialResult */
-  addPartial(partialResult) {
+  /**
+   * @param {unknown} partialResult
+   * @param {(toolCallId: string, approve: boolean) => Promise<unknown>} [decide] answers a sub-agent's approvals
+   */
+  addPartial(partialResult, decide) {
     if (this.finished) return;
     this.settleApproval();
     if (this.state !== "running") this.setState("running");
-    this.partials.append(el("li", { class: "tool-partial", text: compactJson(partialResult) }));
+    const sub = subAgentUpdate(partialResult);
+    if (!sub) {
+      this.partials.append(el("li", { class: "tool-partial", text: compactJson(partialResult) }));
+      return;
+    }
+    if (!this.subAgent) {
+      this.subAgent = new SubAgentView(sub.sessionId, (id, name, args) => new ToolCard(id, name, args));
+      this.element.classList.add("is-sub-agent");
+      this.partials.before(this.subAgent.element);
+    }
+    this.subAgent.handle(sub.event, decide ?? (() => Promise.reject(new Error("Approvals are answered in the parent session"))));
   }
 
   /**

@@ -2,8 +2,8 @@
  * The benchmark's LLM: the project's zero-latency mock OpenAI server with a handler that scripts tool calls
  * from the session's last user message: `seed H [B]` grows history to H messages with benchEcho batches
  * (of B calls, default 50; the one state kept is each session's history length), `steps K` makes K single
- * benchEcho calls in a row, `stream COUNT SPACING` one benchStream call, `turn` one benchEcho call; each
- * ends with a short text.
+ * benchEcho calls in a row, `stream COUNT SPACING` one benchStream call, `turn` one benchEcho call, `hop`
+ * one benchEcho then one researcher (sub-agent) call; each ends with a short text.
  * Its timing taps record each gap between a tool-call reply leaving and the same session's next request
  * arriving.
  */
@@ -170,6 +170,8 @@ export function planReply(command: string, messages: readonly WireMessage[], his
       return rounds < (nums[0] ?? 1) ? { toolCalls: calls(1, "benchEcho", { text: "step" }) } : done;
     case "stream":
       return rounds < 1 ? { toolCalls: calls(1, "benchStream", { count: nums[0] ?? 100, spacingMs: nums[1] ?? 0 }) } : done;
+    case "hop": // a plain step, then one sub-agent call (its child's request has no command: it answers at once)
+      return rounds < 2 ? { toolCalls: calls(1, rounds === 0 ? "benchEcho" : "researcher", rounds === 0 ? { text: "step" } : { task: "answer" }) } : done;
     case "turn":
       return rounds < 1 ? { toolCalls: calls(1, "benchEcho", { text: "turn" }) } : done;
     default:

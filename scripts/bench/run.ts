@@ -20,6 +20,7 @@ import { measureSseLatency, measureSseThroughput } from "./measure-sse.ts";
 import { measureStartup } from "./measure-startup.ts";
 import { measureStepOverhead } from "./measure-step-overhead.ts";
 import { measureStorage } from "./measure-storage.ts";
+import { measureSubAgentHop } from "./measure-subagent-hop.ts";
 import { measureWake } from "./measure-wake.ts";
 import { loadPeers, type PeersEntry, type PeersPlan, type PeersRun } from "./peers-package.ts";
 import { createProjectCopy, REPO_ROOT, type ProjectCopy } from "./project-copy.ts";
@@ -106,6 +107,7 @@ async function main(): Promise<void> {
     await timed("warm-up", () => warmUp(dev!.url, PLAN.warmupSteps));
     const stepOverhead = await timed("step overhead", () => measureStepOverhead(client, llm!, PLAN.step));
     const storage = await timed("storage per step", () => measureStorage(client, persistTo));
+    const subAgentHop = await timed("sub-agent hop", () => measureSubAgentHop(client, llm!, quick ? 5 : 30));
     const sseLatency = await timed("SSE latency", () => measureSseLatency(client, { events: PLAN.sseLatencyEvents, spacingMs: 5 }));
     const sseThroughput = await timed("SSE throughput", () => measureSseThroughput(client, { events: 2000, subscribers: 5 }));
     llm.clear();
@@ -127,7 +129,7 @@ async function main(): Promise<void> {
     const peersRun = peers ? await runPeers(copy, llm, peers) : undefined;
 
     const results: BenchResults = { stepOverhead, stepOverheadNonStreaming, sseLatency, sseThroughput, load, fanout, wake, storage, coldStart, startup, ...(peersRun ? { peers: peersRun } : {}) };
-    writeOutput(buildHeadlines(results), { ...results, peers: peersRun?.details }, { durationS: (nowMs() - started) / 1000, devReadyMs });
+    writeOutput([...buildHeadlines(results), ...subAgentHop.headlines], { ...results, subAgentHop, peers: peersRun?.details }, { durationS: (nowMs() - started) / 1000, devReadyMs });
   } finally {
     await dev?.stop();
     await llm?.close();

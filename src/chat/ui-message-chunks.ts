@@ -21,7 +21,7 @@ export type UiMessageChunk =
   | { type: "tool-approval-request"; approvalId: string; toolCallId: string }
   | { type: "tool-output-available"; toolCallId: string; output: unknown; dynamic: true; preliminary?: boolean }
   | { type: "tool-output-error"; toolCallId: string; errorText: string; dynamic: true }
-  | { type: "data-notice"; data: { level: "error"; message: string }; transient: true }
+  | { type: "data-notice"; data: { level: "error" | "warning" | "info"; message: string; authorizationUrl?: string }; transient: true }
   | { type: "data-mcp-elicitation"; id: string; data: { elicitationId: string; server: string; message: string; requestedSchema: Record<string, unknown> } }
   | { type: "error"; errorText: string }
   | { type: "finish"; finishReason: UiFinishReason };
@@ -105,6 +105,10 @@ export class UiMessageChunker {
       case "error":
         // Session errors (an unreachable MCP server, a retried call) do not end the run: a notice, not an error chunk.
         return [{ type: "data-notice", data: { level: "error", message: event.message }, transient: true }];
+      case "mcpAuthRequired":
+        return [{ type: "data-notice", data: { level: "info", message: `MCP server "${event.server}" needs authorization`, authorizationUrl: event.authorizationUrl }, transient: true }];
+      case "mcpToolsChanged":
+        return [{ type: "data-notice", data: { level: event.changed.length > 0 ? "warning" : "info", message: describeToolsChange(event) }, transient: true }];
       case "mcpElicitation":
         // A data part a useChat client can render as a form; the answer goes to the elicitations route.
         return [{ type: "data-mcp-elicitation", id: event.elicitationId, data: { elicitationId: event.elicitationId, server: event.server, message: event.message, requestedSchema: event.requestedSchema } }];
@@ -153,6 +157,15 @@ export class UiMessageChunker {
     this.stepOpen = false;
     return out;
   }
+}
+
+function describeToolsChange(event: { server: string; added: string[]; removed: string[]; changed: string[] }): string {
+  const parts = [
+    event.changed.length > 0 ? `changed under the same name: ${event.changed.join(", ")}` : "",
+    event.added.length > 0 ? `added: ${event.added.join(", ")}` : "",
+    event.removed.length > 0 ? `removed: ${event.removed.join(", ")}` : "",
+  ].filter(Boolean);
+  return `MCP server "${event.server}" tools ${parts.join("; ") || "re-listed"}`;
 }
 
 function assertNever(event: never): never {

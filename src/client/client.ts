@@ -12,6 +12,7 @@ import type {
   ClientOptions,
   CreateSessionOptions,
   EventStreamOptions,
+  McpServerEntry,
   MessageContent,
   MessagePage,
   SessionSettingsPatch,
@@ -140,6 +141,16 @@ export class SessionHandle {
 
   listTools(): Promise<ToolList> {
     return this.client.listTools();
+  }
+
+  /** Attaches an MCP server of your own (its URL must match the Worker's MCP_ALLOWED_URLS; 403 otherwise). */
+  addMcpServer(server: { name: string; url: string; headers?: Record<string, string> }): Promise<McpServerEntry> {
+    return this.call("POST", "/mcp-servers", server);
+  }
+
+  /** Detaches a server this session added: its tools and its OAuth tokens go. */
+  removeMcpServer(name: string): Promise<{ removed: string }> {
+    return this.call("DELETE", `/mcp-servers/${encodeURIComponent(name)}`);
   }
 
   /**

@@ -16,6 +16,7 @@ export type {
   EventStreamOptions,
   EventsDroppedEvent,
   McpCatalogEntry,
+  McpServerEntry,
   MessageContent,
   McpToolEntry,
   MessagePage,

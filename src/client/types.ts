@@ -9,7 +9,7 @@ import type { WireEvent } from "../wire/events.ts";
 export type { AgentMessage, AssistantMessage, ToolResultMessage, UserContent, UserMessage } from "../core/index.ts";
 export type { EventsDroppedEvent, StampedEvent, WireEvent, WireEventType } from "../wire/events.ts";
 export type { McpCatalogEntry, ToolEntry, ToolList, ToolStatus } from "../wire/tool-list.ts";
-export type { McpToolEntry, MessagePage, PendingApproval, QueueDepths, SessionSnapshot, SessionStatus } from "../wire/snapshot.ts";
+export type { McpServerEntry, McpToolEntry, MessagePage, PendingApproval, QueueDepths, SessionSnapshot, SessionStatus } from "../wire/snapshot.ts";
 
 export type ClientOptions = {
   /** Where the Worker is, e.g. "https://agent.example.com" or "" for the page's own origin. */

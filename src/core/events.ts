@@ -42,7 +42,11 @@ export type AgentEvent =
   /** The request left out older messages to stay within the context budget (history keeps them). */
   | ({ type: "contextTrimmed" } & ContextTrim)
   /** The partial assistant message being streamed will not be completed (a failed or resumed LLM call): drop it. */
-  | { type: "messageAbandoned"; reason: string };
+  | { type: "messageAbandoned"; reason: string }
+  /** A remote MCP server needs the user to authorize this Worker at `authorizationUrl`; its tools are absent until then. */
+  | { type: "mcpAuthRequired"; server: string; authorizationUrl: string }
+  /** A remote MCP server's tool list changed; `changed` names tools whose definition changed under the same name (drift). */
+  | { type: "mcpToolsChanged"; server: string; added: string[]; removed: string[]; changed: string[] };
 
 export type AgentEventType = AgentEvent["type"];
 

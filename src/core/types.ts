@@ -105,7 +105,24 @@ export type AgentToolResult = {
 export type OnPartialResult = (partialResult: unknown) => void;
 
 /** Narrow powers a tool may declare (AgentTool.capabilities); the host grants only those declared. */
-export type ToolCapability = "registerDraft";
+export type ToolCapability = "registerDraft" | "subAgent";
+
+/** What a sub-agent tool (defineSubAgent) asks its host to run: a child session for one task. */
+export type SubAgentRequest = {
+  /** The call's id as the runtime assigned it (with the host's session and run, it names the child). */
+  toolCallId: string;
+  task: string;
+  /** The sub-agent's name (its tool name), for messages and the child's settings. */
+  name: string;
+  systemPrompt: string;
+  /** Registry tool names the child may use; undefined: every tool but sub-agents. */
+  tools?: readonly string[];
+  model?: string;
+  maxSteps?: number;
+};
+
+/** Runs (or re-attaches to) the child session of one sub-agent call; rejects with a readable Error when it cannot (the pipeline makes it an error result). */
+export type RunSubAgent = (request: SubAgentRequest, onPartialResult: OnPartialResult, signal?: AbortSignal) => Promise<AgentToolResult>;
 
 /**
  * What a tool gets from its host while it runs: the session, the env keys and bindings it declared
@@ -119,6 +136,8 @@ export type ToolExecutionContext = {
   registerDraft?: (tool: AgentTool) => boolean;
   /** With "registerDraft": the bundled tools' names, which a draft can never take. */
   bundledToolNames?: () => readonly string[];
+  /** Capability "subAgent": runs a child session for a sub-agent call (src/session/sub-agent-calls.ts). */
+  runSubAgent?: RunSubAgent;
   /** Where a host has a log channel (MCP's notifications/message over /mcp); absent elsewhere. */
   log?: (level: ToolLogLevel, data: unknown) => void;
   /** Where a host can ask a human mid-call (MCP elicitation over /mcp); absent elsewhere. */

@@ -14,6 +14,7 @@ export type ApiErrorCode =
   | "misconfigured"
   | "queue_full"
   | "rate_limited"
+  | "too_many"
   | "internal";
 
 export class ApiError extends Error {

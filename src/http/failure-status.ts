@@ -26,6 +26,14 @@ export const FAILURE_STATUS = {
   invalid_elicitation_content: { status: 400, code: "bad_request" },
   // The session's storage reached SESSION_MAX_BYTES: waiting does not help, a new session does.
   over_budget: { status: 413, code: "payload_too_large" },
+  bad_request: { status: 400, code: "bad_request" },
+  // MCP_ALLOWED_URLS does not list the URL a session asked to attach.
+  url_not_allowed: { status: 403, code: "forbidden" },
+  name_taken: { status: 409, code: "conflict" },
+  // A per-session cap (MCP servers): waiting does not help, removing one does.
+  too_many: { status: 429, code: "too_many" },
+  // A sub-agent's child session answers its parent's task only; its parent is where to write.
+  sub_agent_input: { status: 409, code: "conflict" },
 } as const satisfies Record<SessionFailureReason, HttpAnswer>;
 
 /** The success value, or throws the failure as an ApiError with the status the table gives its reason. */

@@ -17,7 +17,7 @@ export const RATE_LIMIT_PERIOD_SECONDS = 60;
 const MAX_REFUSED_CLIENTS = 10_000;
 
 export type RateLimitBinding = { limit(options: { key: string }): Promise<{ success: boolean }> };
-export type LimitedAction = "create a session" | "send a message" | "present a wrong credential";
+export type LimitedAction = "create a session" | "send a message" | "add an MCP server" | "present a wrong credential";
 
 const tooMany = (action: LimitedAction) =>
   new ApiError(429, "rate_limited", `Too many requests to ${action} from this client; retry after ${RATE_LIMIT_PERIOD_SECONDS} s`, RATE_LIMIT_PERIOD_SECONDS);

@@ -6,6 +6,7 @@ import * as z from "zod";
 import { TOOL_NAME_PATTERN } from "../core/index.ts";
 import { MAX_PAGE_LIMIT } from "../session/message-store.ts";
 import { MAX_RESPONSE_WAIT_MS } from "../session/output-waiters.ts";
+import { MCP_SERVER_NAME_PATTERN } from "../mcp/servers-config.ts";
 import { SESSION_ID_PATTERN } from "./auth.ts";
 
 export const MAX_BODY_BYTES = 1_000_000;
@@ -49,6 +50,15 @@ const uiPart = z.looseObject({ type: z.string().max(200) });
 export const chatBody = z.looseObject({
   messages: z.array(z.looseObject({ role: z.enum(["system", "user", "assistant"]), parts: z.array(uiPart).max(10_000) })).min(1, "must not be empty"),
 });
+
+/** POST /v1/sessions/:id/mcp-servers: a server the session brings (the session checks MCP_ALLOWED_URLS). */
+export const addMcpServerBody = z.strictObject({
+  name: z.string().regex(MCP_SERVER_NAME_PATTERN, "must start with a letter and use at most 32 letters, digits, _ or -"),
+  url: z.string().max(2_048),
+  headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/, "must be a header name"), z.string().max(4_096)).optional(),
+});
+
+export const mcpServerNameParam = z.string().regex(MCP_SERVER_NAME_PATTERN, "must be an MCP server name");
 
 export const approvalBody = z.strictObject({
   approve: z.boolean(),

@@ -21,9 +21,9 @@ import { parseLastEventId } from "./events-route.ts";
 import { settle } from "./failure-status.ts";
 import type { HonoEnv } from "./hono-env.ts";
 import { limitRate } from "./rate-limit.ts";
-import { approvalBody, createSessionBody, elicitationAnswerBody, messageBody, messagePageQuery, settingsBody, waitQuery } from "./schemas.ts";
+import { addMcpServerBody, approvalBody, createSessionBody, elicitationAnswerBody, messageBody, messagePageQuery, settingsBody, waitQuery } from "./schemas.ts";
 import { eventsKey, sessionKey, sessionStub } from "./session-stub.ts";
-import { elicitationParams, jsonBody, noBody, queryOf, sessionParam, toolCallParams } from "./validation.ts";
+import { elicitationParams, jsonBody, mcpServerParams, noBody, queryOf, sessionParam, toolCallParams } from "./validation.ts";
 
 export const sessionRoutes = new Hono<HonoEnv>();
 
@@ -66,6 +66,8 @@ sessionRoutes.post(
         requireApproval: body.requireApproval ?? [],
         mcpServers: chosenNames,
         ...(body.model === undefined ? {} : { model: model.model }),
+        // Where MCP OAuth redirects return: the origin this Worker was reached at (Cloudflare routes by it).
+        origin: new URL(c.req.url).origin,
       }),
     );
     return c.json({ id, key }, 201);
@@ -123,3 +125,13 @@ sessionRoutes.patch("/v1/sessions/:id", sessionParam, jsonBody(settingsBody), as
 );
 
 sessionRoutes.delete("/v1/sessions/:id", sessionParam, noBody, async (c) => c.json(settle(await sessionStub(c.env, c.req.valid("param").id).shutdown(sessionKey(c)))));
+
+// Each add connects to the server: limited like messages, so add/remove loops cannot hammer a server.
+sessionRoutes.post("/v1/sessions/:id/mcp-servers", sessionParam, limitRate("MESSAGE_RATE_LIMIT", "add an MCP server"), jsonBody(addMcpServerBody), async (c) =>
+  c.json(settle(await sessionStub(c.env, c.req.valid("param").id).addMcpServer(sessionKey(c), c.req.valid("json"))), 201),
+);
+
+sessionRoutes.delete("/v1/sessions/:id/mcp-servers/:name", mcpServerParams, noBody, async (c) => {
+  const { id, name } = c.req.valid("param");
+  return c.json(settle(await sessionStub(c.env, id).removeMcpServer(sessionKey(c), name)));
+});

@@ -10,7 +10,7 @@ import { validator } from "hono/validator";
 import * as z from "zod";
 import { ApiError } from "./errors.ts";
 import type { HonoEnv } from "./hono-env.ts";
-import { describeZodError, elicitationIdParam, sessionIdParam, toolCallIdParam } from "./schemas.ts";
+import { describeZodError, elicitationIdParam, mcpServerNameParam, sessionIdParam, toolCallIdParam } from "./schemas.ts";
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
@@ -61,6 +61,12 @@ export const sessionParam = validator("param", (params: Record<string, string>) 
 export const toolCallParams = validator("param", (params: Record<string, string>) => ({
   id: checkSessionId(params.id),
   toolCallId: parseWith(toolCallIdParam, params.toolCallId, "tool call id"),
+}));
+
+/** `:id` and `:name` of the session's MCP server routes. */
+export const mcpServerParams = validator("param", (params: Record<string, string>) => ({
+  id: checkSessionId(params.id),
+  name: parseWith(mcpServerNameParam, params.name, "MCP server name"),
 }));
 
 export const elicitationParams = validator("param", (params: Record<string, string>) => ({

@@ -50,14 +50,22 @@ export function planToolCalls(message: string, tools: readonly ChatTool[]): Plan
 
 function findMentions(message: string, tools: readonly ChatTool[]): Mention[] {
   const mentions: Mention[] = [];
+  // A quoted value (`task="what time is it"`) is one argument: the words inside it mention no tool.
+  const quoted = [...message.matchAll(PAIR_PATTERN)].filter((m) => m[2] !== undefined || m[3] !== undefined).map((m) => [m.index, m.index + m[0].length] as const);
+  const firstOutsideQuotes = (pattern: RegExp): number | undefined => {
+    for (const hit of message.matchAll(new RegExp(pattern.source, pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`))) {
+      if (!quoted.some(([from, to]) => hit.index > from && hit.index < to)) return hit.index;
+    }
+    return undefined;
+  };
   for (const tool of tools) {
     const name = tool.function.name;
     const positions: number[] = [];
-    const named = new RegExp(`\\b${escapeRegExp(name)}\\b`, "i").exec(message);
-    if (named) positions.push(named.index);
+    const named = firstOutsideQuotes(new RegExp(`\\b${escapeRegExp(name)}\\b`, "i"));
+    if (named !== undefined) positions.push(named);
     for (const cue of KEYWORD_CUES) {
-      const hit = cue.tool === name ? cue.pattern.exec(message) : null;
-      if (hit) positions.push(hit.index);
+      const hit = cue.tool === name ? firstOutsideQuotes(cue.pattern) : undefined;
+      if (hit !== undefined) positions.push(hit);
     }
     if (positions.length > 0) mentions.push({ tool, position: Math.min(...positions) });
   }

@@ -1,23 +1,55 @@
 /**
  * The session's one entry into src/mcp: reads `MCP_SERVERS`, picks the servers the session chose at
- * creation, and returns the SessionMcpTools that fills its ToolStore. A broken var or a server removed
- * from it since the session was created is reported (an `error` event), never thrown.
+ * creation, adds the servers the session brought itself, and returns the SessionMcpTools that fills its
+ * ToolStore. Each server gets an OAuth client whose credentials live with the Worker (deployer's servers)
+ * or with the session (its own). A broken var or a server removed from it since the session was created
+ * is reported (an `error` event), never thrown.
  */
 import type { ToolStore } from "../core/index.ts";
+import type { AppEnv } from "../env.ts";
+import { workerVault } from "./mcp-credentials-object.ts";
+import { localVault } from "./oauth-completion.ts";
+import { McpOAuthProvider } from "./oauth-provider.ts";
+import type { McpOAuthStore } from "./oauth-store.ts";
 import { parseMcpServers, type McpServerConfig } from "./servers-config.ts";
-import { SessionMcpTools, type SessionElicit } from "./session-mcp-tools.ts";
+import { SessionMcpTools, type McpAuthFactory, type McpSessionEvent, type SessionElicit } from "./session-mcp-tools.ts";
 
-export type McpEnv = { MCP_SERVERS?: string };
+export type McpEnv = Pick<AppEnv, "MCP_SERVERS" | "MCP_CREDENTIALS">;
+
+/** The OAuth callback's path (DESIGN.md); the redirect URL is this under the Worker's origin. */
+export const MCP_OAUTH_CALLBACK_PATH = "/v1/mcp/oauth/callback";
+
+export type McpAttachment = {
+  sessionId: string;
+  /** The Worker's origin as the session's creator reached it; without it no OAuth flow can start. */
+  origin?: string;
+  /** Servers the session added (POST …/mcp-servers), as stored. */
+  added: readonly McpServerConfig[];
+  /** The session's own credential store (servers it added). */
+  store: McpOAuthStore;
+};
 
 export function attachMcpTools(
   store: ToolStore,
   env: McpEnv,
   chosen: readonly string[] | undefined,
-  report: (message: string) => void,
+  emit: (event: McpSessionEvent) => void,
+  attachment?: McpAttachment,
   elicit?: SessionElicit,
 ): SessionMcpTools {
+  const authFor: McpAuthFactory = (server, source) => {
+    if (!attachment?.origin) return undefined;
+    const session = source === "session";
+    return new McpOAuthProvider(server, {
+      vault: session ? localVault(attachment.store) : workerVault(env),
+      redirectUrl: `${attachment.origin}${MCP_OAUTH_CALLBACK_PATH}`,
+      stateRoute: session ? `s.${attachment.sessionId}` : "w",
+      sessionId: attachment.sessionId,
+    });
+  };
+  const added = attachment?.added ?? [];
   const parsed = parseMcpServers(env.MCP_SERVERS);
-  if (!parsed.ok) return new SessionMcpTools(store, [], report, [`${parsed.message}; no MCP tools are available`]);
+  if (!parsed.ok) return new SessionMcpTools(store, [], emit, [`${parsed.message}; no MCP tools are available`], authFor, added);
   const names = chosen ?? parsed.servers.map((s) => s.name);
   const servers: McpServerConfig[] = [];
   const missing: string[] = [];
@@ -27,9 +59,9 @@ export function attachMcpTools(
     else missing.push(name);
   }
   const problems = missing.length > 0 ? [`MCP server(s) ${missing.join(", ")} are no longer in MCP_SERVERS; their tools are unavailable`] : [];
-  return new SessionMcpTools(store, servers, report, problems, elicit);
+  return new SessionMcpTools(store, servers, emit, problems, authFor, added, elicit);
 }
 
-export { SessionMcpTools, type SessionElicit } from "./session-mcp-tools.ts";
+export { SessionMcpTools } from "./session-mcp-tools.ts";
 export { parseMcpServers, selectMcpServers, type McpServerConfig } from "./servers-config.ts";
 export { mcpToolOrigin } from "./mcp-tool.ts";

@@ -5,12 +5,14 @@
  * list_changed notifications. Used by SessionMcpTools; a dropped or failed connection is forgotten and
  * re-opened by the next use. Tool output schemas are checked with @cfworker/json-schema (no eval).
  */
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ElicitRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
+import type { McpOAuthProvider } from "./oauth-provider.ts";
 import type { McpServerConfig } from "./servers-config.ts";
 
 /** Connecting (both transports together) may take this long before the server counts as unreachable. */
@@ -39,12 +41,23 @@ export class McpConnection {
     readonly server: McpServerConfig,
     /** Called with the server's new tool list after notifications/tools/list_changed. */
     private readonly onToolsChanged: (tools: Tool[]) => void,
+    /** The server's OAuth client (src/mcp/oauth-provider.ts); without one a 401 is a plain failure. */
+    readonly auth?: McpOAuthProvider,
     /** Given: the client declares form elicitation (defaults applied) and hands each request here. */
     private readonly onElicitation?: McpElicitationHandler,
   ) {}
 
   async listTools(): Promise<Tool[]> {
     const client = await this.connect();
+    try {
+      return await this.listPages(client);
+    } catch (err) {
+      // A 401 on tools/list (a token revoked after connecting) names the server like any other failure.
+      throw authRefusal(this.server, err, this.auth) ?? new Error(`MCP server "${this.server.name}": ${reason(err)}`);
+    }
+  }
+
+  private async listPages(client: Client): Promise<Tool[]> {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
@@ -65,6 +78,11 @@ export class McpConnection {
       onprogress: options.onProgress ? (p) => options.onProgress!({ progress: p.progress, total: p.total, message: p.message }) : undefined,
     });
     return result as CallToolResult;
+  }
+
+  /** Forgets the connection after the user authorized: the next use connects with the new tokens. */
+  async reconnect(): Promise<void> {
+    await this.close();
   }
 
   async close(): Promise<void> {
@@ -89,12 +107,16 @@ export class McpConnection {
     const url = new URL(this.server.url);
     const headers = this.server.headers ?? {};
     const deadline = AbortSignal.timeout(MCP_CONNECT_TIMEOUT_MS);
+    if (this.auth) this.auth.authorizationUrl = undefined; // only this attempt's redirect counts
     let streamableError: unknown;
     try {
-      return await this.openWith(new StreamableHTTPClientTransport(url, { requestInit: { headers } }), deadline);
+      return await this.openWith(new StreamableHTTPClientTransport(url, { requestInit: { headers }, authProvider: this.auth }), deadline);
     } catch (err) {
       streamableError = err;
     }
+    // A server that asks for credentials speaks Streamable HTTP: the legacy transport would only fail again.
+    const refusal = authRefusal(this.server, streamableError, this.auth);
+    if (refusal) throw refusal;
     try {
       const transport = new SSEClientTransport(url, {
         requestInit: { headers },
@@ -165,6 +187,23 @@ export class McpUnreachableError extends Error {
   ) {
     super(message);
   }
+}
+
+/** The server needs the user to authorize this Worker; `authorizationUrl` is where to send them. */
+export class McpAuthRequiredError extends Error {
+  constructor(
+    readonly server: string,
+    readonly authorizationUrl: string | undefined,
+  ) {
+    super(authorizationUrl ? `MCP server "${server}" needs authorization` : `MCP server "${server}" refused our credentials (401)`);
+  }
+}
+
+/** The refusal `err` stands for, when the server answered 401/403 or the SDK's OAuth flow needs the user. */
+function authRefusal(server: McpServerConfig, err: unknown, auth: McpOAuthProvider | undefined): McpAuthRequiredError | undefined {
+  if (err instanceof McpAuthRequiredError) return err;
+  const unauthorized = err instanceof UnauthorizedError || (err instanceof StreamableHTTPError && (err.code === 401 || err.code === 403));
+  return unauthorized ? new McpAuthRequiredError(server.name, auth?.authorizationUrl) : undefined;
 }
 
 function headersOf(init: RequestInit | undefined): Record<string, string> {

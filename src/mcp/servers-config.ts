@@ -18,6 +18,9 @@ const serverConfig = z.strictObject({
   requireApproval: z.union([z.boolean(), z.array(z.string())]).optional(),
   /** A call to this server's tools running longer becomes an error result (and an MCP cancellation). */
   timeoutMs: z.number().int().positive().optional(),
+  /** A client registered with the server's authorization server beforehand (else: dynamic registration). */
+  clientId: z.string().min(1).max(512).optional(),
+  clientSecret: z.string().min(1).max(2048).optional(),
 });
 
 const serversConfig = z.array(serverConfig).max(32).superRefine((servers, ctx) => {

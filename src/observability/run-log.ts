@@ -133,6 +133,8 @@ export class RunLog {
       case "mcpElicitation":
       case "contextTrimmed":
       case "messageAbandoned":
+      case "mcpAuthRequired":
+      case "mcpToolsChanged":
         return; // deltas, approvals and notices carry nothing these lines count
       default:
         // Every event type is placed above: tsc fails here when the core's union gains one.

@@ -4,11 +4,14 @@
  * output waiters (takeResponse), the approval policy, the event stream, the snapshot view. Methods return
  * SessionResult values and never throw across RPC; the router turns failures into HTTP answers.
  * Invariants: a run a restart interrupted resumes in the constructor, before any method sees the session;
- * an object that holds no session (an unknown id) writes nothing: its schema is created only by `init`.
+ * an object that holds no session (an unknown id) writes nothing: its schema is created only by `init`
+ * (or, for a sub-agent's child session, by `startSubAgent`, which only a parent session calls).
  */
 import { DurableObject } from "cloudflare:workers";
 import type { UserContent } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
+import { completeAuthorization } from "../mcp/oauth-completion.ts";
+import { addSessionServer, readAddedServers, removeSessionServer, type AddServerRequest } from "../mcp/session-servers.ts";
 import { dropDraft } from "../tools/written/session-tools.ts";
 import { answerClose, EVENT_SOCKET_HEADERS } from "./event-sockets.ts";
 import { attachEventSocket, openEventStream } from "./event-feed.ts";
@@ -25,6 +28,7 @@ import { decideApproval } from "./tool-approval.ts";
 import { answerElicitation, type ElicitationAction } from "./elicitation-gate.ts";
 import { eraseSession, goneMessage, readTombstone, type Tombstone } from "./session-end.ts";
 import { updateSettings, type SettingsPatch } from "./session-settings.ts";
+import { authorizeParent, followChild, refuseChildInput, storeChild } from "./sub-agent-child.ts";
 
 /** How long session creation waits for the MCP servers' tool lists (they keep loading after it). */
 const MCP_LIST_WAIT_MS = 3_000;
@@ -71,7 +75,7 @@ export class AgentSession extends DurableObject<AppEnv> {
   }
 
   enqueue(key: string | undefined, kind: Exclude<QueueKind, "output">, content: UserContent[]) {
-    return this.authorized(key, (s) => s.runs.enqueue(kind, content));
+    return this.authorized(key, (s) => refuseChildInput(s) ?? s.runs.enqueue(kind, content));
   }
 
   takeResponse(key: string | undefined, waitMs: number) {
@@ -79,7 +83,7 @@ export class AgentSession extends DurableObject<AppEnv> {
   }
 
   continueRun(key: string | undefined) {
-    return this.authorized(key, (s) => s.runs.continueRun());
+    return this.authorized(key, (s) => refuseChildInput(s) ?? s.runs.continueRun());
   }
 
   abort(key: string | undefined) {
@@ -87,7 +91,7 @@ export class AgentSession extends DurableObject<AppEnv> {
   }
 
   decideApproval(key: string | undefined, toolCallId: string, approve: boolean, reason?: string) {
-    return this.authorized(key, (s) => decideApproval(s, toolCallId, approve, reason));
+    return this.authorized(key, (s) => this.decideHereOrBelow(s, toolCallId, approve, reason));
   }
 
   answerElicitation(key: string | undefined, elicitationId: string, action: ElicitationAction, content?: Record<string, unknown>) {
@@ -98,6 +102,32 @@ export class AgentSession extends DurableObject<AppEnv> {
     return this.authorized(key, (s) => updateSettings(s, patch));
   }
 
+  /** POST …/mcp-servers: attach a server of the client's within MCP_ALLOWED_URLS; lists its tools. */
+  addMcpServer(key: string | undefined, request: AddServerRequest) {
+    return this.authorized(key, (s) => addSessionServer(s.meta, s.mcp, this.env.MCP_ALLOWED_URLS, request));
+  }
+
+  removeMcpServer(key: string | undefined, name: string) {
+    return this.authorized(key, (s) => removeSessionServer(s.meta, s.mcp, s.mcpCredentials, name));
+  }
+
+  /**
+   * The OAuth callback of a flow this session holds (a server it added). No key: the one-time `state`,
+   * which only this session issued and stored by its hash, is the credential.
+   */
+  async completeMcpAuth(state: string, code: string) {
+    const session = this.session;
+    if (!session || this.tombstone) return { ok: false as const, status: 404 as const, message: "Session not found" };
+    const done = await completeAuthorization(session.mcpCredentials, state, code, (name) => readAddedServers(session.meta).find((s) => s.name === name));
+    if (done.ok) await session.mcp.authorized(done.server);
+    return done;
+  }
+
+  /** The Worker's McpCredentials completed a flow this session started: list that server's tools now. */
+  async mcpAuthorized(server: string): Promise<void> {
+    await this.session?.mcp.authorized(server);
+  }
+
   /** DELETE: stops the run, closes streams, then erases the session's storage (a tombstone answers 410). */
   shutdown(key: string | undefined) {
     return this.authorized(key, () => this.end("deleted"));
@@ -106,6 +136,40 @@ export class AgentSession extends DurableObject<AppEnv> {
   /** The live event stream after `afterSeq`, as bytes; the router builds the SSE response around it. */
   openEvents(key: string | undefined, afterSeq: number) {
     return this.authorized(key, (s) => openEventStream(s, afterSeq));
+  }
+
+  /**
+   * Sub-agents: a parent session starts its call's child here (settings and task stored together; a
+   * started child answers `created: false`), follows, aborts and erases it, and answers its approvals.
+   * Each call presents the parent's key hash, which the child stored as its own (sub-agent-child.ts).
+   */
+  async startSubAgent(parentKeyHash: string, settings: SessionSettings, task: string): Promise<SessionResult<{ created: boolean }>> {
+    if (this.tombstone) return refuse("shut_down", goneMessage(this.tombstone));
+    if (this.session) {
+      const parent = authorizeParent(this.session, parentKeyHash);
+      return parent.ok ? ok({ created: false }) : parent;
+    }
+    if (!settings.subAgent || settings.keyHash !== parentKeyHash) return refuse("wrong_key", "Not a sub-agent's parent");
+    storeChild(this.ctx.storage.sql, settings, task);
+    const session = await this.load(settings);
+    await session.runs.heartbeat(); // arms the idle deadline, and starts the run for the stored task
+    return ok({ created: true });
+  }
+
+  followSubAgent(parentKeyHash: string, afterSeq: number) {
+    return this.asParent(parentKeyHash, (s) => followChild(s, afterSeq));
+  }
+
+  abortSubAgent(parentKeyHash: string) {
+    return this.asParent(parentKeyHash, (s) => s.runs.abort());
+  }
+
+  decideSubAgentApproval(parentKeyHash: string, toolCallId: string, approve: boolean, reason?: string) {
+    return this.asParent(parentKeyHash, (s) => this.decideHereOrBelow(s, toolCallId, approve, reason));
+  }
+
+  eraseSubAgent(parentKeyHash: string) {
+    return this.asParent(parentKeyHash, () => this.end("deleted"));
   }
 
   /** An operator rejected a written tool (POST /v1/tools/:name/reject): its draft leaves this session. */
@@ -136,6 +200,8 @@ export class AgentSession extends DurableObject<AppEnv> {
     const session = this.session;
     if (!session) return ok({ status: "shutdown" });
     const stopped = await session.runs.shutdown();
+    // Children go with their parent (before its storage, which lists them, is erased).
+    await session.subAgents.eraseAll();
     if (this.session === session) {
       this.session = undefined;
       this.tombstone = await eraseSession(this.ctx.storage, session.settings.id, reason);
@@ -149,6 +215,19 @@ export class AgentSession extends DurableObject<AppEnv> {
     this.session = session;
     await ready;
     return session;
+  }
+
+  /** This session's own approval, else one a live sub-agent child of it (or theirs) is waiting for. */
+  private async decideHereOrBelow(session: Session, toolCallId: string, approve: boolean, reason?: string) {
+    const here = decideApproval(session, toolCallId, approve, reason);
+    if (here.ok || here.reason !== "unknown_approval") return here;
+    return (await session.subAgents.decide(toolCallId, approve, reason)) ?? here;
+  }
+
+  private async asParent<T>(parentKeyHash: string, op: (session: Session) => SessionResult<T> | Promise<SessionResult<T>>): Promise<SessionResult<T>> {
+    if (this.tombstone) return refuse("shut_down", goneMessage(this.tombstone));
+    const access = authorizeParent(this.session, parentKeyHash);
+    return access.ok ? op(access.value) : access;
   }
 
   private async authorized<T>(key: string | undefined, op: (session: Session) => SessionResult<T> | Promise<SessionResult<T>>): Promise<SessionResult<T>> {

@@ -2,10 +2,12 @@
  * The session's append-only event log. Each event gets the next per-session sequence number, which is
  * also its SSE id, so Last-Event-ID replay is `readAfter(seq)`. Old events are trimmed to a bounded
  * window; `oldestSeq` tells a reconnecting client whether what it missed is still here. The event sink
- * is its only writer (`append`); the event feed reads it for replays.
+ * is its only writer (`append`); its rows wait with the step's other writes (step-writes.ts), and
+ * `lastSeq` is the newest stored one. The event feed reads it for replays.
  */
 import { fitJson, type AgentEvent } from "../core/index.ts";
 import type { StampedEvent } from "../wire/events.ts";
+import type { StepWrites } from "./step-writes.ts";
 
 export type StoredEvent = { seq: number; type: string; json: string };
 
@@ -18,18 +20,22 @@ const TRIM_EVERY = 500;
 
 export class EventLog {
   private nextSeq: number;
+  private storedSeq: number;
 
   constructor(
     private readonly sql: SqlStorage,
+    private readonly writes: StepWrites,
     readonly sessionId: string,
     private readonly retention = EVENT_RETENTION,
   ) {
     const row = sql.exec<{ seq: number | null }>(`SELECT MAX(seq) AS seq FROM events`).one();
-    this.nextSeq = (row.seq ?? 0) + 1;
+    this.storedSeq = row.seq ?? 0;
+    this.nextSeq = this.storedSeq + 1;
   }
 
+  /** The newest stored event's seq: what a snapshot covers, and where a stream opened from it goes on. */
   get lastSeq(): number {
-    return this.nextSeq - 1;
+    return this.storedSeq;
   }
 
   oldestSeq(): number {
@@ -37,15 +43,20 @@ export class EventLog {
     return row.seq ?? this.nextSeq;
   }
 
-  /** Stores the event with the next sequence number; returns it stamped, and its JSON text (serialized once). */
-  append(event: AgentEvent, runId: string | undefined, ts: number): { stamped: StampedEvent; json: string } {
+  /**
+   * Queues the event with the next sequence number; `stored` gets it stamped, with its JSON text
+   * (serialized once), once its row is written.
+   */
+  append(event: AgentEvent, runId: string | undefined, ts: number, stored: (stamped: StampedEvent, json: string) => void): void {
     const stamped = { ...event, seq: this.nextSeq++, sessionId: this.sessionId, ts, ...(runId ? { runId } : {}) } as StampedEvent;
     // Bounded and JSON-safe: an event that cannot be stored whole is cut (with a note), never refused.
     const json = fitJson(stamped);
-    this.sql.exec(`INSERT INTO events (seq, type, json) VALUES (?, ?, ?)`, stamped.seq, stamped.type, json);
+    this.writes.exec(`INSERT INTO events (seq, type, json) VALUES (?, ?, ?)`, [stamped.seq, stamped.type, json], () => {
+      this.storedSeq = stamped.seq;
+      stored(stamped, json);
+    });
     // A trim lost to a restart is made up by the next one (each deletes everything older than the window).
     if (stamped.seq % TRIM_EVERY === 0) this.trim(stamped.seq - this.retention);
-    return { stamped, json };
   }
 
   private trim(throughSeq: number): void {
@@ -63,6 +74,19 @@ export class EventLog {
       .exec<{ type: string }>(`SELECT type FROM events WHERE type IN ('messageStart', 'messageEnd', 'messageAbandoned', 'runEnd') ORDER BY seq DESC LIMIT 1`)
       .toArray()[0];
     return row?.type === "messageStart";
+  }
+
+  /** The newest event of `type` (for a tool call, the newest of that call), as stored; undefined when none. */
+  newest(type: string, toolCallId?: string): StoredEvent | undefined {
+    const rows =
+      toolCallId === undefined
+        ? this.sql.exec<StoredEvent>(`SELECT seq, type, json FROM events WHERE type = ? ORDER BY seq DESC LIMIT 1`, type)
+        : this.sql.exec<StoredEvent>(
+            `SELECT seq, type, json FROM events WHERE type = ? AND json_extract(json, '$.toolCallId') = ? ORDER BY seq DESC LIMIT 1`,
+            type,
+            toolCallId,
+          );
+    return rows.toArray()[0];
   }
 
   /**

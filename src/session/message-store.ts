@@ -3,11 +3,13 @@
  * rewritten, so a step's storage cost does not grow with history). Only the newest window is read into
  * memory, when a run first needs it (memory-window.ts); clients page through the rest (`page`). Each row's
  * `seq` is the message's position in the history and the cursor of the pagination API. The run driver is
- * its only writer (`append`, one row per message).
+ * its only writer (`append`, one row per message, waiting with the step's other writes: step-writes.ts);
+ * reads see stored messages.
  */
 import { fitJson, type AgentMessage } from "../core/index.ts";
 import type { MessagePage } from "../wire/snapshot.ts";
 import { windowStart } from "./memory-window.ts";
+import type { StepWrites } from "./step-writes.ts";
 
 /** Rows read per query while loading the window backwards. */
 const WINDOW_READ_ROWS = 256;
@@ -23,7 +25,10 @@ export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 type Row = { seq: number; json: string };
 
 export class MessageStore {
-  constructor(private readonly sql: SqlStorage) {}
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly writes: StepWrites,
+  ) {}
 
   /**
    * The newest messages covering `maxChars` of stored JSON, back to a turn's start, oldest first. Reads
@@ -94,8 +99,8 @@ export class MessageStore {
     return this.sql.exec<{ seq: number | null }>(`SELECT MAX(seq) AS seq FROM messages`).one().seq ?? 0;
   }
 
-  /** Stores the message at the end of the history (bounded and JSON-safe: what is cut carries a note). */
+  /** Queues the message at the end of the history (bounded and JSON-safe: what is cut carries a note). */
   append(message: AgentMessage): void {
-    this.sql.exec(`INSERT INTO messages (json) VALUES (?)`, fitJson(message));
+    this.writes.exec(`INSERT INTO messages (json) VALUES (?)`, [fitJson(message)]);
   }
 }

@@ -37,7 +37,7 @@ export type RunState =
   | { kind: "shutdown" };
 
 /** The session's parts the driver uses, and what it is told to call. */
-export type RunDriverParts = Pick<SessionParts, "settings" | "state" | "store" | "meta" | "record" | "queues" | "messages" | "log" | "approvals" | "sink"> & {
+export type RunDriverParts = Pick<SessionParts, "settings" | "state" | "store" | "meta" | "record" | "queues" | "messages" | "log" | "writes" | "approvals" | "sink"> & {
   ctx: DurableObjectState;
   env: AppEnv;
   /** Ends what outlives a shutdown: open event streams and parked takeResponse calls. */
@@ -212,10 +212,15 @@ export class RunDriver {
   }
 
   private async execute(runId: string, resumed: boolean, signal: AbortSignal): Promise<void> {
-    const { ctx, env, settings, state, queues, messages, record, sink } = this.parts;
+    const { ctx, env, settings, state, queues, messages, record, writes, sink } = this.parts;
     await this.parts.beforeRun?.();
-    const journal = new SqlToolJournal(ctx.storage.sql, runId, resumed, (name) => state.tools.get(name)?.idempotent === true);
-    const deltas = new DeltaCoalescer((event) => sink.record(runId, event));
+    const journal = new SqlToolJournal(ctx.storage.sql, writes, runId, resumed, (name) => state.tools.get(name)?.idempotent === true);
+    // The loop's events, messages and journal rows wait with the step's writes (step-writes.ts): a step's
+    // rows are stored after its LLM request has left, not before (the output gate would hold the request
+    // until their commit). A restart in between finds the step as the last commit left it (a call whose
+    // result was not stored is reported interrupted, or run again when idempotent), and nothing unstored
+    // was published.
+    const deltas = new DeltaCoalescer((event) => sink.defer(runId, event));
     const llmCall = selectLlmCall(env, { model: this.model });
     const emit = (event: AgentEvent) => deltas.emit(event);
     // Memory holds the window the context policy can send plus what this run appends; older messages
@@ -236,7 +241,7 @@ export class RunDriver {
           maxParallelToolCalls: agentConfig.maxParallelToolCalls,
           toolTimeoutMs: agentConfig.toolTimeoutMs,
           maxToolResultChars: agentConfig.maxToolResultChars,
-          maxSteps: agentConfig.maxSteps,
+          maxSteps: settings.maxSteps ?? agentConfig.maxSteps,
           maxContextTokens,
           // Bundled tools carry their declared context (tool-context.ts); the rest (listTools, drafts) get no env.
           toolContext: { sessionId: settings.id, env: {} },
@@ -245,7 +250,10 @@ export class RunDriver {
           drainPending: () => queues.drainPending(),
           onMessage: (message) => {
             messages.append(message);
-            if (message.role === "assistant") record.addUsage(message.usage);
+            // A tool's usage (a sub-agent's child run) adds to the run's like the LLM's own.
+            if (message.role === "assistant" || message.role === "toolResult") record.addUsage(message.usage);
+            // Input drained from the queue (its rows are gone already) is stored in the same commit.
+            if (message.role === "user") writes.flush();
           },
         },
         signal,
@@ -259,6 +267,7 @@ export class RunDriver {
     } finally {
       // The run is over (its runEnd is stored): none of its calls is looked up again.
       journal.clear();
+      writes.flush();
       trimToWindow(state.messages, windowChars(maxContextTokens));
     }
   }

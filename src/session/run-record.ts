@@ -59,7 +59,7 @@ export class RunRecord {
     if (!this.open) return undefined;
     this.live = this.open.runId;
     this.usage = NO_USAGE;
-    for (const message of earlierMessages) if (message.role === "assistant") this.addUsage(message.usage);
+    for (const message of earlierMessages) if (message.role === "assistant" || message.role === "toolResult") this.addUsage(message.usage);
     return this.open;
   }
 

@@ -1,16 +1,20 @@
 /**
- * Builds a live session from its stored settings: the tool store (bundled tools the session may use,
- * written tools, then drafts), the message store (history is read when a run needs it, not on wake),
- * the event log, sink, approval gate and run driver, wired together. Called by AgentSession on creation
- * and whenever the object starts.
+ * Builds a live session from its stored settings: the tool store (bundled tools the session may use, no
+ * sub-agents at the nesting limit, written tools, then drafts), the message store (history is read when a
+ * run needs it, not on wake), the event log, sink, approval gate, sub-agent calls and run driver, wired
+ * together. Called by AgentSession on creation and whenever the object starts.
  * The returned `ready` promise settles once written tools' drafts are registered; it never rejects.
  */
 import { agentConfig } from "../agent-config.ts";
-import { ToolStore, loadTools, type AgentState } from "../core/index.ts";
+import { ToolStore, loadTools, type AgentState, type RunSubAgent } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
 import { attachMcpTools } from "../mcp/attach.ts";
+import { McpOAuthStore } from "../mcp/oauth-store.ts";
+import { readAddedServers } from "../mcp/session-servers.ts";
 import { RunLog } from "../observability/run-log.ts";
+import { readMaxSubAgentDepth } from "../env-vars.ts";
 import { sessionRegistry } from "../tools/catalog.ts";
+import { isSubAgent } from "../tools/define-tool.ts";
 import { withToolContexts } from "../tools/tool-context.ts";
 import { registerWrittenDrafts, sessionToolHost, writtenToolListing } from "../tools/written/session-tools.ts";
 import { ApprovalGate } from "./approval-gate.ts";
@@ -26,6 +30,8 @@ import { RunRecord } from "./run-record.ts";
 import type { Session } from "./session.ts";
 import { SessionMeta, type SessionSettings } from "./session-meta.ts";
 import { SessionQueues } from "./session-queues.ts";
+import { StepWrites } from "./step-writes.ts";
+import { SubAgentCalls } from "./sub-agent-calls.ts";
 
 /** A var holding a positive whole number of milliseconds, else undefined (the config default applies). */
 const positiveMs = (raw: string | undefined): number | undefined => (raw && /^\d+$/.test(raw.trim()) && Number(raw) > 0 ? Number(raw) : undefined);
@@ -44,31 +50,43 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   const sql = ctx.storage.sql;
   const store = new ToolStore(settings.id);
   const registry = sessionRegistry(env);
-  const allowed = settings.tools ? Object.fromEntries(Object.entries(registry).filter(([name]) => settings.tools!.includes(name))) : registry;
-  loadTools(store, withToolContexts(allowed, sessionToolHost(store, env)), writtenToolListing(env, store));
+  // A session at the nesting limit (MAX_SUBAGENT_DEPTH) is offered no sub-agents.
+  const atDepthLimit = (settings.subAgent?.depth ?? 0) >= readMaxSubAgentDepth(env);
+  const allowed = Object.fromEntries(
+    Object.entries(registry).filter(([name, mod]) => (!settings.tools || settings.tools.includes(name)) && !(atDepthLimit && isSubAgent(mod.getTool()))),
+  );
+  // Late-bound: the run record exists below, before any tool can run.
+  let subAgents: SubAgentCalls | undefined;
+  const host = sessionToolHost(store, env);
+  const runSubAgent: RunSubAgent = (request, onPartialResult, signal) => subAgents!.run(request, onPartialResult, signal);
+  loadTools(store, withToolContexts(allowed, { ...host, capabilities: { ...host.capabilities, runSubAgent } }), writtenToolListing(env, store));
 
   const meta = new SessionMeta(sql);
   const record = new RunRecord(meta);
   const queues = new SessionQueues(sql);
-  const messages = new MessageStore(sql);
-  const log = new EventLog(sql, settings.id);
+  const writes = new StepWrites(sql);
+  const messages = new MessageStore(sql, writes);
+  const log = new EventLog(sql, writes, settings.id);
+  subAgents = new SubAgentCalls({ sql, env, settings, log, runId: () => record.runId });
   const sockets = new EventSockets(ctx);
   const hub = new LiveFanout(sockets);
   const waiters = new OutputWaiters();
-  const sink = new EventSink({ log, queues, meta, record, hub, waiters, runLog: new RunLog() });
+  const sink = new EventSink({ log, writes, queues, meta, record, hub, waiters, runLog: new RunLog() });
   const state: AgentState = { systemPrompt: settings.systemPrompt, messages: [], tools: store.tools };
   const approvals = new ApprovalGate(
     sql,
     (event) => sink.record(record.runId, event),
     positiveMs(env.APPROVAL_TIMEOUT_MS) ?? agentConfig.approvalTimeoutMs,
   );
+  const mcpCredentials = new McpOAuthStore(sql);
   // Servers' questions wait as long as approvals do.
   const elicitations = new ElicitationGate(sql, (event) => sink.record(record.runId, event), positiveMs(env.APPROVAL_TIMEOUT_MS) ?? agentConfig.approvalTimeoutMs);
   const mcp = attachMcpTools(
     store,
     env,
     settings.mcpServers,
-    (message) => sink.record(record.runId, { type: "error", message }),
+    (event) => sink.record(record.runId, event),
+    { sessionId: settings.id, origin: settings.origin, added: readAddedServers(meta), store: mcpCredentials },
     (server, question, signal) => elicitations.request(server, question, signal),
   );
   const onShutdown = () => {
@@ -77,7 +95,7 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
     void mcp.close();
   };
   const beforeRun = () => mcp.refresh();
-  const runs = new RunDriver({ ctx, env, settings, state, store, meta, record, queues, messages, log, approvals, sink, onShutdown, beforeRun });
-  const session: Session = { settings, state, store, meta, record, queues, messages, log, hub, sockets, waiters, sink, approvals, elicitations, runs, mcp };
+  const runs = new RunDriver({ ctx, env, settings, state, store, meta, record, queues, messages, log, writes, approvals, sink, onShutdown, beforeRun });
+  const session: Session = { settings, state, store, meta, record, queues, messages, log, writes, hub, sockets, waiters, sink, approvals, elicitations, runs, mcp, mcpCredentials, subAgents };
   return { session, ready: registerWrittenDrafts(store, env, settings.tools) };
 }

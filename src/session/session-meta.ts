@@ -19,6 +19,12 @@ export type SessionSettings = {
   mcpServers?: string[];
   /** The model the creator chose (from the MODELS allowlist); undefined: the configured model. */
   model?: string;
+  /** The Worker's origin as the creator reached it: MCP OAuth redirects come back to it. */
+  origin?: string;
+  /** LLM calls one run may make; undefined: the runtime's limit (agent-config.ts). A sub-agent's own limit. */
+  maxSteps?: number;
+  /** Set on a sub-agent's child session: whose call it serves and how deep it nests (the root is depth 0). */
+  subAgent?: { parentId: string; toolCallId: string; depth: number };
   shutdown?: boolean;
 };
 

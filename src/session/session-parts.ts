@@ -6,6 +6,7 @@
  */
 import type { AgentState, ToolStore } from "../core/index.ts";
 import type { SessionMcpTools } from "../mcp/attach.ts";
+import type { McpOAuthStore } from "../mcp/oauth-store.ts";
 import type { ApprovalGate } from "./approval-gate.ts";
 import type { ElicitationGate } from "./elicitation-gate.ts";
 import type { LiveFanout } from "./live-fanout.ts";
@@ -17,6 +18,8 @@ import type { OutputWaiters } from "./output-waiters.ts";
 import type { RunRecord } from "./run-record.ts";
 import type { SessionMeta, SessionSettings } from "./session-meta.ts";
 import type { SessionQueues } from "./session-queues.ts";
+import type { StepWrites } from "./step-writes.ts";
+import type { SubAgentCalls } from "./sub-agent-calls.ts";
 
 export type SessionParts = {
   settings: SessionSettings;
@@ -28,6 +31,8 @@ export type SessionParts = {
   queues: SessionQueues;
   messages: MessageStore;
   log: EventLog;
+  /** The rows of messages, events and journal a step has queued, stored together (step-writes.ts). */
+  writes: StepWrites;
   hub: LiveFanout;
   sockets: EventSockets;
   waiters: OutputWaiters;
@@ -37,4 +42,8 @@ export type SessionParts = {
   elicitations: ElicitationGate;
   /** Tools of the remote MCP servers the session chose, listed before each run. */
   mcp: SessionMcpTools;
+  /** OAuth credentials of the MCP servers the session added (the deployer's are the Worker's). */
+  mcpCredentials: McpOAuthStore;
+  /** The children this session's sub-agent calls started (sub-agent-calls.ts). */
+  subAgents: SubAgentCalls;
 };

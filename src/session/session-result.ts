@@ -18,7 +18,12 @@ export type SessionFailureReason =
   | "unknown_elicitation"
   | "elicitation_closed"
   | "invalid_elicitation_content"
-  | "over_budget";
+  | "over_budget"
+  | "bad_request"
+  | "url_not_allowed"
+  | "name_taken"
+  | "too_many"
+  | "sub_agent_input";
 
 export type SessionFailure = { ok: false; reason: SessionFailureReason; message: string };
 export type SessionResult<T> = { ok: true; value: T } | SessionFailure;

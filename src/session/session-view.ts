@@ -26,13 +26,15 @@ export function describeSession({ settings, store, approvals, elicitations, log,
     queueCapacity: QUEUE_CAPACITY,
     tools: store.names(),
     mcpTools: mcp.tools(),
+    mcpServers: mcp.describe(),
     pendingApprovals: approvals.pending(),
     pendingElicitations: elicitations.pending(),
     lastEventSeq: log.lastSeq,
     activeRunId: runs.activeRunId,
     responsesEvicted: meta.read<number>("responsesEvicted") ?? 0,
-    /** Token usage of the session's LLM calls, summed. */
+    /** Token usage of the session's LLM calls and of tool results that report one, summed. */
     usage: record.sessionUsage(),
     requireApproval: settings.requireApproval,
+    ...(settings.subAgent ? { subAgent: settings.subAgent } : {}),
   };
 }

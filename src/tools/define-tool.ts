@@ -6,6 +6,7 @@
  * (which applies defaults and transforms the JSON Schema cannot express); whatever it returns (a string,
  * or `{content}` with optional details/terminate) reaches the core as a full AgentToolResult; a field
  * this kit does not know fails getTool() with its name (so the build names it), never later.
+ * defineSubAgent builds a tool whose call runs another agent (a child session) on a `{task}`.
  */
 import * as z from "zod";
 import type {
@@ -124,3 +125,48 @@ export function defineTool<S extends z.ZodObject, K extends ToolEnvKey = never>(
     },
   };
 }
+
+/** What a sub-agent is: its tool identity and the child session's prompt, tools, model and step limit. */
+export type SubAgentDefinition = {
+  name: string;
+  label?: string;
+  description: string;
+  systemPrompt: string;
+  /** Registry tool names the child may use (within what the parent session may use); default: every tool but sub-agents. */
+  tools?: readonly string[];
+  /** A model for the child (default: the parent session's). */
+  model?: string;
+  /** LLM calls the child's run may make (default: the runtime's limit). */
+  maxSteps?: number;
+};
+
+/** A child may work longer than a plain tool call is allowed to, but not forever. */
+export const SUB_AGENT_TIMEOUT_MS = 15 * 60_000;
+
+const subAgentInput = z.object({ task: z.string().min(1).describe("What the sub-agent should do, with everything it needs to know.") });
+
+/**
+ * A tool whose call runs a child session with `systemPrompt` on the given task and answers its final text.
+ * The host runs it (the "subAgent" capability); a call resumed after a restart re-attaches to the same
+ * child, which is why the tool is idempotent.
+ */
+export function defineSubAgent(definition: SubAgentDefinition): AgentTool {
+  const { name, label, description, systemPrompt, tools, model, maxSteps } = definition;
+  return defineTool({
+    name,
+    label: label ?? name,
+    description,
+    schema: subAgentInput,
+    capabilities: ["subAgent"],
+    idempotent: true,
+    parallelToolExecute: true,
+    timeoutMs: SUB_AGENT_TIMEOUT_MS,
+    execute(toolCallId, { task }, signal, onPartialResult, context) {
+      if (!context?.runSubAgent) throw new Error(`Sub-agent "${name}" can only run inside a session`);
+      return context.runSubAgent({ toolCallId, task, name, systemPrompt, tools, model, maxSteps }, onPartialResult, signal);
+    },
+  });
+}
+
+/** Whether `tool` is a sub-agent (a tool defineSubAgent built, or one declaring its capability). */
+export const isSubAgent = (tool: Pick<AgentTool, "capabilities">): boolean => tool.capabilities?.includes("subAgent") === true;

@@ -5,14 +5,15 @@
  * Called by the session loader (src/session/session-loader.ts) when it fills a session's ToolStore.
  * Invariant: a key a tool did not declare is absent from its context.env, whatever the host holds.
  */
-import type { AgentTool, ToolCapability, ToolExecutionContext } from "../core/index.ts";
+import type { AgentTool, RunSubAgent, ToolCapability, ToolExecutionContext } from "../core/index.ts";
 import type { ToolRegistry } from "../core/index.ts";
 
 /** What the session offers; each tool receives the part it declared. */
 export type ToolHost = {
   sessionId: string;
   env: Readonly<Record<string, unknown>>;
-  capabilities: { registerDraft: (tool: AgentTool) => boolean; bundledToolNames: () => readonly string[] };
+  /** `runSubAgent` only where a session can start child sessions (not, e.g., on the /mcp server). */
+  capabilities: { registerDraft: (tool: AgentTool) => boolean; bundledToolNames: () => readonly string[]; runSubAgent?: RunSubAgent };
 };
 
 /** The context `tool` may see: its declared env keys that the host has, and its declared capabilities. */
@@ -31,6 +32,9 @@ function grant(context: ToolExecutionContext, capability: ToolCapability, host: 
     case "registerDraft":
       context.registerDraft = host.capabilities.registerDraft;
       context.bundledToolNames = host.capabilities.bundledToolNames;
+      return;
+    case "subAgent":
+      if (host.capabilities.runSubAgent) context.runSubAgent = host.capabilities.runSubAgent;
       return;
     default: {
       const unknown: never = capability;

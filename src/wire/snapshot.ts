@@ -14,6 +14,18 @@ export type PendingApproval = { toolCallId: string; toolName: string; expiresAt:
 /** A tool of the session that comes from a remote MCP server: its name here, the server and its name there. */
 export type McpToolEntry = { name: string; server: string; tool: string };
 
+/** A remote MCP server of the session: who listed it and whether its tools are there. */
+export type McpServerEntry = {
+  name: string;
+  /** "deployer": from MCP_SERVERS (its credentials are the Worker's); "session": added by this session. */
+  source: "deployer" | "session";
+  status: "ready" | "authRequired" | "unavailable" | "connecting";
+  /** While `authRequired`: where the user authorizes this Worker (the web page's "Connect" link). */
+  authorizationUrl?: string;
+  /** Only for servers the session added. */
+  url?: string;
+};
+
 export type SessionSnapshot = {
   id: string;
   status: SessionStatus;
@@ -31,6 +43,8 @@ export type SessionSnapshot = {
   tools: string[];
   /** Which of `tools` come from remote MCP servers (and from which server and tool). */
   mcpTools: McpToolEntry[];
+  /** The session's MCP servers and their state. */
+  mcpServers: McpServerEntry[];
   pendingApprovals: PendingApproval[];
   /** MCP servers' questions waiting for POST …/elicitations/:elicitationId (the form is in their mcpElicitation event). */
   pendingElicitations: { elicitationId: string; server: string; message: string; requestedSchema: Record<string, unknown>; expiresAt: number }[];
@@ -39,10 +53,12 @@ export type SessionSnapshot = {
   activeRunId: string | null;
   /** Unread answers the output queue dropped to make room (they stay in history and the event log). */
   responsesEvicted: number;
-  /** Token usage of the session's LLM calls, summed. */
+  /** Token usage of the session's LLM calls and of tool results that report one (its sub-agents' runs), summed. */
   usage: Usage;
   /** Tool names (or "*") whose calls wait for approval; change with updateSettings. */
   requireApproval: string[];
+  /** Only on a sub-agent's child session: the parent session, the call it serves and its nesting depth. */
+  subAgent?: { parentId: string; toolCallId: string; depth: number };
 };
 
 /** A page of history (GET /v1/sessions/:id/messages). */

@@ -56,3 +56,18 @@ it("opens on example prompts for the session's tools; picking one sends it and h
   await watched.context.close();
   expect(watched.errors).toEqual([]);
 });
+
+it("delegates to the researcher sub-agent with the offline model, the child's getTime card inside its card", async () => {
+  const watched = await openWatchedPage(browser);
+  const chat = new ChatPage(watched.page);
+  await chat.open(dev.url);
+  await chat.send('researcher task="what time is it in Tokyo"');
+  const card = chat.cardInState("researcher", "done");
+  await card.waitFor({ timeout: UI_TIMEOUT_MS });
+  await card.locator('.sub-agent .tool-card[data-tool-name="getTime"][data-state="done"]').waitFor({ timeout: UI_TIMEOUT_MS });
+  await chat.waitForRunEnds(1);
+  expect(await card.locator(":scope > .tool-result pre").textContent()).toContain("Current time in Tokyo (Asia/Tokyo)");
+  await screenshot(watched.page, "offline-model-sub-agent");
+  await watched.context.close();
+  expect(watched.errors).toEqual([]);
+});

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { copyProject, plainToolSource, type TempProject } from "../support/temp-project.ts";
 import { startWranglerDev, type WranglerDev } from "../../support/wrangler-dev.ts";
 
-/** A request the dev server must answer at once, broken tool or not. */
-const ANSWER_WITHIN_MS = 5_000;
+/** A request the dev server must answer promptly (not hang for minutes), broken tool or not; a loaded machine rebuilds slowly. */
+const ANSWER_WITHIN_MS = 15_000;
 /** A rebuild (generator + bundle + reload) takes a few seconds here. */
 const REBUILD_WITHIN_MS = 45_000;
 

@@ -55,6 +55,13 @@ describe("the offline model picking tools", () => {
     ]);
   });
 
+  it("reads a quoted value as one argument: the words inside it call no other tool", async () => {
+    const researcher = chatTool("researcher", { task: { type: "string" } }, ["task"]);
+    expect(await toolCallsOf('researcher task="what time is it in Tokyo"', [...bundledTools, researcher])).toEqual([
+      { type: "toolCall", id: "offline_call_1", name: "researcher", arguments: '{"task":"what time is it in Tokyo"}' },
+    ]);
+  });
+
   it("leaves out a required property it cannot fill instead of inventing a value", async () => {
     expect(await toolCallsOf("What's the weather?")).toEqual([{ type: "toolCall", id: "offline_call_1", name: "getWeather", arguments: "{}" }]);
   });

@@ -38,7 +38,10 @@ let tests: Run;
 
 beforeAll(async () => {
   project = await copyProject();
-  for (const entry of ["test", "support", "vitest.config.ts", "tsconfig.page.json", ".dev.vars.example"]) await cp(path.join(REPO_ROOT, entry), path.join(project.root, entry), { recursive: true });
+  for (const entry of ["test", "support", "bench", "vitest.config.ts", "tsconfig.page.json", ".dev.vars.example"]) {
+    // The bench's peers package has its own node_modules when it was ever run: not part of the project.
+    await cp(path.join(REPO_ROOT, entry), path.join(project.root, entry), { recursive: true, filter: (from) => !from.includes(`${path.sep}node_modules`) });
+  }
   await writeFile(path.join(project.root, "tools", "aaUserTool.ts"), USER_TOOL);
   await runNodeScript(project.root, path.join(project.root, "scripts", "generate-registry.ts"));
   typecheck = await run(project.root, "tsc", ["--noEmit"]);

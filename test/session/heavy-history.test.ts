@@ -33,7 +33,8 @@ beforeAll(async () => {
 
 type Page = { messages: { role: string }[]; before: number | null };
 
-describe("a byte-heavy session", () => {
+// Each test moves tens of megabytes through storage and RPC: slow on a loaded machine, so a wider timeout.
+describe("a byte-heavy session", { timeout: 90_000 }, () => {
   it("pages its history within the byte budget and reaches every message through the cursor", async () => {
     const seen: Page[] = [];
     for (let before: number | null | undefined; before !== null; ) {

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "../../src/core/index.ts";
 import { windowStart } from "../../src/session/memory-window.ts";
 import { MessageStore } from "../../src/session/message-store.ts";
+import { StepWrites } from "../../src/session/step-writes.ts";
 import { api, createSession, llmRequests, nextResponse, script, send, snapshotOf, type TestSession } from "./support.ts";
 
 type Page = { messages: { role: string; content: { type: string; text?: string }[] }[]; before: number | null };
@@ -99,7 +100,7 @@ describe("history window", () => {
   it("reads only the newest turns into memory, starting at a user message", async () => {
     const session = await sessionWithTurns(6);
     const stub = env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(session.id));
-    const windowed = await runInDurableObject(stub, (_instance, state) => new MessageStore(state.storage.sql).window(200));
+    const windowed = await runInDurableObject(stub, (_instance, state) => new MessageStore(state.storage.sql, new StepWrites(state.storage.sql)).window(200));
     const shown = windowed.map((m) => (m.content[0] as { text?: string }).text);
     expect(shown.length).toBeLessThan(12);
     expect(shown.at(-1)).toBe("a5");

@@ -1,19 +1,23 @@
 /**
  * The tool-call journal on a session object's real SQLite storage: entries are kept per run (a model that
  * reuses a call id in a later run starts afresh), a resumed run finds its earlier attempt's entries, the
- * `executing` row is stored by the time markExecuting returns (before the tool may run), and clearing at
- * the run's end leaves no row behind.
+ * `executing` row is stored by the time markExecuting returns (before the tool may run), the other rows
+ * by the end of the macrotask, and clearing at the run's end leaves no row behind.
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { StepWrites } from "../../src/session/step-writes.ts";
 import { SqlToolJournal } from "../../src/session/tool-journal.ts";
 import { createSession } from "./support.ts";
 
-async function inSession<T>(fn: (sql: SqlStorage) => T | Promise<T>): Promise<T> {
+async function inSession<T>(fn: (sql: SqlStorage, writes: StepWrites) => T | Promise<T>): Promise<T> {
   const session = await createSession();
   const stub = env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(session.id));
-  return runInDurableObject(stub, (_instance, state) => fn(state.storage.sql));
+  return runInDurableObject(stub, (_instance, state) => fn(state.storage.sql, new StepWrites(state.storage.sql)));
 }
+
+/** The next macrotask: the step's writes are stored by then. */
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 const result = { content: [{ type: "text" as const, text: "done" }], details: {}, terminate: false };
 const call = (id: string) => ({ type: "function" as const, id, name: "slowEcho", arguments: "{}" });
@@ -22,13 +26,14 @@ const stateOf = (sql: SqlStorage, runId: string, id: string) =>
 
 describe("the tool journal", () => {
   it("keeps each run's entries apart, so a model reusing a call id in a later run starts afresh", async () => {
-    const seen = await inSession((sql) => {
-      const first = new SqlToolJournal(sql, "run-a", false);
+    const seen = await inSession(async (sql, writes) => {
+      const first = new SqlToolJournal(sql, writes, "run-a", false);
       first.markStarted(call("call_0"));
       first.markEnded(call("call_0"), result, false);
+      await nextTask();
       return {
-        laterRun: new SqlToolJournal(sql, "run-b", true).lookup("call_0"),
-        sameRunResumed: new SqlToolJournal(sql, "run-a", true).lookup("call_0"),
+        laterRun: new SqlToolJournal(sql, writes, "run-b", true).lookup("call_0"),
+        sameRunResumed: new SqlToolJournal(sql, writes, "run-a", true).lookup("call_0"),
       };
     });
     expect(seen.laterRun).toBeUndefined();
@@ -36,8 +41,8 @@ describe("the tool journal", () => {
   });
 
   it("has the executing row stored when markExecuting returns, before the tool may run", async () => {
-    const state = await inSession((sql) => {
-      const journal = new SqlToolJournal(sql, "run-a", false);
+    const state = await inSession((sql, writes) => {
+      const journal = new SqlToolJournal(sql, writes, "run-a", false);
       journal.markStarted(call("call_1"));
       journal.markExecuting(call("call_1"));
       return stateOf(sql, "run-a", "call_1");
@@ -46,35 +51,38 @@ describe("the tool journal", () => {
   });
 
   it("writes no executing row for an idempotent call, which a resumed run prepares and runs again from started alike", async () => {
-    const state = await inSession((sql) => {
-      const journal = new SqlToolJournal(sql, "run-a", false, (name) => name === "getTime");
+    const state = await inSession(async (sql, writes) => {
+      const journal = new SqlToolJournal(sql, writes, "run-a", false, (name) => name === "getTime");
       journal.markStarted({ ...call("call_2"), name: "getTime" });
       journal.markExecuting({ ...call("call_2"), name: "getTime" });
+      await nextTask();
       return stateOf(sql, "run-a", "call_2");
     });
     expect(state).toBe("started");
   });
 
   it("never moves an ended call back, and a resumed run sees where each call got", async () => {
-    const entries = await inSession((sql) => {
-      const journal = new SqlToolJournal(sql, "run-a", false);
+    const entries = await inSession(async (sql, writes) => {
+      const journal = new SqlToolJournal(sql, writes, "run-a", false);
       journal.markStarted(call("a"));
       journal.markStarted(call("b"));
       journal.markExecuting(call("b"));
       journal.markEnded(call("b"), result, true);
       journal.markExecuting(call("b"));
-      const resumed = new SqlToolJournal(sql, "run-a", true);
+      await nextTask();
+      const resumed = new SqlToolJournal(sql, writes, "run-a", true);
       return [resumed.lookup("a"), resumed.lookup("b")];
     });
     expect(entries).toEqual([{ state: "started" }, { state: "ended", result, isError: true }]);
   });
 
   it("holds no row once cleared at the run's end", async () => {
-    const rows = await inSession((sql) => {
-      const journal = new SqlToolJournal(sql, "run-a", false);
+    const rows = await inSession((sql, writes) => {
+      const journal = new SqlToolJournal(sql, writes, "run-a", false);
       journal.markStarted(call("c"));
       journal.markExecuting(call("c"));
       journal.clear();
+      writes.flush();
       return { rows: sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM tool_call_journal`).one().n, lookup: journal.lookup("c") };
     });
     expect(rows).toEqual({ rows: 0, lookup: undefined });

@@ -1,0 +1,49 @@
+/**
+ * GET /v1/mcp/oauth/callback: where an MCP server's authorization server sends the user back. The
+ * `state` names who holds the flow (`w.<random>`: the Worker's McpCredentials object; `s.<session
+ * id>.<random>`: that session) and that holder completes it only if it issued exactly this state
+ * (stored by hash, one-time, expiring), so no client-chosen identity is trusted. Answers a small page.
+ */
+import { Hono } from "hono";
+import * as z from "zod";
+import { WORKER_CREDENTIALS } from "../mcp/mcp-credentials-object.ts";
+import type { AuthCompletion } from "../mcp/oauth-completion.ts";
+import { SESSION_ID_PATTERN } from "./auth.ts";
+import { ApiError } from "./errors.ts";
+import type { HonoEnv } from "./hono-env.ts";
+import { sessionStub } from "./session-stub.ts";
+import { queryOf } from "./validation.ts";
+
+export const mcpOAuthRoutes = new Hono<HonoEnv>();
+
+const RANDOM = "[A-Za-z0-9_-]{43}";
+const WORKER_STATE = new RegExp(`^w\\.${RANDOM}$`);
+const SESSION_STATE = new RegExp(`^s\\.(${SESSION_ID_PATTERN.source.slice(1, -1)})\\.${RANDOM}$`);
+
+const callbackQuery = z.object({
+  state: z.string().max(200),
+  code: z.string().max(4_096).optional(),
+  error: z.string().max(200).optional(),
+  error_description: z.string().max(1_000).optional(),
+});
+
+mcpOAuthRoutes.get("/v1/mcp/oauth/callback", queryOf(callbackQuery), async (c) => {
+  const { state, code, error, error_description } = c.req.valid("query");
+  const sessionMatch = SESSION_STATE.exec(state);
+  if (!WORKER_STATE.test(state) && !sessionMatch) throw new ApiError(400, "bad_request", "Unknown authorization state");
+  if (error || !code) throw new ApiError(400, "bad_request", `The authorization was not granted: ${error ?? "no code"}${error_description ? ` (${error_description})` : ""}`);
+  let done: AuthCompletion;
+  if (sessionMatch) {
+    done = await sessionStub(c.env, sessionMatch[1]!).completeMcpAuth(state, code);
+  } else {
+    done = await c.env.MCP_CREDENTIALS.get(c.env.MCP_CREDENTIALS.idFromName(WORKER_CREDENTIALS)).complete(state, code);
+    // The session that asked lists the server's tools now; others find the tokens at their next run.
+    if (done.ok) await sessionStub(c.env, done.sessionId).mcpAuthorized(done.server).catch(() => undefined);
+  }
+  if (!done.ok) throw new ApiError(done.status, done.status === 502 ? "internal" : done.status === 404 ? "not_found" : "bad_request", done.message);
+  return c.html(
+    `<!doctype html><meta charset="utf-8"><title>Connected</title><p>MCP server <b>${escapeHtml(done.server)}</b> is connected. You can close this tab; its tools are available to the session.</p>`,
+  );
+});
+
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);

@@ -1,0 +1,50 @@
+/**
+ * The second half of an MCP OAuth flow, run by whichever Durable Object holds the flow (the Worker's
+ * McpCredentials object or the session): the callback's `state` is looked up by its hash (one-time,
+ * expiring), and the SDK's `auth()` exchanges the code with the stored PKCE verifier and stores the
+ * tokens. A state this object never issued completes nothing. Errors name the server, never a secret.
+ */
+import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
+import { sha256Hex } from "../credentials.ts";
+import { McpOAuthProvider, type McpCredentialVault } from "./oauth-provider.ts";
+import type { McpOAuthStore } from "./oauth-store.ts";
+import type { McpServerConfig } from "./servers-config.ts";
+
+export type AuthCompletion = { ok: true; server: string; sessionId: string } | { ok: false; status: 400 | 404 | 502; message: string };
+
+/** A vault over this object's own store (each call synchronous storage). */
+export function localVault(store: McpOAuthStore): McpCredentialVault {
+  return {
+    read: async (server, kind) => store.read(server, kind),
+    write: async (server, kind, value) => store.write(server, kind, value),
+    drop: async (server, kinds) => store.drop(server, kinds),
+    dropIf: async (server, kind, expected) => store.dropIf(server, kind, expected),
+    saveFlow: async (hash, flow) => store.saveFlow(hash, flow),
+  };
+}
+
+export async function completeAuthorization(
+  store: McpOAuthStore,
+  state: string,
+  code: string,
+  findServer: (name: string) => McpServerConfig | undefined,
+): Promise<AuthCompletion> {
+  const flow = store.takeFlow(await sha256Hex(state));
+  if (!flow) return { ok: false, status: 400, message: "Unknown or expired authorization state; start again from the Connect link" };
+  const server = findServer(flow.server);
+  if (!server) return { ok: false, status: 404, message: `MCP server "${flow.server}" is no longer configured` };
+  const provider = new McpOAuthProvider(server, {
+    vault: localVault(store),
+    redirectUrl: flow.redirectUrl,
+    stateRoute: "",
+    sessionId: flow.sessionId,
+    verifier: flow.verifier,
+  });
+  try {
+    const result = await auth(provider, { serverUrl: server.url, authorizationCode: code });
+    if (result !== "AUTHORIZED") return { ok: false, status: 502, message: `MCP server "${server.name}": the authorization server did not issue tokens` };
+  } catch (err) {
+    return { ok: false, status: 502, message: `MCP server "${server.name}": exchanging the authorization code failed: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  return { ok: true, server: server.name, sessionId: flow.sessionId };
+}

@@ -1,0 +1,151 @@
+/**
+ * The SDK's OAuthClientProvider for one MCP server, over a credential vault (the Worker's McpCredentials
+ * object for deployer-listed servers, the session's own storage for servers it added). The SDK's `auth()`
+ * drives discovery, dynamic registration, PKCE and refresh; this class only keeps what it hands over.
+ * `state` is 32 random bytes behind a routing prefix (who holds the flow); the flow is stored under the
+ * state's hash with the verifier and the session that started it, so only that state completes it.
+ */
+import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { sha256Hex } from "../credentials.ts";
+import { FLOW_TTL_MS, type OAuthRecordKind, type PendingFlow } from "./oauth-store.ts";
+import type { McpServerConfig } from "./servers-config.ts";
+
+/** What a provider needs of where credentials live; each method is one storage call (or one RPC). */
+export interface McpCredentialVault {
+  read(server: string, kind: OAuthRecordKind): Promise<string | undefined>;
+  write(server: string, kind: OAuthRecordKind, value: string): Promise<void>;
+  drop(server: string, kinds: OAuthRecordKind[]): Promise<void>;
+  /** Drops the record only while it still holds `expected` (another session may have replaced it). */
+  dropIf(server: string, kind: OAuthRecordKind, expected: string): Promise<void>;
+  saveFlow(stateHash: string, flow: PendingFlow): Promise<void>;
+}
+
+export type McpOAuthOptions = {
+  vault: McpCredentialVault;
+  /** `<origin>/v1/mcp/oauth/callback` of this Worker. */
+  redirectUrl: string;
+  /** Routes the callback to the holder of the flow: `w` (the Worker's object) or `s.<sessionId>`. */
+  stateRoute: string;
+  /** The session that starts flows through this provider (told when a Worker-held flow completes). */
+  sessionId: string;
+  /** Set only when completing a flow: the verifier stored with it. */
+  verifier?: string;
+};
+
+export class McpOAuthProvider implements OAuthClientProvider {
+  /** Set when the SDK decided the user must authorize: the URL to send them to. */
+  authorizationUrl?: string;
+  private pendingState?: string;
+  private pendingVerifier?: string;
+  /** Tokens as last read; every `auth()` starts with discoveryState(), which drops this so refresh reads fresh. */
+  private cachedTokens?: { value: OAuthTokens | undefined };
+  /** The stored text of the tokens this provider last read or wrote: what it may invalidate. */
+  private tokensText?: string;
+
+  constructor(
+    private readonly server: McpServerConfig,
+    private readonly options: McpOAuthOptions,
+  ) {}
+
+  get redirectUrl(): string {
+    return this.options.redirectUrl;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: "edge-agent",
+      redirect_uris: [this.options.redirectUrl],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
+  }
+
+  state(): string {
+    const bytes = crypto.getRandomValues(new Uint8Array(32));
+    this.pendingState = `${this.options.stateRoute}.${btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}`;
+    return this.pendingState;
+  }
+
+  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    if (this.server.clientId) return { client_id: this.server.clientId, ...(this.server.clientSecret ? { client_secret: this.server.clientSecret } : {}) };
+    const stored = await this.readJson<OAuthClientInformationMixed & { redirect_uris?: string[] }>("client");
+    // A registration made for another redirect URL (the Worker moved) cannot complete a flow here: register again.
+    if (stored?.redirect_uris && !stored.redirect_uris.includes(this.options.redirectUrl)) return undefined;
+    return stored;
+  }
+
+  async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
+    if (this.server.clientId) return; // pre-registered in MCP_SERVERS: nothing of ours to keep
+    await this.options.vault.write(this.server.name, "client", JSON.stringify(info));
+  }
+
+  async tokens(): Promise<OAuthTokens | undefined> {
+    if (!this.cachedTokens) {
+      this.tokensText = await this.options.vault.read(this.server.name, "tokens");
+      this.cachedTokens = { value: this.tokensText === undefined ? undefined : (JSON.parse(this.tokensText) as OAuthTokens) };
+    }
+    return this.cachedTokens.value;
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    this.tokensText = JSON.stringify(tokens);
+    await this.options.vault.write(this.server.name, "tokens", this.tokensText);
+    this.cachedTokens = { value: tokens };
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.pendingVerifier = verifier;
+  }
+
+  codeVerifier(): string {
+    if (!this.options.verifier) throw new Error("no authorization is in progress here");
+    return this.options.verifier;
+  }
+
+  async redirectToAuthorization(url: URL): Promise<void> {
+    if (!this.pendingState || !this.pendingVerifier) throw new Error("authorization started without state or verifier");
+    const flow: PendingFlow = {
+      server: this.server.name,
+      sessionId: this.options.sessionId,
+      verifier: this.pendingVerifier,
+      redirectUrl: this.options.redirectUrl,
+      expiresAt: Date.now() + FLOW_TTL_MS,
+    };
+    await this.options.vault.saveFlow(await sha256Hex(this.pendingState), flow);
+    this.authorizationUrl = url.href;
+  }
+
+  async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
+    const kinds: OAuthRecordKind[] = scope === "all" ? ["client", "discovery"] : scope === "verifier" || scope === "tokens" ? [] : [scope];
+    if (scope === "all" || scope === "tokens") {
+      // Sessions share the Worker's tokens: a refresh token rotated by another session fails here with
+      // invalid_grant, and dropping what is stored now would throw away that session's fresh tokens.
+      if (this.tokensText !== undefined) await this.options.vault.dropIf(this.server.name, "tokens", this.tokensText);
+      this.cachedTokens = undefined;
+      this.tokensText = undefined;
+    }
+    if (kinds.length > 0) await this.options.vault.drop(this.server.name, kinds);
+  }
+
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    this.cachedTokens = undefined;
+    return this.readJson<OAuthDiscoveryState>("discovery");
+  }
+
+  async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    await this.options.vault.write(this.server.name, "discovery", JSON.stringify(state));
+  }
+
+  /** True when tokens are stored for this server (another session may have completed the flow). */
+  async hasTokens(): Promise<boolean> {
+    this.cachedTokens = undefined; // re-read: tokens() fills it again
+    return (await this.tokens()) !== undefined;
+  }
+
+  private async readJson<T>(kind: OAuthRecordKind): Promise<T | undefined> {
+    const text = await this.options.vault.read(this.server.name, kind);
+    return text === undefined ? undefined : (JSON.parse(text) as T);
+  }
+}

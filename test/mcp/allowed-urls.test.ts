@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { isAllowedMcpUrl, parseAllowedUrls } from "../../src/mcp/allowed-urls.ts";
+
+describe("MCP_ALLOWED_URLS", () => {
+  it("allows nothing when unset or blank", () => {
+    expect(isAllowedMcpUrl("https://a.example/mcp", parseAllowedUrls(undefined))).toBe(false);
+    expect(isAllowedMcpUrl("https://a.example/mcp", parseAllowedUrls(" , "))).toBe(false);
+  });
+
+  it("matches scheme, host and port exactly, never as text", () => {
+    const allowed = parseAllowedUrls("https://a.example/");
+    expect(isAllowedMcpUrl("https://a.example/mcp", allowed)).toBe(true);
+    expect(isAllowedMcpUrl("https://A.EXAMPLE/mcp", allowed)).toBe(true); // hosts compare parsed
+    for (const url of ["https://a.example.evil/", "https://a.example.evil/mcp", "https://a.example@evil.example/", "http://a.example/mcp", "https://a.example:8443/mcp", "https://user:pw@a.example/mcp"]) {
+      expect(isAllowedMcpUrl(url, allowed), url).toBe(false);
+    }
+  });
+
+  it("matches paths on segment boundaries", () => {
+    const allowed = parseAllowedUrls("https://tools.example/team, https://b.example/mcp/");
+    expect(isAllowedMcpUrl("https://tools.example/team", allowed)).toBe(true);
+    expect(isAllowedMcpUrl("https://tools.example/team/linear/mcp", allowed)).toBe(true);
+    expect(isAllowedMcpUrl("https://tools.example/teammate/mcp", allowed)).toBe(false);
+    expect(isAllowedMcpUrl("https://b.example/mcp/x", allowed)).toBe(true);
+    expect(isAllowedMcpUrl("https://b.example/mcp", allowed)).toBe(false);
+    expect(isAllowedMcpUrl("https://tools.example/team/../admin", allowed)).toBe(false); // resolved before matching
+  });
+
+  it("leaves out entries that are not http(s) URLs", () => {
+    expect(parseAllowedUrls("ftp://x.example/, nonsense, https://ok.example/")).toEqual([{ protocol: "https:", host: "ok.example", path: "/" }]);
+  });
+});

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { sha256Hex } from "../../src/credentials.ts";
+import { McpOAuthProvider, type McpCredentialVault } from "../../src/mcp/oauth-provider.ts";
+import type { OAuthRecordKind, PendingFlow } from "../../src/mcp/oauth-store.ts";
+
+/** The vault's contract over a Map, as McpOAuthStore keeps it in SQL. */
+function memoryVault() {
+  const records = new Map<string, string>();
+  const flows = new Map<string, PendingFlow>();
+  const key = (server: string, kind: OAuthRecordKind) => `${server}/${kind}`;
+  const vault: McpCredentialVault = {
+    read: async (server, kind) => records.get(key(server, kind)),
+    write: async (server, kind, value) => void records.set(key(server, kind), value),
+    drop: async (server, kinds) => kinds.forEach((k) => records.delete(key(server, k))),
+    dropIf: async (server, kind, expected) => {
+      if (records.get(key(server, kind)) === expected) records.delete(key(server, kind));
+    },
+    saveFlow: async (hash, flow) => void flows.set(hash, flow),
+  };
+  return { vault, records, flows };
+}
+
+const server = { name: "linear", url: "https://mcp.example/mcp" };
+const options = (vault: McpCredentialVault) => ({ vault, redirectUrl: "https://w.example/v1/mcp/oauth/callback", stateRoute: "w", sessionId: "s_started" });
+
+describe("McpOAuthProvider", () => {
+  it("keeps tokens another session stored after this one read its own", async () => {
+    const { vault, records } = memoryVault();
+    const mine = new McpOAuthProvider(server, options(vault));
+    await mine.saveTokens({ access_token: "a1", token_type: "bearer", refresh_token: "r1" });
+    // Another session refreshed meanwhile (the refresh token rotated).
+    await new McpOAuthProvider(server, options(vault)).saveTokens({ access_token: "a2", token_type: "bearer", refresh_token: "r2" });
+    await mine.invalidateCredentials("tokens"); // the SDK does this after r1 gets invalid_grant
+    expect(JSON.parse(records.get("linear/tokens")!)).toMatchObject({ access_token: "a2" });
+    expect(await mine.tokens()).toMatchObject({ refresh_token: "r2" });
+    // Its own tokens, still stored, are dropped.
+    await mine.invalidateCredentials("tokens");
+    expect(records.has("linear/tokens")).toBe(false);
+  });
+
+  it("issues unguessable states and stores the flow under the state's hash, never the state", async () => {
+    const { vault, flows } = memoryVault();
+    const provider = new McpOAuthProvider(server, options(vault));
+    const state = provider.state();
+    expect(state).toMatch(/^w\.[A-Za-z0-9_-]{43}$/);
+    expect(provider.state()).not.toBe(state);
+    const latest = provider.state();
+    provider.saveCodeVerifier("verifier-1");
+    await provider.redirectToAuthorization(new URL("https://auth.example/authorize?x=1"));
+    expect(provider.authorizationUrl).toBe("https://auth.example/authorize?x=1");
+    expect([...flows.keys()]).toEqual([await sha256Hex(latest)]);
+    expect(flows.get(await sha256Hex(latest))).toMatchObject({ server: "linear", sessionId: "s_started", verifier: "verifier-1" });
+    expect(JSON.stringify([...flows])).not.toContain(latest);
+  });
+
+  it("uses a pre-registered client, and registers again when the stored one has another redirect URL", async () => {
+    const { vault } = memoryVault();
+    const preRegistered = new McpOAuthProvider({ ...server, clientId: "cid", clientSecret: "sec" }, options(vault));
+    expect(await preRegistered.clientInformation()).toEqual({ client_id: "cid", client_secret: "sec" });
+    const dynamic = new McpOAuthProvider(server, options(vault));
+    await dynamic.saveClientInformation({ client_id: "old", redirect_uris: ["https://moved.example/v1/mcp/oauth/callback"] });
+    expect(await dynamic.clientInformation()).toBeUndefined();
+    await dynamic.saveClientInformation({ client_id: "new", redirect_uris: ["https://w.example/v1/mcp/oauth/callback"] });
+    expect(await dynamic.clientInformation()).toMatchObject({ client_id: "new" });
+  });
+});
