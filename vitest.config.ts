@@ -15,6 +15,9 @@ function workersProject(name: string, include: string[], exclude: string[] = [],
             MAX_RETRY_DELAY_MS: "20",
             // Long enough for every test that answers an approval, short enough to test the timeout.
             APPROVAL_TIMEOUT_MS: "3000",
+            // Repeating schedules at test speed, and a limit a test can reach.
+            SCHEDULE_MIN_INTERVAL_MS: "300",
+            MAX_SCHEDULES: "5",
             // The mock MCP server (test/support/mock-mcp-server.ts) in the projects that test MCP tools.
             ...(mcp === true ? { MCP_SERVERS: inject("mcpServers") } : {}),
             // The OAuth-protected MCP server (test/support/oauth-mcp-server.ts) and the URLs sessions may add.
@@ -63,16 +66,16 @@ export default defineConfig({
           hookTimeout: 300_000,
         },
       },
-      workersProject("workers", ["test/session/**/*.test.ts", "test/http/**/*.test.ts", "test/reliability/**/*.test.ts"], ["test/session/restarts.test.ts", "test/**/*.node.test.ts"]),
+      workersProject("workers", ["test/session/**/*.test.ts", "test/http/**/*.test.ts", "test/reliability/**/*.test.ts"], ["test/session/restarts.test.ts", "test/session/schedule-restarts.test.ts", "test/**/*.node.test.ts"]),
       // Sessions with remote MCP servers configured (every session there gets their tools by default).
       // One file at a time: the restart test there resets every object of its Worker.
       workersProject("workers-mcp", ["test/mcp/workers/**/*.test.ts"], [], true, false),
       // An MCP server behind OAuth, and servers sessions add within MCP_ALLOWED_URLS.
       workersProject("workers-mcp-oauth", ["test/mcp/oauth/**/*.test.ts"], [], "oauth", false),
-      // Restart tests reset every Durable Object of their Worker, so they get a Worker of their own.
-      workersProject("workers-restarts", ["test/session/restarts.test.ts"]),
       // Sub-agents (parent and child sessions) with fixture sub-agents, restarts included: a Worker of their own, one file at a time.
       workersProject("workers-subagents", ["test/subagents/**/*.test.ts"], ["test/**/*.node.test.ts"], false, false, "./test/worker/wrangler.sub-agents.toml"),
+      // Restart tests reset every Durable Object of their Worker: a Worker of their own, one file at a time.
+      workersProject("workers-restarts", ["test/session/restarts.test.ts", "test/session/schedule-restarts.test.ts"], [], false, false),
       {
         // Against a real `wrangler dev` (support/wrangler-dev.ts); one server at a time.
         test: {

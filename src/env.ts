@@ -4,7 +4,7 @@
  * may be unset, which the generated type cannot say, so they are made optional here; the knobs below exist
  * only for tests and operators and have no default in wrangler.toml.
  */
-type SecretName = "OPENAI_API_KEY" | "API_TOKEN" | "REDEPLOY_HOOK_SECRET";
+type SecretName = "OPENAI_API_KEY" | "API_TOKEN" | "REDEPLOY_HOOK_SECRET" | "OTEL_EXPORTER_OTLP_HEADERS";
 
 export type AppEnv = Omit<Env, SecretName> &
   Partial<Pick<Env, SecretName>> & {
@@ -16,6 +16,9 @@ export type AppEnv = Omit<Env, SecretName> &
     SESSION_IDLE_TTL_DAYS?: string;
     /** Bytes one session may store before new input is refused (413); default in src/env-vars.ts. */
     SESSION_MAX_BYTES?: string;
+    /** Schedules one session may hold, and the shortest repeat interval; defaults in src/env-vars.ts. */
+    MAX_SCHEDULES?: string;
+    SCHEDULE_MIN_INTERVAL_MS?: string;
     /** getWeather's upstreams, pointed at local servers by tests. */
     WEATHER_API_BASE_URL?: string;
     GEOCODING_API_BASE_URL?: string;
@@ -27,4 +30,6 @@ export type AppEnv = Omit<Env, SecretName> &
     MCP_ALLOWED_URLS?: string;
     /** How deep sub-agents may nest (src/env-vars.ts); default 2. */
     MAX_SUBAGENT_DEPTH?: string;
+    /** An OTLP/HTTP collector's base URL (traces go to its /v1/traces); unset: no traces (docs/observability.md). */
+    OTEL_EXPORTER_OTLP_ENDPOINT?: string;
   };

@@ -179,6 +179,16 @@ export class ChatView {
   }
 
   /**
+   * A finished run's waterfall (run-timeline.js), under its answer.
+   * @param {HTMLElement} node
+   */
+  showTimeline(node) {
+    this.finishStreaming();
+    this.list.append(node);
+    this.scrollToEnd();
+  }
+
+  /**
    * @param {string} text
    * @param {"info" | "error"} [kind]
    */
@@ -213,7 +223,14 @@ export class ChatView {
       this.list.append(pending.bubble);
       return;
     }
-    this.bubble("user", text);
+    const bubble = this.bubble("user", text);
+    // A schedule sent this one, not the person: marked so the conversation says so.
+    if (message.scheduleId) {
+      bubble.classList.add("bubble-scheduled");
+      bubble.dataset.scheduleId = message.scheduleId;
+      bubble.querySelector(".visually-hidden")?.replaceChildren("Scheduled message:");
+      bubble.prepend(el("span", { class: "bubble-meta", text: "⏰ scheduled" }));
+    }
   }
 
   /** @param {AssistantMessage} message */

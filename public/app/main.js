@@ -2,17 +2,19 @@
 /**
  * The web page's controller: creates or restores a session (id and key kept in localStorage), renders its
  * snapshot, then follows its event stream from snapshot.lastEventSeq, and wires the controls (send, abort,
- * approvals, new session, tools panel). The client SDK (./client.js, built from src/client) reconnects by
+ * approvals, new session, tools and schedules panels). The client SDK (./client.js, built from src/client) reconnects by
  * itself and yields each event once, in seq order; this module shows the connection state and applies them.
  */
 import { ApiClientError, createClient } from "../client.js";
 import { ChatView } from "./chat-view.js";
 import { el } from "./dom.js";
 import { hideExamples, showExamples } from "./example-prompts.js";
+import { RunTimeline } from "./run-timeline.js";
 import * as saved from "./session-store.js";
+import { renderSchedules } from "./schedules-panel.js";
 import { renderTools, renderToolsError } from "./tools-panel.js";
 
-/** @import { ConnectionState, CreateSessionOptions, McpToolEntry, SessionHandle, SessionStreamEvent, ToolList } from "../client.js" */
+/** @import { ConnectionState, CreateSessionOptions, McpToolEntry, ScheduleEntry, SessionHandle, SessionStreamEvent, ToolList } from "../client.js" */
 
 /** Events kept in the event-log panel; older lines are dropped so a long session stays light. */
 const EVENT_LOG_LIMIT = 2_000;
@@ -50,6 +52,7 @@ const ui = {
   runState: byId("run-state", HTMLSpanElement),
   tools: byId("tools", HTMLDivElement),
   refreshTools: byId("refresh-tools", HTMLButtonElement),
+  schedules: byId("schedules", HTMLDivElement),
   eventLog: byId("event-log", HTMLOListElement),
   settings: byId("settings", HTMLFormElement),
   apiToken: byId("api-token", HTMLInputElement),
@@ -74,6 +77,8 @@ let sessionMcpTools = [];
 /** @type {ToolList | undefined} */
 let toolList;
 
+/** The live run's waterfall, shown under its answer when it ends. */
+const runTimeline = new RunTimeline();
 const view = new ChatView(ui.messages, {
   onDecide: async (toolCallId, approve) => {
     if (!session) throw new Error("No session");
@@ -114,6 +119,7 @@ async function attach(handle) {
   showTools();
   if (snapshot.messages.length === 0 && historyBefore === null) showExamples(ui.examples, [...sessionTools, "listTools"], sendText);
   else hideExamples(ui.examples);
+  showSchedules(snapshot.schedules ?? []);
   setRunning(snapshot.status === "running");
   const open = snapshot.status !== "shutdown";
   setComposerEnabled(open);
@@ -200,6 +206,7 @@ function apply(event) {
     return false;
   }
   logEvent(event);
+  const waterfall = runTimeline.observe(event);
   switch (event.type) {
     case "runStart":
       hideExamples(ui.examples); // a message sent from elsewhere (another tab, the API) started a run
@@ -228,6 +235,10 @@ function apply(event) {
       break;
     case "toolExecEnd":
       view.toolEnd(event);
+      if (SCHEDULE_TOOLS.has(event.toolName)) void refreshSchedules();
+      break;
+    case "scheduleFired":
+      void refreshSchedules();
       break;
     case "toolApprovalRequired":
       view.approvalRequired(event);
@@ -239,6 +250,7 @@ function apply(event) {
       setRunning(false);
       // A terminating tool batch ends the run with an answer that history does not hold.
       if (event.stopReason === "tool_use_terminated") view.renderFinal(event.response);
+      if (waterfall) view.showTimeline(waterfall);
       break;
     case "llmRetry":
       view.notice(`The model did not answer (${event.message}); trying again in ${Math.ceil(event.delayMs / 1000)} s (retry ${event.retry}).`);
@@ -412,6 +424,36 @@ function setRunning(on) {
 function setComposerEnabled(on) {
   ui.prompt.disabled = !on;
   ui.send.disabled = !on;
+}
+
+/** Tools whose calls change the session's schedules: the panel is read again after each. */
+const SCHEDULE_TOOLS = new Set(["schedule", "cancelSchedule"]);
+
+/** @param {ScheduleEntry[]} schedules */
+function showSchedules(schedules) {
+  renderSchedules(ui.schedules, schedules, cancelSchedule);
+}
+
+async function refreshSchedules() {
+  const handle = session;
+  if (!handle) return;
+  try {
+    const { schedules } = await handle.schedules();
+    if (handle === session) showSchedules(schedules);
+  } catch (err) {
+    view.notice(`Could not list the schedules: ${describe(err)}`, "error");
+  }
+}
+
+/** @param {string} scheduleId */
+async function cancelSchedule(scheduleId) {
+  if (!session) return;
+  try {
+    await session.cancelSchedule(scheduleId);
+  } catch (err) {
+    view.notice(`Could not cancel the schedule: ${describe(err)}`, "error");
+  }
+  await refreshSchedules();
 }
 
 /** @type {Record<ShownConnectionState, string>} */

@@ -113,14 +113,7 @@ function readRequest(request: RecordedRequest): { tag: string; command: string; 
   const system = hasSystem ? textOf(all[0]!.content) : "";
   const tag = system.startsWith("bench:") ? system.slice("bench:".length) : "";
   const messages = hasSystem ? all.slice(1) : all;
-  let command = "";
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i]!.role === "user") {
-      command = textOf(messages[i]!.content);
-      break;
-    }
-  }
-  return { tag, command, messages };
+  return { tag, command: textOf(messages.findLast((m) => m.role === "user")?.content), messages };
 }
 
 /** Assistant tool-call messages (or, with `lastOnly`, the calls of the latest one) since the last user message. */

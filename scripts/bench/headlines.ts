@@ -6,6 +6,7 @@ import type { ColdStartResult } from "./measure-cold-start.ts";
 import type { FanoutResult } from "./measure-fanout.ts";
 import type { LoadResult } from "./measure-load.ts";
 import type { SseLatencyResult, SseThroughputResult } from "./measure-sse.ts";
+import { scheduleHeadlines, type ScheduleLatencyResult } from "./measure-schedules.ts";
 import type { StepOverheadResult } from "./measure-step-overhead.ts";
 import type { StorageResult } from "./measure-storage.ts";
 import type { WakeResult } from "./measure-wake.ts";
@@ -16,8 +17,11 @@ import type { Headline } from "./report.ts";
 export type BenchResults = {
   stepOverhead: StepOverheadResult;
   stepOverheadNonStreaming?: StepOverheadResult;
+  /** The streaming step again with OTEL_EXPORTER_OTLP_ENDPOINT set (a local receiver); spans it received. */
+  stepOverheadTracing?: StepOverheadResult & { spansExported: number };
   sseLatency: SseLatencyResult;
   sseThroughput: SseThroughputResult;
+  schedules?: ScheduleLatencyResult;
   load: LoadResult;
   fanout?: FanoutResult;
   wake?: WakeResult;
@@ -77,6 +81,15 @@ function stepHeadlines(result: StepOverheadResult, label: string, withTargets: b
   ];
 }
 
+/** The step with tracing on beside the same step with it off (the first streaming measurement). */
+function tracingHeadlines(off: StepOverheadResult, on: StepOverheadResult & { spansExported: number }): Headline[] {
+  return [
+    ...on.bySize.map((s): Headline => ({ name: `step overhead (tracing on) p50, ${s.history} msgs`, value: s.gapMs.p50, unit: "ms" })),
+    ...on.bySize.map((s, i): Headline => ({ name: `step p50 tracing on ÷ off, ${s.history} msgs`, value: s.gapMs.p50 / off.bySize[i]!.gapMs.p50, unit: "×" })),
+    { name: "spans exported during the tracing-on step", value: on.spansExported, unit: "spans" },
+  ];
+}
+
 /** Start-up CPU and bundle of this Worker and, with `--peers`, of the Agents SDK Worker, from the same run. */
 export function startupHeadlines(ours: StartupResult, agentsSdk?: StartupResult): Headline[] {
   const of = (who: string, r: StartupResult, targets: boolean): Headline[] => [
@@ -97,12 +110,14 @@ export function buildHeadlines(r: BenchResults): Headline[] {
   return [
     ...stepHeadlines(r.stepOverhead, "", true),
     ...(r.stepOverheadNonStreaming ? stepHeadlines(r.stepOverheadNonStreaming, " (non-streaming)", false) : []),
+    ...(r.stepOverheadTracing ? tracingHeadlines(r.stepOverhead, r.stepOverheadTracing) : []),
     ...(r.peers?.headlines ?? []),
     ...startupHeadlines(r.startup, r.peers?.agentsSdkStartup),
     { name: "SSE latency p50", value: r.sseLatency.latencyMs.p50, unit: "ms", target: { op: "<=", value: SSE_P50_TARGET_MS } },
     { name: "SSE latency p95", value: r.sseLatency.latencyMs.p95, unit: "ms" },
     { name: `SSE ${r.sseThroughput.events} partials → ${r.sseThroughput.subscribers} subs, slowest sub`, value: r.sseThroughput.minEventsPerSecond, unit: "events/s" },
     { name: `SSE ${r.sseThroughput.events} partials → ${r.sseThroughput.subscribers} subs, all delivered`, value: r.sseThroughput.totalEventsPerSecond, unit: "events/s" },
+    ...(r.schedules ? scheduleHeadlines(r.schedules) : []),
     { name: `${loadName}: turns/s`, value: load.turnsPerSecond, unit: "turns/s" },
     { name: `${loadName}: errors`, value: load.errors, unit: "", target: { op: "==", value: 0 } },
     { name: `${loadName}: turn p50`, value: load.turnMs.p50, unit: "ms" },

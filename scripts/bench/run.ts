@@ -2,7 +2,8 @@
  * `npm run bench [-- --quick] [--peers | --peers-only] [--out FILE]`: measures the runtime end to end and
  * reports ratios taken in the same run. Copies the project to a temp dir (bench tools added there only),
  * measures the Worker's bundle and start-up CPU, starts the bench LLM and `wrangler dev` on 127.0.0.1,
- * runs each measurement through the client SDK, repeats the step with streaming off, stops everything it
+ * runs each measurement through the client SDK (schedules included), repeats the step with streaming off
+ * and with tracing on (spans exported to a local OTLP receiver, otlp-sink.ts), stops everything it
  * started, prints a table and writes JSON (default bench-results/latest.json). `--peers` adds the step and
  * start-up against other runtimes (the bench/peers package, installed then); `--peers-only` runs just that.
  */
@@ -18,10 +19,12 @@ import { measureFanout } from "./measure-fanout.ts";
 import { measureLoad } from "./measure-load.ts";
 import { measureSseLatency, measureSseThroughput } from "./measure-sse.ts";
 import { measureStartup } from "./measure-startup.ts";
+import { measureScheduleLatency } from "./measure-schedules.ts";
 import { measureStepOverhead } from "./measure-step-overhead.ts";
 import { measureStorage } from "./measure-storage.ts";
 import { measureSubAgentHop } from "./measure-subagent-hop.ts";
 import { measureWake } from "./measure-wake.ts";
+import { startOtlpSink } from "./otlp-sink.ts";
 import { loadPeers, type PeersEntry, type PeersPlan, type PeersRun } from "./peers-package.ts";
 import { createProjectCopy, REPO_ROOT, type ProjectCopy } from "./project-copy.ts";
 import { describeMachine, formatTable, meetsTarget, type Headline } from "./report.ts";
@@ -49,8 +52,8 @@ const WAKE_SIZES = [10, 1000, 10_000];
  */
 const STEPS_PER_TURN = 25;
 const PLAN = quick
-  ? { coldStarts: 5, startups: 3, warmupSteps: 5, step: { sizes: SIZES, sessionsPerSize: 2, stepsPerRun: 5 }, sseLatencyEvents: 50, load: { sessions: 10, turnsPerSession: 3 }, fanout: { sessions: 20, subscribersPerSession: 10 }, wake: { sizes: WAKE_SIZES, restarts: 1 } }
-  : { coldStarts: 20, startups: 5, warmupSteps: 20, step: { sizes: SIZES, sessionsPerSize: 8, stepsPerRun: STEPS_PER_TURN }, sseLatencyEvents: 300, load: { sessions: 50, turnsPerSession: 5 }, fanout: { sessions: 100, subscribersPerSession: 10 }, wake: { sizes: WAKE_SIZES, restarts: 6 } };
+  ? { coldStarts: 5, startups: 3, warmupSteps: 5, step: { sizes: SIZES, sessionsPerSize: 2, stepsPerRun: 5 }, sseLatencyEvents: 50, scheduleFires: 10, load: { sessions: 10, turnsPerSession: 3 }, fanout: { sessions: 20, subscribersPerSession: 10 }, wake: { sizes: WAKE_SIZES, restarts: 1 } }
+  : { coldStarts: 20, startups: 5, warmupSteps: 20, step: { sizes: SIZES, sessionsPerSize: 8, stepsPerRun: STEPS_PER_TURN }, sseLatencyEvents: 300, scheduleFires: 50, load: { sessions: 50, turnsPerSession: 5 }, fanout: { sessions: 100, subscribersPerSession: 10 }, wake: { sizes: WAKE_SIZES, restarts: 6 } };
 
 /** The step against other runtimes: sessions per runtime, mode and size (each one turn of STEPS_PER_TURN steps). */
 const PEERS_PLAN: PeersPlan = { sizes: [10, 1000], sessionsPerCell: quick ? 2 : 8, stepsPerRun: quick ? 5 : STEPS_PER_TURN, warmupSteps: quick ? 5 : 20, startupRuns: PLAN.startups };
@@ -65,8 +68,8 @@ async function timed<T>(name: string, run: () => Promise<T>): Promise<T> {
   return result;
 }
 
-function startDev(dir: string, llm: BenchLlm, persistTo: string, stream: boolean): Promise<WranglerDev> {
-  return startWranglerDev({ cwd: dir, persistTo, vars: { ...benchVars(llm.url), ...streamVars(stream) } });
+function startDev(dir: string, llm: BenchLlm, persistTo: string, stream: boolean, more: Record<string, string> = {}): Promise<WranglerDev> {
+  return startWranglerDev({ cwd: dir, persistTo, vars: { ...benchVars(llm.url), ...streamVars(stream), ...more } });
 }
 
 /** A session that exercises every path once, so the measured runs meet warm code. */
@@ -111,6 +114,7 @@ async function main(): Promise<void> {
     const sseLatency = await timed("SSE latency", () => measureSseLatency(client, { events: PLAN.sseLatencyEvents, spacingMs: 5 }));
     const sseThroughput = await timed("SSE throughput", () => measureSseThroughput(client, { events: 2000, subscribers: 5 }));
     llm.clear();
+    const schedules = await timed("schedule latency", () => measureScheduleLatency(client, llm!, PLAN.scheduleFires));
     const load = await timed("load", () => measureLoad(client, PLAN.load));
     const fanout = await timed("fan-out to idle subscribers", () => measureFanout(client, dev!.url, { ...PLAN.fanout, processGroup: dev!.processGroup }));
     llm.clear();
@@ -126,9 +130,19 @@ async function main(): Promise<void> {
     await warmUp(dev.url, PLAN.warmupSteps);
     const stepOverheadNonStreaming = await timed("step overhead, non-streaming", () => measureStepOverhead(createBenchClient(dev!.url), llm!, PLAN.step));
     await dev.stop();
+
+    // The same step with every run traced and exported: what tracing adds to the step, in this run.
+    const sink = await startOtlpSink();
+    const tracingVars = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url };
+    dev = await timed("wrangler dev (tracing on)", () => startDev(copy.dir, llm!, join(copy.dir, ".bench-state-traced"), true, tracingVars));
+    await warmUp(dev.url, PLAN.warmupSteps);
+    const stepOverheadTracing = { ...(await timed("step overhead, tracing on", () => measureStepOverhead(createBenchClient(dev!.url), llm!, PLAN.step))), spansExported: 0 };
+    await dev.stop();
+    stepOverheadTracing.spansExported = sink.spans();
+    await sink.close();
     const peersRun = peers ? await runPeers(copy, llm, peers) : undefined;
 
-    const results: BenchResults = { stepOverhead, stepOverheadNonStreaming, sseLatency, sseThroughput, load, fanout, wake, storage, coldStart, startup, ...(peersRun ? { peers: peersRun } : {}) };
+    const results: BenchResults = { stepOverhead, stepOverheadNonStreaming, stepOverheadTracing, sseLatency, sseThroughput, schedules, load, fanout, wake, storage, coldStart, startup, ...(peersRun ? { peers: peersRun } : {}) };
     writeOutput([...buildHeadlines(results), ...subAgentHop.headlines], { ...results, subAgentHop, peers: peersRun?.details }, { durationS: (nowMs() - started) / 1000, devReadyMs });
   } finally {
     await dev?.stop();

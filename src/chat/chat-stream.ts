@@ -4,6 +4,9 @@
  * For a new user message, events count from the moment the run took that message into its history
  * (its messageEnd) until the end of that run; for approval answers, until the end of the running run.
  * A run that stops to ask a human for approval ends the response (useChat sends the answer as a new request).
+ * Without `awaiting`, the answer is the stream of a run already under way (a resume) from `events` on.
+ * Each pull writes something before it returns (a chunk, a comment, the end): a pull that wrote nothing
+ * would not be called again, and the response would hang (workerd cancels it as hung).
  * The session stays the source of truth: a client that goes away cancels only this view, never the run.
  */
 import type { UserContent } from "../core/index.ts";
@@ -32,7 +35,7 @@ export type ChatView = {
 const encoder = new TextEncoder();
 
 export function uiMessageStream({ events, messageId, awaiting, knownToolCallIds }: ChatView): ReadableStream<Uint8Array> {
-  const chunker = new UiMessageChunker(messageId, awaiting === undefined, knownToolCallIds);
+  const chunker = new UiMessageChunker(messageId, knownToolCallIds !== undefined, knownToolCallIds);
   const parser = new SseParser();
   const reader = events.getReader();
   const wanted = awaiting ? JSON.stringify(awaiting) : undefined;
@@ -51,27 +54,35 @@ export function uiMessageStream({ events, messageId, awaiting, knownToolCallIds 
       write(controller, chunker.start());
     },
     async pull(controller) {
-      const { value, done: ended } = await reader.read();
-      if (ended) {
-        // The session shut down (or the object restarted) before this run ended.
-        write(controller, [{ type: "error", errorText: "The session's event stream ended before the run finished" }, { type: "finish", finishReason: "other" }]);
-        return done(controller);
-      }
-      for (const item of parser.feed(value)) {
-        if (item.kind === "comment") controller.enqueue(encoder.encode(formatSseComment(item.text)));
-        if (item.kind !== "message") continue;
-        const event = JSON.parse(item.data) as WireEvent;
-        // A trimmed-log notice cannot concern this answer: it reads from where the session stood just now.
-        if (event.type === "eventsDropped") continue;
-        if (!started) {
-          started = event.type === "messageEnd" && event.message.role === "user" && JSON.stringify(event.message.content) === wanted;
-          continue;
-        }
-        write(controller, chunker.translate(event));
-        if (event.type === "runEnd") return done(controller);
-        if (event.type === "toolApprovalRequired") {
-          write(controller, chunker.pauseForApproval());
+      // Read until something was written: events that make no chunk (bookkeeping, another run's) are skipped.
+      for (let wrote = false; !wrote; ) {
+        const { value, done: ended } = await reader.read();
+        if (ended) {
+          // The session shut down (or the object restarted) before this run ended.
+          write(controller, [{ type: "error", errorText: "The session's event stream ended before the run finished" }, { type: "finish", finishReason: "other" }]);
           return done(controller);
+        }
+        for (const item of parser.feed(value)) {
+          if (item.kind === "comment") {
+            controller.enqueue(encoder.encode(formatSseComment(item.text)));
+            wrote = true;
+          }
+          if (item.kind !== "message") continue;
+          const event = JSON.parse(item.data) as WireEvent;
+          // A trimmed-log notice cannot concern this answer: it reads from where the session stood just now.
+          if (event.type === "eventsDropped") continue;
+          if (!started) {
+            started = event.type === "messageEnd" && event.message.role === "user" && JSON.stringify(event.message.content) === wanted;
+            continue;
+          }
+          const chunks = chunker.translate(event);
+          write(controller, chunks);
+          wrote ||= chunks.length > 0;
+          if (event.type === "runEnd") return done(controller);
+          if (event.type === "toolApprovalRequired") {
+            write(controller, chunker.pauseForApproval());
+            return done(controller);
+          }
         }
       }
     },

@@ -21,7 +21,7 @@ export type UiMessageChunk =
   | { type: "tool-approval-request"; approvalId: string; toolCallId: string }
   | { type: "tool-output-available"; toolCallId: string; output: unknown; dynamic: true; preliminary?: boolean }
   | { type: "tool-output-error"; toolCallId: string; errorText: string; dynamic: true }
-  | { type: "data-notice"; data: { level: "error" | "warning" | "info"; message: string; authorizationUrl?: string }; transient: true }
+  | { type: "data-notice"; data: { level: "error" | "warning" | "info" | "retry"; message: string; authorizationUrl?: string }; transient: true }
   | { type: "data-mcp-elicitation"; id: string; data: { elicitationId: string; server: string; message: string; requestedSchema: Record<string, unknown> } }
   | { type: "error"; errorText: string }
   | { type: "finish"; finishReason: UiFinishReason };
@@ -114,6 +114,7 @@ export class UiMessageChunker {
         return [{ type: "data-mcp-elicitation", id: event.elicitationId, data: { elicitationId: event.elicitationId, server: event.server, message: event.message, requestedSchema: event.requestedSchema } }];
       case "contextTrimmed":
       case "llmRetry":
+      case "scheduleFired":
         return []; // bookkeeping (what the model saw, a retried LLM call): nothing for the chat to show
       case "messageAbandoned":
         // A retried or resumed LLM call replaces the partial message: drop what this step showed.

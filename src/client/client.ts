@@ -2,10 +2,12 @@
  * The typed client for the Worker's HTTP API (README "HTTP API (v1)"), for browsers and Node 22 alike:
  * `createClient(...)` creates or attaches to sessions; a SessionHandle wraps one session's routes and its
  * reconnecting event stream. No dependencies, only fetch. Every non-2xx answer throws ApiClientError;
- * a network failure throws ApiClientError with status 0 and code "network_error".
+ * a network failure throws ApiClientError with status 0 and code "network_error". Creating a session,
+ * sending a message and a follow-up carry an Idempotency-Key and are retried with it (retry-policy.ts).
  */
 import { ApiClientError, errorFromResponse } from "./errors.ts";
 import { streamSessionEvents } from "./event-stream.ts";
+import { isRetryable, MAX_ATTEMPTS, newIdempotencyKey, retryWaitMs } from "./retry-policy.ts";
 import type {
   ApprovalResult,
   AssistantMessage,
@@ -15,13 +17,16 @@ import type {
   McpServerEntry,
   MessageContent,
   MessagePage,
+  ScheduleEntry,
+  ScheduleOptions,
   SessionSettingsPatch,
   SessionSnapshot,
   SessionStreamEvent,
   ToolList,
 } from "./types.ts";
 
-type RequestOptions = { body?: unknown; bearer?: string; query?: Record<string, string> };
+/** `idempotent`: send an Idempotency-Key and retry network failures and 5xx with it. */
+type RequestOptions = { body?: unknown; bearer?: string; query?: Record<string, string>; idempotent?: boolean };
 
 /** The transport shared by the client and its session handles. */
 class Transport {
@@ -39,10 +44,24 @@ class Transport {
     return `${this.baseUrl}${path}${search}`;
   }
 
-  /** JSON in, JSON out; null for 204. */
+  /** JSON in, JSON out; null for 204. An idempotent call is retried under one key (retry-policy.ts). */
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    if (!options.idempotent) return this.attempt<T>(method, path, options, undefined);
+    const key = newIdempotencyKey();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.attempt<T>(method, path, options, key);
+      } catch (err) {
+        if (!(err instanceof ApiClientError) || !isRetryable(err) || attempt >= MAX_ATTEMPTS) throw err;
+        await new Promise((resolve) => setTimeout(resolve, retryWaitMs(attempt + 1, err)));
+      }
+    }
+  }
+
+  private async attempt<T>(method: string, path: string, options: RequestOptions, idempotencyKey: string | undefined): Promise<T> {
     const headers: Record<string, string> = { accept: "application/json" };
     if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
+    if (idempotencyKey) headers["idempotency-key"] = idempotencyKey;
     const init: RequestInit = { method, headers };
     if (options.body !== undefined) {
       headers["content-type"] = "application/json";
@@ -82,12 +101,12 @@ export class SessionHandle {
 
   /** runAgent: queue a user message; a run starts when the session is idle. 429 (queue_full) when full. */
   send(content: MessageContent): Promise<{ messageId: string }> {
-    return this.call("POST", "/messages", { content });
+    return this.call("POST", "/messages", { content }, true);
   }
 
   /** Queue a follow-up; the running loop takes it at its next step. */
   followUp(content: MessageContent): Promise<{ messageId: string }> {
-    return this.call("POST", "/follow-ups", { content });
+    return this.call("POST", "/follow-ups", { content }, true);
   }
 
   abort(): Promise<{ aborted: boolean }> {
@@ -153,6 +172,21 @@ export class SessionHandle {
     return this.call("DELETE", `/mcp-servers/${encodeURIComponent(name)}`);
   }
 
+  /** Has the session send itself `message` later (once, or repeatedly); 400 names a bad spec, 429 over MAX_SCHEDULES. */
+  schedule(options: ScheduleOptions): Promise<{ id: string; nextRunAt: number }> {
+    return this.call("POST", "/schedules", options);
+  }
+
+  /** The session's schedules, soonest first. */
+  schedules(): Promise<{ schedules: ScheduleEntry[] }> {
+    return this.call("GET", "/schedules");
+  }
+
+  /** Cancels a schedule; 404 when the session has none by that id. */
+  cancelSchedule(scheduleId: string): Promise<{ id: string; cancelled: true }> {
+    return this.call("DELETE", `/schedules/${encodeURIComponent(scheduleId)}`);
+  }
+
   /**
    * The session's events, each once and in seq order, across drops and reconnects. Start after a
    * snapshot with `{ lastEventId: snapshot.lastEventSeq }`; stop with `signal` or by leaving the loop.
@@ -169,8 +203,8 @@ export class SessionHandle {
     return this.call("POST", `/tool-calls/${encodeURIComponent(toolCallId)}/approval`, body);
   }
 
-  private call<T>(method: string, suffix: string, body?: unknown): Promise<T> {
-    return this.transport.request<T>(method, `${this.path}${suffix}`, { bearer: this.key, body });
+  private call<T>(method: string, suffix: string, body?: unknown, idempotent = false): Promise<T> {
+    return this.transport.request<T>(method, `${this.path}${suffix}`, { bearer: this.key, body, idempotent });
   }
 }
 
@@ -185,6 +219,7 @@ export class AgentClient {
     const created = await this.transport.request<{ id: string; key: string }>("POST", "/v1/sessions", {
       bearer: this.options.apiToken,
       body: options,
+      idempotent: true,
     });
     return this.session(created.id, created.key);
   }

@@ -22,6 +22,8 @@ export type {
   MessagePage,
   PendingApproval,
   QueueDepths,
+  ScheduleEntry,
+  ScheduleOptions,
   SessionSettingsPatch,
   SessionSnapshot,
   SessionStatus,

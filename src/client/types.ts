@@ -9,7 +9,7 @@ import type { WireEvent } from "../wire/events.ts";
 export type { AgentMessage, AssistantMessage, ToolResultMessage, UserContent, UserMessage } from "../core/index.ts";
 export type { EventsDroppedEvent, StampedEvent, WireEvent, WireEventType } from "../wire/events.ts";
 export type { McpCatalogEntry, ToolEntry, ToolList, ToolStatus } from "../wire/tool-list.ts";
-export type { McpServerEntry, McpToolEntry, MessagePage, PendingApproval, QueueDepths, SessionSnapshot, SessionStatus } from "../wire/snapshot.ts";
+export type { McpServerEntry, McpToolEntry, MessagePage, PendingApproval, QueueDepths, ScheduleEntry, SessionSnapshot, SessionStatus } from "../wire/snapshot.ts";
 
 export type ClientOptions = {
   /** Where the Worker is, e.g. "https://agent.example.com" or "" for the page's own origin. */
@@ -58,4 +58,7 @@ export type EventStreamOptions = {
 };
 
 export type ApprovalResult = { toolCallId: string; approved: boolean };
+
+/** A schedule to create: `message` and exactly one of `at`, `delayMs`, `cron` (5 fields, UTC), `everyMs`. */
+export type ScheduleOptions = { message: string; at?: string | number; delayMs?: number; cron?: string; everyMs?: number; name?: string };
 export type TakenResponse = AssistantMessage | null;

@@ -46,7 +46,9 @@ export type AgentEvent =
   /** A remote MCP server needs the user to authorize this Worker at `authorizationUrl`; its tools are absent until then. */
   | { type: "mcpAuthRequired"; server: string; authorizationUrl: string }
   /** A remote MCP server's tool list changed; `changed` names tools whose definition changed under the same name (drift). */
-  | { type: "mcpToolsChanged"; server: string; added: string[]; removed: string[]; changed: string[] };
+  | { type: "mcpToolsChanged"; server: string; added: string[]; removed: string[]; changed: string[] }
+  /** A schedule's due time came: its message was queued as user message `messageId` (marked with `scheduleId`). */
+  | { type: "scheduleFired"; scheduleId: string; messageId: string };
 
 export type AgentEventType = AgentEvent["type"];
 

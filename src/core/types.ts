@@ -50,6 +50,8 @@ export type UserMessage = {
   role: "user";
   content: UserContent[];
   timestamp: number;
+  /** Set when a schedule sent this message (the session's schedules), not a person. */
+  scheduleId?: string;
 };
 
 export type AssistantMessage = {
@@ -105,7 +107,6 @@ export type AgentToolResult = {
 export type OnPartialResult = (partialResult: unknown) => void;
 
 /** Narrow powers a tool may declare (AgentTool.capabilities); the host grants only those declared. */
-export type ToolCapability = "registerDraft" | "subAgent";
 
 /** What a sub-agent tool (defineSubAgent) asks its host to run: a child session for one task. */
 export type SubAgentRequest = {
@@ -123,6 +124,29 @@ export type SubAgentRequest = {
 
 /** Runs (or re-attaches to) the child session of one sub-agent call; rejects with a readable Error when it cannot (the pipeline makes it an error result). */
 export type RunSubAgent = (request: SubAgentRequest, onPartialResult: OnPartialResult, signal?: AbortSignal) => Promise<AgentToolResult>;
+export type ToolCapability = "registerDraft" | "subAgent" | "schedules";
+
+/**
+ * What capability "schedules" gives a tool: the calling session's schedules, checked and bounded exactly
+ * as the HTTP routes are. Failures are values naming the problem (a bad spec, the MAX_SCHEDULES limit).
+ */
+export type ScheduleAccess = {
+  create: (request: { message: string; at?: string | number; delayMs?: number; cron?: string; everyMs?: number; name?: string }) => { ok: true; value: { id: string; nextRunAt: number } } | { ok: false; message: string };
+  list: () => readonly ScheduleListing[];
+  cancel: (scheduleId: string) => boolean;
+};
+
+/** One schedule as listings show it (GET …/schedules, the snapshot, the listSchedules tool). */
+export type ScheduleListing = {
+  id: string;
+  name?: string;
+  kind: "at" | "cron" | "every";
+  spec: string;
+  message: string;
+  nextRunAt: number;
+  lastRunAt: number | null;
+  runs: number;
+};
 
 /**
  * What a tool gets from its host while it runs: the session, the env keys and bindings it declared
@@ -138,6 +162,8 @@ export type ToolExecutionContext = {
   bundledToolNames?: () => readonly string[];
   /** Capability "subAgent": runs a child session for a sub-agent call (src/session/sub-agent-calls.ts). */
   runSubAgent?: RunSubAgent;
+  /** Capability "schedules": the calling session's schedules (the schedule tools). */
+  schedules?: ScheduleAccess;
   /** Where a host has a log channel (MCP's notifications/message over /mcp); absent elsewhere. */
   log?: (level: ToolLogLevel, data: unknown) => void;
   /** Where a host can ask a human mid-call (MCP elicitation over /mcp); absent elsewhere. */

@@ -28,7 +28,7 @@ export const app = new Hono<HonoEnv>();
 const corsPolicy: MiddlewareHandler<HonoEnv> = async (c, next) =>
   cors({
     origin: (origin) => allowedOrigin(origin, c.req.url, c.env.CORS_ORIGINS),
-    allowHeaders: ["Authorization", "Content-Type", "Last-Event-ID", "Accept", "Mcp-Session-Id", "Mcp-Protocol-Version"],
+    allowHeaders: ["Authorization", "Content-Type", "Last-Event-ID", "Accept", "Idempotency-Key", "Mcp-Session-Id", "Mcp-Protocol-Version"],
     allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
     exposeHeaders: ["Retry-After", "Mcp-Session-Id", "Mcp-Protocol-Version"],
     maxAge: 600,

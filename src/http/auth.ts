@@ -9,8 +9,11 @@ export function newSessionKey(): string {
 }
 
 export function newSessionId(): string {
-  return `s_${base64Url(crypto.getRandomValues(new Uint8Array(16)))}`;
+  return sessionIdOf(crypto.getRandomValues(new Uint8Array(16)));
 }
+
+/** A session id of the issued shape from 16 bytes (random, or a digest for an idempotent creation). */
+export const sessionIdOf = (bytes: Uint8Array): string => `s_${base64Url(bytes.subarray(0, 16))}`;
 
 /** The shape newSessionId issues: `s_` and the base64url of 16 random bytes (22 characters, no padding). */
 export const SESSION_ID_PATTERN = /^s_[A-Za-z0-9_-]{22}$/;

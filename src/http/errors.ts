@@ -15,6 +15,9 @@ export type ApiErrorCode =
   | "queue_full"
   | "rate_limited"
   | "too_many"
+  | "too_many_schedules"
+  | "idempotency_key_reused"
+  | "idempotency_in_progress"
   | "internal";
 
 export class ApiError extends Error {

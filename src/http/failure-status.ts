@@ -34,6 +34,14 @@ export const FAILURE_STATUS = {
   too_many: { status: 429, code: "too_many" },
   // A sub-agent's child session answers its parent's task only; its parent is where to write.
   sub_agent_input: { status: 409, code: "conflict" },
+  bad_schedule: { status: 400, code: "bad_request" },
+  // MAX_SCHEDULES reached: a slot frees only when one is cancelled or a one-shot fires, so no Retry-After.
+  too_many_schedules: { status: 429, code: "too_many_schedules" },
+  unknown_schedule: { status: 404, code: "not_found" },
+  // The same Idempotency-Key with another request: the key names the first one only.
+  idempotency_mismatch: { status: 422, code: "idempotency_key_reused" },
+  // The first request under this key is still being answered: a retry in a second gets its answer.
+  idempotency_in_progress: { status: 409, code: "idempotency_in_progress", retryAfterSeconds: 1 },
 } as const satisfies Record<SessionFailureReason, HttpAnswer>;
 
 /** The success value, or throws the failure as an ApiError with the status the table gives its reason. */

@@ -4,4 +4,8 @@
  */
 import type { AppEnv } from "../env.ts";
 
-export type HonoEnv = { Bindings: AppEnv };
+export type HonoEnv = {
+  Bindings: AppEnv;
+  /** Set by the idempotency middleware (idempotency.ts) for routes that keep their own answer. */
+  Variables: { idempotencyKeep?: unknown; idempotencyReplay?: unknown };
+};

@@ -1,11 +1,12 @@
 /**
  * The session routes of the HTTP API (DESIGN "HTTP API"): create, snapshot, messages and follow-ups,
- * responses, events, continue, abort, approvals, settings, shutdown. Each validates its params, query
+ * responses, events, continue, abort, approvals, settings, schedules, shutdown. Each validates its params, query
  * and body with the validation middleware, then calls the session's Durable Object over RPC and settles
  * its result (failure-status.ts). Mounted by app.ts.
  */
 import { Hono } from "hono";
-import type { z } from "zod";
+import { validator } from "hono/validator";
+import * as z from "zod";
 import type { UserContent } from "../core/index.ts";
 import { agentConfig } from "../agent-config.ts";
 import { sha256Hex } from "../credentials.ts";
@@ -20,10 +21,13 @@ import { bridgeEvents } from "./event-bridge.ts";
 import { parseLastEventId } from "./events-route.ts";
 import { settle } from "./failure-status.ts";
 import type { HonoEnv } from "./hono-env.ts";
+import { idempotent, readIdempotencyKey } from "./idempotency.ts";
+import { idempotentCreation } from "./idempotent-creation.ts";
 import { limitRate } from "./rate-limit.ts";
 import { addMcpServerBody, approvalBody, createSessionBody, elicitationAnswerBody, messageBody, messagePageQuery, settingsBody, waitQuery } from "./schemas.ts";
 import { eventsKey, sessionKey, sessionStub } from "./session-stub.ts";
-import { elicitationParams, jsonBody, mcpServerParams, noBody, queryOf, sessionParam, toolCallParams } from "./validation.ts";
+import { checkSessionId, elicitationParams, jsonBody, mcpServerParams, noBody, queryOf, sessionParam, toolCallParams } from "./validation.ts";
+import { scheduleRequest } from "../schedules/schedule-request.ts";
 
 export const sessionRoutes = new Hono<HonoEnv>();
 
@@ -53,12 +57,13 @@ sessionRoutes.post(
     if (unknown.length > 0) throw new ApiError(400, "bad_request", `Unknown tool(s): ${[...new Set(unknown)].join(", ")}`);
     const model = checkSessionModel(c.env, body.model);
     if (!model.ok) throw new ApiError(400, "bad_request", `Invalid body: ${model.message}`);
-    const id = newSessionId();
-    const key = newSessionKey();
-    settle(
+    const idempotencyKey = readIdempotencyKey(c.req.raw);
+    const fresh = newSessionKey();
+    const { id, creation } = idempotencyKey === undefined ? { id: newSessionId(), creation: undefined } : await idempotentCreation(c, idempotencyKey, fresh);
+    const created = settle(
       await sessionStub(c.env, id).init({
         id,
-        keyHash: await sha256Hex(key),
+        keyHash: await sha256Hex(fresh),
         createdAt: Date.now(),
         systemPrompt: body.systemPrompt ?? agentConfig.systemPrompt,
         toolExecution: body.toolExecution ?? agentConfig.toolExecution,
@@ -70,13 +75,14 @@ sessionRoutes.post(
         origin: new URL(c.req.url).origin,
       }),
     );
-    return c.json({ id, key }, 201);
+    // A repeat under the same Idempotency-Key: the key the first request was given.
+    return c.json({ id, key: created.key ?? fresh }, 201);
   },
 );
 
 sessionRoutes.get("/v1/sessions/:id", sessionParam, async (c) => c.json(settle(await sessionStub(c.env, c.req.valid("param").id).snapshot(sessionKey(c)))));
 
-sessionRoutes.post("/v1/sessions/:id/messages", sessionParam, limitRate("MESSAGE_RATE_LIMIT", "send a message"), jsonBody(messageBody), async (c) => {
+sessionRoutes.post("/v1/sessions/:id/messages", sessionParam, limitRate("MESSAGE_RATE_LIMIT", "send a message"), jsonBody(messageBody), idempotent, async (c) => {
   const stub = sessionStub(c.env, c.req.valid("param").id);
   return c.json(settle(await stub.enqueue(sessionKey(c), "input", toBlocks(c.req.valid("json").content))), 202);
 });
@@ -86,7 +92,7 @@ sessionRoutes.get("/v1/sessions/:id/messages", sessionParam, queryOf(messagePage
   return c.json(settle(await sessionStub(c.env, c.req.valid("param").id).messagePage(sessionKey(c), before, limit)));
 });
 
-sessionRoutes.post("/v1/sessions/:id/follow-ups", sessionParam, limitRate("MESSAGE_RATE_LIMIT", "send a message"), jsonBody(messageBody), async (c) => {
+sessionRoutes.post("/v1/sessions/:id/follow-ups", sessionParam, limitRate("MESSAGE_RATE_LIMIT", "send a message"), jsonBody(messageBody), idempotent, async (c) => {
   const stub = sessionStub(c.env, c.req.valid("param").id);
   return c.json(settle(await stub.enqueue(sessionKey(c), "followUp", toBlocks(c.req.valid("json").content))), 202);
 });
@@ -134,4 +140,23 @@ sessionRoutes.post("/v1/sessions/:id/mcp-servers", sessionParam, limitRate("MESS
 sessionRoutes.delete("/v1/sessions/:id/mcp-servers/:name", mcpServerParams, noBody, async (c) => {
   const { id, name } = c.req.valid("param");
   return c.json(settle(await sessionStub(c.env, id).removeMcpServer(sessionKey(c), name)));
+});
+
+/** `:scheduleId` is a UUID the session issued; any other text names no schedule (404, no object addressed twice). */
+const scheduleIdShape = z.uuid();
+const scheduleParams = validator("param", (params: Record<string, string>) => {
+  const id = checkSessionId(params.id);
+  if (!scheduleIdShape.safeParse(params.scheduleId).success) throw new ApiError(404, "not_found", "Schedule not found");
+  return { id, scheduleId: params.scheduleId! };
+});
+
+sessionRoutes.post("/v1/sessions/:id/schedules", sessionParam, jsonBody(scheduleRequest), idempotent, async (c) =>
+  c.json(settle(await sessionStub(c.env, c.req.valid("param").id).createSchedule(sessionKey(c), c.req.valid("json"))), 201),
+);
+
+sessionRoutes.get("/v1/sessions/:id/schedules", sessionParam, async (c) => c.json(settle(await sessionStub(c.env, c.req.valid("param").id).listSchedules(sessionKey(c)))));
+
+sessionRoutes.delete("/v1/sessions/:id/schedules/:scheduleId", scheduleParams, noBody, async (c) => {
+  const { id, scheduleId } = c.req.valid("param");
+  return c.json(settle(await sessionStub(c.env, id).cancelSchedule(sessionKey(c), scheduleId)));
 });

@@ -136,6 +136,8 @@ export class RunLog {
       case "mcpAuthRequired":
       case "mcpToolsChanged":
         return; // deltas, approvals and notices carry nothing these lines count
+      case "scheduleFired":
+        return; // deltas, approvals, errors and notices carry nothing these lines count
       default:
         // Every event type is placed above: tsc fails here when the core's union gains one.
         event satisfies never;

@@ -1,7 +1,7 @@
 /**
  * AgentSession: one Durable Object per session, and nothing but wiring. Each RPC method checks access
- * (session-access.ts) and hands over to the part that does the job: the run driver (runs and input),
- * output waiters (takeResponse), the approval policy, the event stream, the snapshot view. Methods return
+ * (session-access.ts) and hands over to the part that does the job: the run driver (runs and input), the
+ * schedule store, output waiters (takeResponse), the approval policy, the event stream, the snapshot view. Methods return
  * SessionResult values and never throw across RPC; the router turns failures into HTTP answers.
  * Invariants: a run a restart interrupted resumes in the constructor, before any method sees the session;
  * an object that holds no session (an unknown id) writes nothing: its schema is created only by `init`
@@ -21,14 +21,19 @@ import { loadSession, readSettings, writeSettings } from "./session-loader.ts";
 import type { Session } from "./session.ts";
 import type { SessionSettings } from "./session-meta.ts";
 import type { QueueKind } from "./session-queues.ts";
+import type { ScheduleRequest } from "../schedules/schedule-spec.ts";
 import { ok, refuse, type SessionResult } from "./session-result.ts";
 import { hasSchema, migrate } from "./session-schema.ts";
+import { IdempotencyKeys } from "./idempotency-keys.ts";
 import { describeSession } from "./session-view.ts";
 import { decideApproval } from "./tool-approval.ts";
 import { answerElicitation, type ElicitationAction } from "./elicitation-gate.ts";
 import { eraseSession, goneMessage, readTombstone, type Tombstone } from "./session-end.ts";
 import { updateSettings, type SettingsPatch } from "./session-settings.ts";
 import { authorizeParent, followChild, refuseChildInput, storeChild } from "./sub-agent-child.ts";
+
+/** An idempotent creation: the caller's key, the request's fingerprint and the session key to answer again. */
+export type CreationKey = { idempotencyKey: string; fingerprint: string; sessionKey: string };
 
 /** How long session creation waits for the MCP servers' tool lists (they keep loading after it). */
 const MCP_LIST_WAIT_MS = 3_000;
@@ -49,20 +54,47 @@ export class AgentSession extends DurableObject<AppEnv> {
       // The object starts only when something calls in (a request, or the heartbeat alarm a run keeps
       // set): a run a restart interrupted resumes here, before any method sees the session.
       this.session?.runs.resumeInterrupted();
+      // A schedule that came due while the object was away fires now (once: the fire moves it on).
+      this.session?.runs.fireDueSchedules();
       // A DELETE the restart interrupted is finished, not forgotten.
       if (settings?.shutdown) void this.end("deleted");
     });
   }
 
-  async init(settings: SessionSettings): Promise<SessionResult<{ id: string }>> {
-    if (this.session || this.tombstone) return refuse("already_exists", "Session already exists");
+  /**
+   * Creates the session. `creation`: the request carried an Idempotency-Key (the id was derived from it):
+   * its answer is kept, so a repeat within 24 h gets the same id and key instead of a conflict.
+   */
+  async init(settings: SessionSettings, creation?: CreationKey): Promise<SessionResult<{ id: string; key?: string }>> {
+    if (this.session || this.tombstone) return this.repeatCreation(creation);
     migrate(this.ctx.storage.sql);
     writeSettings(this.ctx.storage.sql, settings);
+    if (creation) new IdempotencyKeys(this.ctx.storage.sql).remember(creation.idempotencyKey, creation.fingerprint, JSON.stringify({ id: settings.id, key: creation.sessionKey }));
     const session = await this.load(settings);
     // List remote tools now, so the first snapshot shows them; a slow server does not hold creation long.
     await Promise.race([session.mcp.refresh(), new Promise((resolve) => setTimeout(resolve, MCP_LIST_WAIT_MS))]);
     await session.runs.heartbeat(); // arms the idle deadline
     return ok({ id: settings.id });
+  }
+
+  /** Claims an Idempotency-Key for a request (its fingerprint: route and body), or says what it holds. */
+  claimIdempotencyKey(key: string | undefined, idempotencyKey: string, fingerprint: string) {
+    return this.authorized(key, (): SessionResult<{ replay?: string }> => {
+      const claim = new IdempotencyKeys(this.ctx.storage.sql).claim(idempotencyKey, fingerprint);
+      if (claim.kind === "mismatch") return refuse("idempotency_mismatch", "This Idempotency-Key was used for a different request; use a new key");
+      if (claim.kind === "in_progress") return refuse("idempotency_in_progress", "A request with this Idempotency-Key is still being answered; retry shortly");
+      return ok(claim.kind === "replay" ? { replay: claim.answer } : {});
+    });
+  }
+
+  /** Keeps the answer of a claimed key (`answer` undefined: the request failed, the key is free again). */
+  settleIdempotencyKey(key: string | undefined, idempotencyKey: string, fingerprint: string, answer: string | undefined) {
+    return this.authorized(key, () => {
+      const keys = new IdempotencyKeys(this.ctx.storage.sql);
+      if (answer === undefined) keys.release(idempotencyKey);
+      else keys.remember(idempotencyKey, fingerprint, answer);
+      return ok({});
+    });
   }
 
   snapshot(key: string | undefined) {
@@ -128,9 +160,34 @@ export class AgentSession extends DurableObject<AppEnv> {
     await this.session?.mcp.authorized(server);
   }
 
+  /** POST …/schedules: checked and bounded by the schedule store; the alarm is re-armed for it. */
+  createSchedule(key: string | undefined, request: ScheduleRequest) {
+    return this.authorized(key, async (s) => {
+      const created = s.schedules.create(request, Date.now());
+      if (created.ok) await s.runs.heartbeat();
+      return created;
+    });
+  }
+
+  listSchedules(key: string | undefined) {
+    return this.authorized(key, (s) => ok({ schedules: s.schedules.list() }));
+  }
+
+  cancelSchedule(key: string | undefined, scheduleId: string) {
+    return this.authorized(key, (s) => (s.schedules.cancel(scheduleId) ? ok({ id: scheduleId, cancelled: true }) : refuse("unknown_schedule", "Schedule not found")));
+  }
+
   /** DELETE: stops the run, closes streams, then erases the session's storage (a tombstone answers 410). */
   shutdown(key: string | undefined) {
     return this.authorized(key, () => this.end("deleted"));
+  }
+
+  /** The active run and the seq before its first event (GET …/chat/:chatId/stream), or null when none runs. */
+  activeRun(key: string | undefined) {
+    return this.authorized(key, (s): SessionResult<{ runId: string; afterSeq: number } | null> => {
+      const runId = s.runs.activeRunId;
+      return ok(runId === null ? null : { runId, afterSeq: s.log.beforeRun(runId) });
+    });
   }
 
   /** The live event stream after `afterSeq`, as bytes; the router builds the SSE response around it. */
@@ -194,6 +251,14 @@ export class AgentSession extends DurableObject<AppEnv> {
   override async alarm(): Promise<void> {
     // Waking the object is the point: its constructor resumes an interrupted run.
     if ((await this.session?.runs.heartbeat()) === "expired") await this.end("expired");
+  }
+
+  /** A second init for an existing id: the kept answer when it repeats the creation, else a conflict. */
+  private repeatCreation(creation: CreationKey | undefined): SessionResult<{ id: string; key?: string }> {
+    const kept = creation && !this.tombstone ? new IdempotencyKeys(this.ctx.storage.sql).lookup(creation.idempotencyKey) : undefined;
+    if (!creation || !kept?.answer) return refuse("already_exists", creation ? "This Idempotency-Key created a session more than 24 h ago (or it was deleted); use a new key" : "Session already exists");
+    if (kept.fingerprint !== creation.fingerprint) return refuse("idempotency_mismatch", "This Idempotency-Key was used for a different request; use a new key");
+    return ok(JSON.parse(kept.answer) as { id: string; key: string });
   }
 
   private async end(reason: Tombstone["reason"]): Promise<SessionResult<{ status: "shutdown" }>> {

@@ -18,6 +18,8 @@ export class ApprovalGate {
     private readonly sql: SqlStorage,
     private readonly emit: (event: AgentEvent) => void,
     private readonly timeoutMs: number,
+    /** Told of each human answer (the trace's approval wait ends there); must not throw. */
+    private readonly onDecided?: (toolCallId: string, approved: boolean) => void,
   ) {}
 
   async request(runId: string, toolCall: AgentToolCall, args: ToolArguments, signal?: AbortSignal): Promise<ApprovalDecision> {
@@ -61,6 +63,7 @@ export class ApprovalGate {
     if (!row) return "unknown";
     if (row.status !== "waiting") return "already_decided";
     this.setStatus(toolCallId, approve ? "approved" : "rejected", reason ?? null);
+    this.onDecided?.(toolCallId, approve);
     this.waiters.get(toolCallId)?.(toDecision({ ...row, status: approve ? "approved" : "rejected", reason: reason ?? null }));
     return "decided";
   }

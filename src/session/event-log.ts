@@ -68,6 +68,17 @@ export class EventLog {
     }
   }
 
+  /**
+   * The seq just before run `runId`'s first event (its runStart), for a stream rebuilt from that run's
+   * start; the oldest kept seq minus one when the log no longer holds it.
+   */
+  beforeRun(runId: string): number {
+    const row = this.sql
+      .exec<{ seq: number }>(`SELECT seq FROM events WHERE type = 'runStart' AND json_extract(json, '$.runId') = ? ORDER BY seq DESC LIMIT 1`, runId)
+      .toArray()[0];
+    return (row?.seq ?? this.oldestSeq()) - 1;
+  }
+
   /** True when the newest message event is a messageStart: an answer was streaming and never ended. */
   hasOpenMessage(): boolean {
     const row = this.sql

@@ -9,6 +9,7 @@
  */
 import type { AgentEvent } from "../core/index.ts";
 import type { RunLog } from "../observability/run-log.ts";
+import type { SessionTracing } from "../observability/session-tracing.ts";
 import type { LiveFanout } from "./live-fanout.ts";
 import type { EventLog } from "./event-log.ts";
 import type { OutputWaiters } from "./output-waiters.ts";
@@ -17,7 +18,18 @@ import type { SessionMeta } from "./session-meta.ts";
 import type { SessionQueues } from "./session-queues.ts";
 import type { StepWrites } from "./step-writes.ts";
 
-type SinkParts = { log: EventLog; writes: StepWrites; queues: SessionQueues; meta: SessionMeta; record: RunRecord; hub: LiveFanout; waiters: OutputWaiters; runLog?: RunLog };
+type SinkParts = {
+  log: EventLog;
+  writes: StepWrites;
+  queues: SessionQueues;
+  meta: SessionMeta;
+  record: RunRecord;
+  hub: LiveFanout;
+  waiters: OutputWaiters;
+  runLog?: RunLog;
+  /** Spans of the runs (observability/session-tracing.ts), when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+  tracing?: SessionTracing | undefined;
+};
 
 export class EventSink {
   constructor(private readonly parts: SinkParts) {}
@@ -30,10 +42,11 @@ export class EventSink {
 
   /** Queues the event with the step's writes; it is published once they are stored. */
   defer(runId: string | undefined, event: AgentEvent): void {
-    const { log, writes, queues, meta, record, hub, waiters, runLog } = this.parts;
+    const { log, writes, queues, meta, record, hub, waiters, runLog, tracing } = this.parts;
     log.append(event, runId, Date.now(), (stamped, json) => {
       hub.publish(stamped.seq, stamped.type, json);
       runLog?.observe(stamped);
+      tracing?.observe(stamped);
     });
     if (event.type !== "runEnd") return;
     const evicted = queues.pushOutput(runId ?? crypto.randomUUID(), event.response);

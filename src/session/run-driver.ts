@@ -13,6 +13,7 @@ import { selectLlmCall, sessionModel } from "../llm/select-model.ts";
 import { DeltaCoalescer } from "./delta-coalescer.ts";
 import { contextTokens, trimToWindow, windowChars } from "./memory-window.ts";
 import { QUEUE_CAPACITY, type QueueKind } from "./session-queues.ts";
+import { fireDueSchedules } from "./schedule-firing.ts";
 import { ok, refuse, type SessionResult } from "./session-result.ts";
 import { approvalPolicy } from "./tool-approval.ts";
 import type { SessionParts } from "./session-parts.ts";
@@ -37,7 +38,7 @@ export type RunState =
   | { kind: "shutdown" };
 
 /** The session's parts the driver uses, and what it is told to call. */
-export type RunDriverParts = Pick<SessionParts, "settings" | "state" | "store" | "meta" | "record" | "queues" | "messages" | "log" | "writes" | "approvals" | "sink"> & {
+export type RunDriverParts = Pick<SessionParts, "settings" | "state" | "store" | "meta" | "record" | "queues" | "messages" | "log" | "writes" | "approvals" | "sink" | "schedules"> & {
   ctx: DurableObjectState;
   env: AppEnv;
   /** Ends what outlives a shutdown: open event streams and parked takeResponse calls. */
@@ -157,24 +158,47 @@ export class RunDriver {
   }
 
   /**
-   * The alarm: keeps the object alive (so it resumes after a restart) while a run or an approval waits;
-   * starts a run for input left pending; otherwise sleeps until the idle deadline and then answers
+   * The alarm: fires due schedules; keeps the object alive (so it resumes after a restart) while a run or
+   * an approval waits; starts a run for input left pending; sleeps until the next schedule while one is
+   * pending; otherwise sleeps until the idle deadline and then answers
    * "expired" (SESSION_IDLE_TTL_DAYS after the last activity), for the session to erase itself.
    */
   async heartbeat(): Promise<"alive" | "expired"> {
-    const { ctx, approvals, queues, meta, settings, env } = this.parts;
+    const { ctx, approvals, queues, meta, settings, env, schedules } = this.parts;
+    this.fireDueSchedules();
     if (this.state.kind === "running" || approvals.pending().length > 0) {
-      await ctx.storage.setAlarm(Date.now() + RUN_HEARTBEAT_MS);
+      await ctx.storage.setAlarm(this.wakeAt(Date.now() + RUN_HEARTBEAT_MS));
       return "alive";
     }
     if (this.state.kind === "idle" && queues.hasPendingInput()) {
       this.startIfReady();
       return "alive";
     }
+    // A session with schedules pending does not expire: it sleeps until the next one is due.
+    const scheduled = this.isShutdown ? undefined : schedules.nextWakeAt(Date.now());
+    if (scheduled !== undefined) {
+      await ctx.storage.setAlarm(scheduled);
+      return "alive";
+    }
     const deadline = (meta.read<number>("lastActiveAt") ?? settings.createdAt) + idleTtlMs(env.SESSION_IDLE_TTL_DAYS);
     if (Date.now() >= deadline) return "expired";
     await ctx.storage.setAlarm(deadline);
     return "alive";
+  }
+
+  /**
+   * Queues the message of every schedule that is due (schedule-firing.ts) and starts a run for them.
+   * Called on every wake (the constructor) and by the alarm; a second call for the same time finds nothing.
+   */
+  fireDueSchedules(): void {
+    if (this.isShutdown) return;
+    const { ctx, schedules, queues, sink } = this.parts;
+    if (fireDueSchedules({ schedules, queues, sink, storage: ctx.storage }, Date.now()) > 0) this.startIfReady();
+  }
+
+  /** The one alarm serves the run heartbeat and the schedules: the sooner of `at` and the next schedule. */
+  private wakeAt(at: number): number {
+    return Math.min(at, this.parts.schedules.nextWakeAt(Date.now()) ?? at);
   }
 
   /**
@@ -208,7 +232,7 @@ export class RunDriver {
     });
     this.state = { kind: "running", controller, done };
     this.parts.ctx.waitUntil(done);
-    void this.parts.ctx.storage.setAlarm(Date.now() + RUN_HEARTBEAT_MS);
+    void this.parts.ctx.storage.setAlarm(this.wakeAt(Date.now() + RUN_HEARTBEAT_MS));
   }
 
   private async execute(runId: string, resumed: boolean, signal: AbortSignal): Promise<void> {

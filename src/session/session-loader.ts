@@ -3,6 +3,10 @@
  * sub-agents at the nesting limit, written tools, then drafts), the message store (history is read when a
  * run needs it, not on wake), the event log, sink, approval gate, sub-agent calls and run driver, wired
  * together. Called by AgentSession on creation and whenever the object starts.
+ * Builds a live session from its stored settings: the tool store (bundled tools the session may use,
+ * written tools, then drafts), the message store (history is read when a run needs it, not on wake),
+ * the event log, sink, approval gate, schedules and run driver, wired together. Called by AgentSession on creation
+ * and whenever the object starts.
  * The returned `ready` promise settles once written tools' drafts are registered; it never rejects.
  */
 import { agentConfig } from "../agent-config.ts";
@@ -13,6 +17,8 @@ import { McpOAuthStore } from "../mcp/oauth-store.ts";
 import { readAddedServers } from "../mcp/session-servers.ts";
 import { RunLog } from "../observability/run-log.ts";
 import { readMaxSubAgentDepth } from "../env-vars.ts";
+import { sessionTracing } from "../observability/session-tracing.ts";
+import { resolveProvider, sessionModel } from "../llm/select-model.ts";
 import { sessionRegistry } from "../tools/catalog.ts";
 import { isSubAgent } from "../tools/define-tool.ts";
 import { withToolContexts } from "../tools/tool-context.ts";
@@ -32,6 +38,9 @@ import { SessionMeta, type SessionSettings } from "./session-meta.ts";
 import { SessionQueues } from "./session-queues.ts";
 import { StepWrites } from "./step-writes.ts";
 import { SubAgentCalls } from "./sub-agent-calls.ts";
+import { ScheduleStore } from "./schedule-store.ts";
+import { scheduleAccess } from "./schedule-access.ts";
+import { readMaxSchedules, readScheduleMinIntervalMs } from "../env-vars.ts";
 
 /** A var holding a positive whole number of milliseconds, else undefined (the config default applies). */
 const positiveMs = (raw: string | undefined): number | undefined => (raw && /^\d+$/.test(raw.trim()) && Number(raw) > 0 ? Number(raw) : undefined);
@@ -57,9 +66,12 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   );
   // Late-bound: the run record exists below, before any tool can run.
   let subAgents: SubAgentCalls | undefined;
+  const schedules = new ScheduleStore(sql, { maxSchedules: readMaxSchedules(env), minIntervalMs: readScheduleMinIntervalMs(env) });
   const host = sessionToolHost(store, env);
   const runSubAgent: RunSubAgent = (request, onPartialResult, signal) => subAgents!.run(request, onPartialResult, signal);
-  loadTools(store, withToolContexts(allowed, { ...host, capabilities: { ...host.capabilities, runSubAgent } }), writtenToolListing(env, store));
+  // The schedule tools' capability re-arms the alarm through the driver, built below (read only when called).
+  const capabilities = { ...host.capabilities, runSubAgent, schedules: scheduleAccess(schedules, () => runs) };
+  loadTools(store, withToolContexts(allowed, { ...host, capabilities }), writtenToolListing(env, store));
 
   const meta = new SessionMeta(sql);
   const record = new RunRecord(meta);
@@ -71,12 +83,15 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   const sockets = new EventSockets(ctx);
   const hub = new LiveFanout(sockets);
   const waiters = new OutputWaiters();
-  const sink = new EventSink({ log, writes, queues, meta, record, hub, waiters, runLog: new RunLog() });
+  const provider = resolveProvider(env);
+  const tracing = sessionTracing(env, { provider: typeof provider === "string" ? provider : provider.invalid, model: sessionModel(env, settings.model) }, (work) => ctx.waitUntil(work));
+  const sink = new EventSink({ log, writes, queues, meta, record, hub, waiters, runLog: new RunLog(), tracing });
   const state: AgentState = { systemPrompt: settings.systemPrompt, messages: [], tools: store.tools };
   const approvals = new ApprovalGate(
     sql,
     (event) => sink.record(record.runId, event),
     positiveMs(env.APPROVAL_TIMEOUT_MS) ?? agentConfig.approvalTimeoutMs,
+    tracing && ((toolCallId, approved) => tracing.approvalDecided(toolCallId, approved)),
   );
   const mcpCredentials = new McpOAuthStore(sql);
   // Servers' questions wait as long as approvals do.
@@ -95,7 +110,7 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
     void mcp.close();
   };
   const beforeRun = () => mcp.refresh();
-  const runs = new RunDriver({ ctx, env, settings, state, store, meta, record, queues, messages, log, writes, approvals, sink, onShutdown, beforeRun });
-  const session: Session = { settings, state, store, meta, record, queues, messages, log, writes, hub, sockets, waiters, sink, approvals, elicitations, runs, mcp, mcpCredentials, subAgents };
+  const runs = new RunDriver({ ctx, env, settings, state, store, meta, record, queues, messages, log, writes, approvals, sink, schedules, onShutdown, beforeRun });
+  const session: Session = { settings, state, store, meta, record, queues, messages, log, writes, hub, sockets, waiters, sink, approvals, elicitations, runs, mcp, mcpCredentials, subAgents, schedules };
   return { session, ready: registerWrittenDrafts(store, env, settings.tools) };
 }

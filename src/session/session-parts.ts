@@ -1,6 +1,6 @@
 /**
  * A live session: its stored settings and the parts that own each concern (the run record, the event log,
- * the live fan-out, queues, messages, approvals, the run driver), as the loader wires them
+ * the live fan-out, queues, messages, approvals, the run driver, schedules), as the loader wires them
  * (session-loader.ts). Types only: `SessionParts` is everything but the driver, which takes its parts from
  * it, so the driver, the loader and the views import these without a cycle.
  */
@@ -20,6 +20,7 @@ import type { SessionMeta, SessionSettings } from "./session-meta.ts";
 import type { SessionQueues } from "./session-queues.ts";
 import type { StepWrites } from "./step-writes.ts";
 import type { SubAgentCalls } from "./sub-agent-calls.ts";
+import type { ScheduleStore } from "./schedule-store.ts";
 
 export type SessionParts = {
   settings: SessionSettings;
@@ -46,4 +47,6 @@ export type SessionParts = {
   mcpCredentials: McpOAuthStore;
   /** The children this session's sub-agent calls started (sub-agent-calls.ts). */
   subAgents: SubAgentCalls;
+  /** Messages the session sends itself later (schedule-store.ts). */
+  schedules: ScheduleStore;
 };

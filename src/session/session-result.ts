@@ -23,7 +23,12 @@ export type SessionFailureReason =
   | "url_not_allowed"
   | "name_taken"
   | "too_many"
-  | "sub_agent_input";
+  | "sub_agent_input"
+  | "bad_schedule"
+  | "too_many_schedules"
+  | "unknown_schedule"
+  | "idempotency_mismatch"
+  | "idempotency_in_progress";
 
 export type SessionFailure = { ok: false; reason: SessionFailureReason; message: string };
 export type SessionResult<T> = { ok: true; value: T } | SessionFailure;

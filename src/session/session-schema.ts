@@ -30,7 +30,18 @@ const MIGRATIONS: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS sub_agents (
      session_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, tool_call_id TEXT NOT NULL, created_at INTEGER NOT NULL
    )`,
-  // 4: elicitations (elicitation-gate.ts).
+  // 4: schedules (schedule-store.ts); the index serves "the next due time" and "what is due now".
+  `CREATE TABLE IF NOT EXISTS schedules (
+     id TEXT PRIMARY KEY, name TEXT, kind TEXT NOT NULL, spec TEXT NOT NULL, message TEXT NOT NULL,
+     next_run_at INTEGER NOT NULL, last_run_at INTEGER, runs INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS schedules_due ON schedules (next_run_at)`,
+  // 5: idempotency_keys (idempotency-keys.ts): Idempotency-Key claims and their answers, kept 24 h.
+  `CREATE TABLE IF NOT EXISTS idempotency_keys (
+     key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, answer TEXT, bytes INTEGER NOT NULL, created_at INTEGER NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS idempotency_keys_created ON idempotency_keys (created_at)`,
+  // 6: elicitations (elicitation-gate.ts).
   `CREATE TABLE IF NOT EXISTS elicitations (
      id TEXT PRIMARY KEY, server TEXT NOT NULL, message TEXT NOT NULL, schema_json TEXT NOT NULL,
      status TEXT NOT NULL, expires_at INTEGER NOT NULL

@@ -1,6 +1,6 @@
 /**
  * The session snapshot (GET /v1/sessions/:id): status, the last page of history with the cursor to the
- * page before it, queue depths, tools, pending approvals and the log position to stream from, read from
+ * page before it, queue depths, tools, pending approvals, schedules and the log position to stream from, read from
  * the live session's parts. Its size does not grow with the session's age. The type is the wire's
  * (src/wire/snapshot.ts), which the client SDK re-exports.
  */
@@ -11,7 +11,7 @@ import type { Session } from "./session.ts";
 /** Messages in the snapshot's page: a screenful of conversation; older ones via GET …/messages?before=. */
 export const SNAPSHOT_PAGE_MESSAGES = 50;
 
-export function describeSession({ settings, store, approvals, elicitations, log, queues, runs, meta, mcp, messages, record }: Session): SessionSnapshot {
+export function describeSession({ settings, store, approvals, elicitations, log, queues, runs, meta, mcp, messages, record, schedules }: Session): SessionSnapshot {
   const page = messages.page(undefined, SNAPSHOT_PAGE_MESSAGES);
   return {
     id: settings.id,
@@ -36,5 +36,6 @@ export function describeSession({ settings, store, approvals, elicitations, log,
     usage: record.sessionUsage(),
     requireApproval: settings.requireApproval,
     ...(settings.subAgent ? { subAgent: settings.subAgent } : {}),
+    schedules: schedules.list(),
   };
 }

@@ -5,15 +5,14 @@
  * Called by the session loader (src/session/session-loader.ts) when it fills a session's ToolStore.
  * Invariant: a key a tool did not declare is absent from its context.env, whatever the host holds.
  */
-import type { AgentTool, RunSubAgent, ToolCapability, ToolExecutionContext } from "../core/index.ts";
-import type { ToolRegistry } from "../core/index.ts";
+import type { AgentTool, RunSubAgent, ScheduleAccess, ToolCapability, ToolExecutionContext, ToolRegistry } from "../core/index.ts";
 
 /** What the session offers; each tool receives the part it declared. */
 export type ToolHost = {
   sessionId: string;
   env: Readonly<Record<string, unknown>>;
-  /** `runSubAgent` only where a session can start child sessions (not, e.g., on the /mcp server). */
-  capabilities: { registerDraft: (tool: AgentTool) => boolean; bundledToolNames: () => readonly string[]; runSubAgent?: RunSubAgent };
+  /** `runSubAgent` and `schedules` only where a session offers them (not, e.g., on the /mcp server). */
+  capabilities: { registerDraft: (tool: AgentTool) => boolean; bundledToolNames: () => readonly string[]; runSubAgent?: RunSubAgent; schedules?: ScheduleAccess };
 };
 
 /** The context `tool` may see: its declared env keys that the host has, and its declared capabilities. */
@@ -35,6 +34,10 @@ function grant(context: ToolExecutionContext, capability: ToolCapability, host: 
       return;
     case "subAgent":
       if (host.capabilities.runSubAgent) context.runSubAgent = host.capabilities.runSubAgent;
+      return;
+    case "schedules":
+      // Absent where the host has no schedules (then the tool answers that it cannot schedule).
+      if (host.capabilities.schedules) context.schedules = host.capabilities.schedules;
       return;
     default: {
       const unknown: never = capability;

@@ -3,7 +3,10 @@
  * types: the session's view and message store return them and the client SDK re-exports them, so server
  * and client cannot drift apart.
  */
-import type { AgentMessage, ToolExecutionMode, Usage } from "../core/index.ts";
+import type { AgentMessage, ScheduleListing, ToolExecutionMode, Usage } from "../core/index.ts";
+
+/** One of the session's schedules (GET …/schedules and the snapshot's `schedules`). */
+export type ScheduleEntry = ScheduleListing;
 
 export type SessionStatus = "idle" | "running" | "shutdown";
 
@@ -59,6 +62,8 @@ export type SessionSnapshot = {
   requireApproval: string[];
   /** Only on a sub-agent's child session: the parent session, the call it serves and its nesting depth. */
   subAgent?: { parentId: string; toolCallId: string; depth: number };
+  /** The session's schedules, soonest first. */
+  schedules: ScheduleEntry[];
 };
 
 /** A page of history (GET /v1/sessions/:id/messages). */

@@ -28,6 +28,8 @@ describe("JSON-only state-changing routes", () => {
       ["POST", `/v1/sessions/${s.id}/chat`],
       ["POST", `/v1/sessions/${s.id}/tool-calls/call_1/approval`],
       ["PATCH", `/v1/sessions/${s.id}`],
+      ["POST", `/v1/sessions/${s.id}/schedules`],
+      ["DELETE", `/v1/sessions/${s.id}/schedules/00000000-0000-4000-8000-000000000000`],
       ["DELETE", `/v1/sessions/${s.id}`],
     ] as const;
     for (const [method, path] of routes) {

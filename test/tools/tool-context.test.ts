@@ -39,6 +39,14 @@ describe("a tool's context", () => {
     expect(contextFor(probe({ capabilities: ["registerDraft"] }), host).registerDraft).toBe(host.capabilities.registerDraft);
   });
 
+  it("grants the session's schedules only to a tool that declared them, and only where the host has them", () => {
+    const schedules = { create: () => ({ ok: false as const, message: "no" }), list: () => [], cancel: () => false };
+    const withSchedules: ToolHost = { ...host, capabilities: { ...host.capabilities, schedules } };
+    expect(contextFor(probe({}), withSchedules).schedules).toBeUndefined();
+    expect(contextFor(probe({ capabilities: ["schedules"] }), withSchedules).schedules).toBe(schedules);
+    expect(contextFor(probe({ capabilities: ["schedules"] }), host).schedules).toBeUndefined();
+  });
+
   it("ignores whatever context the loop passes: a bound tool sees its declared one", async () => {
     const seen = await contextSeenBy(probe({}), { sessionId: "s_1", env: HOST_ENV });
     expect(seen.env).toEqual({});
