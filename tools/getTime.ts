@@ -127,13 +127,15 @@ function formatLocalTime(now: Date, timeZone: string): { local: string; weekday:
   return { local: `${date} ${time}`, weekday: part("weekday"), iso: `${date}T${time}${offset}` };
 }
 
-const schema = z.object({
-  timezone: z
-    .string()
-    .optional()
-    .describe('IANA timezone name, e.g. "Europe/Paris" or "Asia/Tokyo". Takes precedence over city.'),
-  city: z.string().optional().describe('A city, e.g. "Tokyo", "New York" or "Lima".'),
-});
+/** Built by getTool(), when a session loads its tools, rather than at module load (start-up CPU). */
+const schema = () =>
+  z.object({
+    timezone: z
+      .string()
+      .optional()
+      .describe('IANA timezone name, e.g. "Europe/Paris" or "Asia/Tokyo". Takes precedence over city.'),
+    city: z.string().optional().describe('A city, e.g. "Tokyo", "New York" or "Lima".'),
+  });
 
 export function getTool(): AgentTool {
   return defineTool({
@@ -141,7 +143,7 @@ export function getTool(): AgentTool {
     label: "Time Lookup",
     description:
       "Get the current local date, time and weekday for an IANA timezone (e.g. Europe/Paris) or a city. Give timezone or city.",
-    schema,
+    schema: schema(),
     parallelToolExecute: true,
     idempotent: true,
     execute(_toolCallId, { timezone, city }) {

@@ -114,10 +114,12 @@ function readCurrent(body: unknown): { temperature: number; windSpeed: number; w
   };
 }
 
-const schema = z.object({
-  city: z.string().min(1).describe('City name, e.g. "Tokyo" or "San Francisco".'),
-  units: z.enum(["celsius", "fahrenheit"]).optional().describe('Temperature unit; "celsius" when omitted.'),
-});
+/** Built by getTool(), when a session loads its tools, rather than at module load (start-up CPU). */
+const schema = () =>
+  z.object({
+    city: z.string().min(1).describe('City name, e.g. "Tokyo" or "San Francisco".'),
+    units: z.enum(["celsius", "fahrenheit"]).optional().describe('Temperature unit; "celsius" when omitted.'),
+  });
 
 export function getTool(): AgentTool {
   return defineTool({
@@ -125,7 +127,7 @@ export function getTool(): AgentTool {
     label: "Weather Lookup",
     description:
       "Fetch the current weather (conditions, temperature, wind) for a city. Optional units: celsius (default) or fahrenheit.",
-    schema,
+    schema: schema(),
     parallelToolExecute: true,
     idempotent: true, // read-only lookups: running one again after a restart is harmless
     timeoutMs: WEATHER_TIMEOUT_MS,

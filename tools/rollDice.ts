@@ -9,17 +9,19 @@ import type { AgentTool } from "../src/core/index.ts";
 /** Enough for any board game; bounded so one call cannot produce a huge result. */
 const MAX_DICE = 100;
 
-const schema = z.object({
-  n: z.number().int().min(1).max(MAX_DICE).describe("How many dice to roll."),
-  sides: z.number().int().min(2).max(1000).default(6).describe("Sides of each die; 6 when omitted."),
-});
+/** Built by getTool(), when a session loads its tools, rather than at module load (start-up CPU). */
+const schema = () =>
+  z.object({
+    n: z.number().int().min(1).max(MAX_DICE).describe("How many dice to roll."),
+    sides: z.number().int().min(2).max(1000).default(6).describe("Sides of each die; 6 when omitted."),
+  });
 
 export function getTool(): AgentTool {
   return defineTool({
     name: "rollDice",
     label: "Dice",
     description: `Roll n dice (1-${MAX_DICE}) with the given number of sides (default 6) and report each roll and the total.`,
-    schema,
+    schema: schema(),
     parallelToolExecute: true,
     execute: (_toolCallId, { n, sides }) => {
       const rolls = Array.from({ length: n }, () => 1 + Math.floor(Math.random() * sides));

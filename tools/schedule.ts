@@ -16,7 +16,7 @@ export function getTool(): AgentTool {
       "Have this conversation receive `message` as a new user message later, so you can act then (e.g. check something again). " +
       "Give exactly one of: at (ISO 8601 date-time with zone, or epoch ms), delayMs (once, after a delay), cron (5 fields, UTC, repeats) or everyMs (repeats). " +
       "Write the message as an instruction to yourself. Returns the schedule's id and its first run time.",
-    schema: scheduleRequest,
+    schema: scheduleRequest(),
     capabilities: ["schedules"],
     execute(_toolCallId, request, _signal, _onPartialResult, context) {
       const schedules = context?.schedules;

@@ -18,7 +18,7 @@ export function getTool(): AgentTool {
       "Give its name, label, description, a JSON Schema for its arguments and the body of its execute function in plain JavaScript. " +
       "Where drafts are supported the tool is callable at once in this session, sandboxed (no network, no bindings); " +
       "it becomes a permanent tool after an operator's redeploy, which typechecks it as TypeScript (so use String(err) for caught errors).",
-    schema: writeToolInput,
+    schema: writeToolInput(),
     env: WRITE_TOOL_ENV,
     capabilities: ["registerDraft"],
     // A prompt injected through any tool result could make the model write a tool (and ask for a

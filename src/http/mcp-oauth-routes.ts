@@ -6,6 +6,7 @@
  */
 import { Hono } from "hono";
 import * as z from "zod";
+import { lazySchema } from "../lazy-schema.ts";
 import { WORKER_CREDENTIALS } from "../mcp/mcp-credentials-object.ts";
 import type { AuthCompletion } from "../mcp/oauth-completion.ts";
 import { SESSION_ID_PATTERN } from "./auth.ts";
@@ -20,12 +21,14 @@ const RANDOM = "[A-Za-z0-9_-]{43}";
 const WORKER_STATE = new RegExp(`^w\\.${RANDOM}$`);
 const SESSION_STATE = new RegExp(`^s\\.(${SESSION_ID_PATTERN.source.slice(1, -1)})\\.${RANDOM}$`);
 
-const callbackQuery = z.object({
-  state: z.string().max(200),
-  code: z.string().max(4_096).optional(),
-  error: z.string().max(200).optional(),
-  error_description: z.string().max(1_000).optional(),
-});
+const callbackQuery = lazySchema(() =>
+  z.object({
+    state: z.string().max(200),
+    code: z.string().max(4_096).optional(),
+    error: z.string().max(200).optional(),
+    error_description: z.string().max(1_000).optional(),
+  }),
+);
 
 mcpOAuthRoutes.get("/v1/mcp/oauth/callback", queryOf(callbackQuery), async (c) => {
   const { state, code, error, error_description } = c.req.valid("query");

@@ -5,6 +5,7 @@
  * its result (failure-status.ts). Mounted by app.ts.
  */
 import { Hono } from "hono";
+import { lazySchema } from "../lazy-schema.ts";
 import { validator } from "hono/validator";
 import * as z from "zod";
 import type { UserContent } from "../core/index.ts";
@@ -31,7 +32,7 @@ import { scheduleRequest } from "../schedules/schedule-request.ts";
 
 export const sessionRoutes = new Hono<HonoEnv>();
 
-const toBlocks = (content: z.infer<typeof messageBody>["content"]): UserContent[] =>
+const toBlocks = (content: z.infer<ReturnType<typeof messageBody>>["content"]): UserContent[] =>
   typeof content === "string" ? [{ type: "text", text: content }] : content;
 
 sessionRoutes.post(
@@ -143,10 +144,10 @@ sessionRoutes.delete("/v1/sessions/:id/mcp-servers/:name", mcpServerParams, noBo
 });
 
 /** `:scheduleId` is a UUID the session issued; any other text names no schedule (404, no object addressed twice). */
-const scheduleIdShape = z.uuid();
+const scheduleIdShape = lazySchema(() => z.uuid());
 const scheduleParams = validator("param", (params: Record<string, string>) => {
   const id = checkSessionId(params.id);
-  if (!scheduleIdShape.safeParse(params.scheduleId).success) throw new ApiError(404, "not_found", "Schedule not found");
+  if (!scheduleIdShape().safeParse(params.scheduleId).success) throw new ApiError(404, "not_found", "Schedule not found");
   return { id, scheduleId: params.scheduleId! };
 });
 

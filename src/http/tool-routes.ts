@@ -14,6 +14,7 @@ import type { ToolList } from "../wire/tool-list.ts";
 import { bundledToolNames } from "../tools/catalog.ts";
 import { describeWrittenTools } from "../tools/written/listing.ts";
 import { inspectWrittenTool, rejectWrittenTool } from "../tools/written/operator.ts";
+import { lazySchema } from "../lazy-schema.ts";
 import { SESSION_ID_PATTERN } from "./auth.ts";
 import { ApiError } from "./errors.ts";
 import type { HonoEnv } from "./hono-env.ts";
@@ -23,7 +24,7 @@ import { jsonBody } from "./validation.ts";
 /** Longest operator note kept on a rejected row. */
 const MAX_REASON_CHARS = 1_000;
 
-const rejectBody = z.strictObject({ reason: z.string().optional() });
+const rejectBody = lazySchema(() => z.strictObject({ reason: z.string().optional() }));
 
 /** `:name`: a name that cannot be a tool's names no written tool (404, as for an unknown one). */
 const toolNameParam = validator("param", (params: Record<string, string>) => {

@@ -8,6 +8,7 @@
 import type { MiddlewareHandler } from "hono";
 import { validator } from "hono/validator";
 import * as z from "zod";
+import { lazySchema, resolveSchema, type SchemaSource } from "../lazy-schema.ts";
 import { ApiError } from "./errors.ts";
 import type { HonoEnv } from "./hono-env.ts";
 import { describeZodError, elicitationIdParam, mcpServerNameParam, sessionIdParam, toolCallIdParam } from "./schemas.ts";
@@ -25,16 +26,16 @@ function parseWith<S extends z.ZodType>(schema: S, value: unknown, what: string)
 const UNSUPPORTED = () => new ApiError(415, "unsupported_media_type", "Content-Type must be application/json");
 
 /**
- * The JSON body, checked by `schema`. `optional`: an empty body (no Content-Type, or a JSON one) counts
- * as `{}`; a non-empty body still has to be JSON.
+ * The JSON body, checked by `source`'s schema. `optional`: an empty body (no Content-Type, or a JSON
+ * one) counts as `{}`; a non-empty body still has to be JSON.
  */
-export function jsonBody<S extends z.ZodType>(schema: S, options: { optional?: boolean } = {}) {
-  const validate = validator("json", (value) => parseWith(schema, value, "body"));
+export function jsonBody<S extends z.ZodType>(source: SchemaSource<S>, options: { optional?: boolean } = {}) {
+  const validate = validator("json", (value) => parseWith(resolveSchema(source), value, "body"));
   const gate: MiddlewareHandler<HonoEnv> = async (c, next) => {
     const type = mediaType(c.req.header("content-type"));
     const isJson = JSON_MEDIA_TYPE.test(type);
     if (options.optional && (type === "" || isJson) && (await c.req.text()).trim() === "") {
-      c.req.addValidatedData("json", parseWith(schema, {}, "body") as object);
+      c.req.addValidatedData("json", parseWith(resolveSchema(source), {}, "body") as object);
       return next();
     }
     if (!isJson) throw UNSUPPORTED();
@@ -45,10 +46,10 @@ export function jsonBody<S extends z.ZodType>(schema: S, options: { optional?: b
 }
 
 /** Routes that take no body: nothing, or an empty JSON object; never a form or text body. */
-export const noBody = jsonBody(z.strictObject({}), { optional: true });
+export const noBody = jsonBody(lazySchema(() => z.strictObject({})), { optional: true });
 
 export function checkSessionId(raw: string | undefined): string {
-  const parsed = sessionIdParam.safeParse(raw);
+  const parsed = sessionIdParam().safeParse(raw);
   // An id that was never issued names no session: answer as for an unknown one.
   if (!parsed.success) throw new ApiError(404, "not_found", "Session not found");
   return parsed.data;
@@ -60,19 +61,19 @@ export const sessionParam = validator("param", (params: Record<string, string>) 
 /** `:id` and `:toolCallId` of the approval route. */
 export const toolCallParams = validator("param", (params: Record<string, string>) => ({
   id: checkSessionId(params.id),
-  toolCallId: parseWith(toolCallIdParam, params.toolCallId, "tool call id"),
+  toolCallId: parseWith(toolCallIdParam(), params.toolCallId, "tool call id"),
 }));
 
 /** `:id` and `:name` of the session's MCP server routes. */
 export const mcpServerParams = validator("param", (params: Record<string, string>) => ({
   id: checkSessionId(params.id),
-  name: parseWith(mcpServerNameParam, params.name, "MCP server name"),
+  name: parseWith(resolveSchema(mcpServerNameParam), params.name, "MCP server name"),
 }));
 
 export const elicitationParams = validator("param", (params: Record<string, string>) => ({
   id: checkSessionId(params.id),
-  elicitationId: parseWith(elicitationIdParam, params.elicitationId, "elicitation id"),
+  elicitationId: parseWith(elicitationIdParam(), params.elicitationId, "elicitation id"),
 }));
 
-/** The query, checked by `schema`. */
-export const queryOf = <S extends z.ZodType>(schema: S) => validator("query", (value) => parseWith(schema, value, "query"));
+/** The query, checked by `source`'s schema. */
+export const queryOf = <S extends z.ZodType>(source: SchemaSource<S>) => validator("query", (value) => parseWith(resolveSchema(source), value, "query"));

@@ -4,16 +4,15 @@
  * with progress, cancellation (the SDK sends notifications/cancelled on abort) and the server's
  * list_changed notifications. Used by SessionMcpTools; a dropped or failed connection is forgotten and
  * re-opened by the next use. Tool output schemas are checked with @cfworker/json-schema (no eval).
+ * The SDK loads on the first connection (client-sdk.ts): start-up CPU (the SDK at load cost ~13 of ~31 ms).
  */
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ElicitRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpOAuthProvider } from "./oauth-provider.ts";
 import type { McpServerConfig } from "./servers-config.ts";
+
+type ClientSdk = typeof import("./client-sdk.ts");
 
 /** Connecting (both transports together) may take this long before the server counts as unreachable. */
 export const MCP_CONNECT_TIMEOUT_MS = 10_000;
@@ -53,7 +52,7 @@ export class McpConnection {
       return await this.listPages(client);
     } catch (err) {
       // A 401 on tools/list (a token revoked after connecting) names the server like any other failure.
-      throw authRefusal(this.server, err, this.auth) ?? new Error(`MCP server "${this.server.name}": ${reason(err)}`);
+      throw authRefusal(await import("./client-sdk.ts"), this.server, err, this.auth) ?? new Error(`MCP server "${this.server.name}": ${reason(err)}`);
     }
   }
 
@@ -104,6 +103,8 @@ export class McpConnection {
   }
 
   private async open(): Promise<Client> {
+    const sdk = await import("./client-sdk.ts");
+    const { SSEClientTransport, StreamableHTTPClientTransport } = sdk;
     const url = new URL(this.server.url);
     const headers = this.server.headers ?? {};
     const deadline = AbortSignal.timeout(MCP_CONNECT_TIMEOUT_MS);
@@ -115,7 +116,7 @@ export class McpConnection {
       streamableError = err;
     }
     // A server that asks for credentials speaks Streamable HTTP: the legacy transport would only fail again.
-    const refusal = authRefusal(this.server, streamableError, this.auth);
+    const refusal = authRefusal(sdk, this.server, streamableError, this.auth);
     if (refusal) throw refusal;
     try {
       const transport = new SSEClientTransport(url, {
@@ -133,6 +134,7 @@ export class McpConnection {
   }
 
   private async openWith(transport: Transport, deadline: AbortSignal): Promise<Client> {
+    const { Client, CfWorkerJsonSchemaValidator, ElicitRequestSchema } = await import("./client-sdk.ts");
     const client = new Client(CLIENT_INFO, {
       capabilities: this.onElicitation ? { elicitation: { form: { applyDefaults: true } } } : {},
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
@@ -200,9 +202,9 @@ export class McpAuthRequiredError extends Error {
 }
 
 /** The refusal `err` stands for, when the server answered 401/403 or the SDK's OAuth flow needs the user. */
-function authRefusal(server: McpServerConfig, err: unknown, auth: McpOAuthProvider | undefined): McpAuthRequiredError | undefined {
+function authRefusal(sdk: ClientSdk, server: McpServerConfig, err: unknown, auth: McpOAuthProvider | undefined): McpAuthRequiredError | undefined {
   if (err instanceof McpAuthRequiredError) return err;
-  const unauthorized = err instanceof UnauthorizedError || (err instanceof StreamableHTTPError && (err.code === 401 || err.code === 403));
+  const unauthorized = err instanceof sdk.UnauthorizedError || (err instanceof sdk.StreamableHTTPError && (err.code === 401 || err.code === 403));
   return unauthorized ? new McpAuthRequiredError(server.name, auth?.authorizationUrl) : undefined;
 }
 

@@ -4,7 +4,6 @@
  * expiring), and the SDK's `auth()` exchanges the code with the stored PKCE verifier and stores the
  * tokens. A state this object never issued completes nothing. Errors name the server, never a secret.
  */
-import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import { sha256Hex } from "../credentials.ts";
 import { McpOAuthProvider, type McpCredentialVault } from "./oauth-provider.ts";
 import type { McpOAuthStore } from "./oauth-store.ts";
@@ -41,6 +40,8 @@ export async function completeAuthorization(
     verifier: flow.verifier,
   });
   try {
+    // Loaded here, not at start-up: only an OAuth callback needs the SDK's auth flow.
+    const { auth } = await import("@modelcontextprotocol/sdk/client/auth.js");
     const result = await auth(provider, { serverUrl: server.url, authorizationCode: code });
     if (result !== "AUTHORIZED") return { ok: false, status: 502, message: `MCP server "${server.name}": the authorization server did not issue tokens` };
   } catch (err) {

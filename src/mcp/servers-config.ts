@@ -4,13 +4,15 @@
  * creation (a bad value is a 500 naming the problem, never a crash) and by the session when it loads.
  * Errors name the position and the field, never the text: the var holds secrets (headers).
  * Invariant: server names are unique and short identifiers, so `<server>_<tool>` stays a valid tool name.
+ * The schemas are built on the first non-blank var (src/lazy-schema.ts): start-up CPU.
  */
 import * as z from "zod";
 import { locateJsonError } from "../json-error-position.ts";
+import { lazySchema } from "../lazy-schema.ts";
 
 export const MCP_SERVER_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
 
-const serverConfig = z.strictObject({
+const serverConfig = () => z.strictObject({
   name: z.string().regex(MCP_SERVER_NAME_PATTERN, "must start with a letter and use at most 32 letters, digits, _ or -"),
   url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
   headers: z.record(z.string(), z.string()).optional(),
@@ -23,15 +25,15 @@ const serverConfig = z.strictObject({
   clientSecret: z.string().min(1).max(2048).optional(),
 });
 
-const serversConfig = z.array(serverConfig).max(32).superRefine((servers, ctx) => {
+const serversConfig = lazySchema(() => z.array(serverConfig()).max(32).superRefine((servers, ctx) => {
   const seen = new Set<string>();
   for (const [i, s] of servers.entries()) {
     if (seen.has(s.name)) ctx.addIssue({ code: "custom", path: [i, "name"], message: `duplicate server name "${s.name}"` });
     seen.add(s.name);
   }
-});
+}));
 
-export type McpServerConfig = z.infer<typeof serverConfig>;
+export type McpServerConfig = z.infer<ReturnType<typeof serverConfig>>;
 
 export type McpServersResult = { ok: true; servers: McpServerConfig[] } | { ok: false; message: string };
 
@@ -46,7 +48,7 @@ export function parseMcpServers(raw: string | undefined): McpServersResult {
     const at = locateJsonError(raw);
     return { ok: false, message: `MCP_SERVERS is not valid JSON: the error is at position ${at.offset} (line ${at.line}, column ${at.column})` };
   }
-  const parsed = serversConfig.safeParse(json);
+  const parsed = serversConfig().safeParse(json);
   if (parsed.success) return { ok: true, servers: parsed.data };
   const problems = parsed.error.issues.map((i) => `${i.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("")}: ${i.message}`);
   return { ok: false, message: `MCP_SERVERS is invalid: ${problems.join("; ")}` };

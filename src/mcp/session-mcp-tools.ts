@@ -6,7 +6,6 @@
  * that needs OAuth is `mcpAuthRequired` (its tools absent until the callback), a changed tool list is
  * `mcpToolsChanged`, emitted before the new definitions are registered. Never fails the session.
  */
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { AgentEvent, AgentTool, ToolStore } from "../core/index.ts";
 import { McpAuthRequiredError, McpConnection, McpUnreachableError, type McpElicitation, type McpElicitationAnswer } from "./mcp-connection.ts";
@@ -204,9 +203,10 @@ export class SessionMcpTools {
         state.calls.add(signal);
         return state.connection
           .callTool(name, args, options)
-          .catch((err: unknown) => {
+          .catch(async (err: unknown) => {
             // The tokens were revoked and could not be refreshed: ask the user again, and hide the tools meanwhile.
-            if (err instanceof UnauthorizedError) void this.list(state);
+            // (A call has connected, so the SDK module is loaded already: mcp-connection.ts loads it on first use.)
+            if (err instanceof (await import("./client-sdk.ts")).UnauthorizedError) void this.list(state);
             throw new Error(describeCallFailure(server, err));
           })
           .finally(() => state.calls.delete(signal));

@@ -9,6 +9,7 @@
  * defineSubAgent builds a tool whose call runs another agent (a child session) on a `{task}`.
  */
 import * as z from "zod";
+import { lazySchema } from "../lazy-schema.ts";
 import type {
   AgentTool,
   AgentToolResult,
@@ -143,7 +144,8 @@ export type SubAgentDefinition = {
 /** A child may work longer than a plain tool call is allowed to, but not forever. */
 export const SUB_AGENT_TIMEOUT_MS = 15 * 60_000;
 
-const subAgentInput = z.object({ task: z.string().min(1).describe("What the sub-agent should do, with everything it needs to know.") });
+// Built when a sub-agent tool is first made (src/lazy-schema.ts): start-up builds no schema.
+const subAgentInput = lazySchema(() => z.object({ task: z.string().min(1).describe("What the sub-agent should do, with everything it needs to know.") }));
 
 /**
  * A tool whose call runs a child session with `systemPrompt` on the given task and answers its final text.
@@ -156,7 +158,7 @@ export function defineSubAgent(definition: SubAgentDefinition): AgentTool {
     name,
     label: label ?? name,
     description,
-    schema: subAgentInput,
+    schema: subAgentInput(),
     capabilities: ["subAgent"],
     idempotent: true,
     parallelToolExecute: true,

@@ -5,33 +5,37 @@
  */
 import * as z from "zod";
 import type { JsonSchema } from "../../core/index.ts";
+import { lazySchema } from "../../lazy-schema.ts";
 
-export const writeToolInput = z.object({
-  name: z.string().describe("The tool's name: a JavaScript identifier (letters, digits, underscores; not starting with a digit)."),
-  label: z.string().describe("A short human-readable name."),
-  description: z.string().describe("What the tool does and when to use it; the model sees this."),
-  inputSchema: z
-    .record(z.string(), z.unknown())
-    .describe('JSON Schema of the arguments: {"type":"object","properties":{...},"required":[...]}.'),
-  executeCode: z
-    .string()
-    .describe(
-      "The body of `async function executeTool(args, signal, onPartialResult, context)` in plain JavaScript (no type annotations). " +
-        "`context` is {sessionId, toolCallId, env}. Return a string, an object (sent as JSON), or {content:[{type:'text',text}], details}. " +
-        "Throw an Error to report a failure. No import, no network (drafts are sandboxed).",
-    ),
-  validateCode: z
-    .string()
-    .optional()
-    .describe("Optional body of `function validateArgs(args)`: return an error message string, or nothing when valid. Replaces the schema check."),
-  prepareCode: z
-    .string()
-    .optional()
-    .describe("Optional body of `function prepareArgs(args)`: return the arguments to validate and execute."),
-  parallel: z.boolean().optional().describe("Whether calls may run in parallel with other tools (default false)."),
-});
+/** Built on first use (writeTool's getTool()), not at module load: start-up CPU, see src/lazy-schema.ts. */
+export const writeToolInput = lazySchema(() =>
+  z.object({
+    name: z.string().describe("The tool's name: a JavaScript identifier (letters, digits, underscores; not starting with a digit)."),
+    label: z.string().describe("A short human-readable name."),
+    description: z.string().describe("What the tool does and when to use it; the model sees this."),
+    inputSchema: z
+      .record(z.string(), z.unknown())
+      .describe('JSON Schema of the arguments: {"type":"object","properties":{...},"required":[...]}.'),
+    executeCode: z
+      .string()
+      .describe(
+        "The body of `async function executeTool(args, signal, onPartialResult, context)` in plain JavaScript (no type annotations). " +
+          "`context` is {sessionId, toolCallId, env}. Return a string, an object (sent as JSON), or {content:[{type:'text',text}], details}. " +
+          "Throw an Error to report a failure. No import, no network (drafts are sandboxed).",
+      ),
+    validateCode: z
+      .string()
+      .optional()
+      .describe("Optional body of `function validateArgs(args)`: return an error message string, or nothing when valid. Replaces the schema check."),
+    prepareCode: z
+      .string()
+      .optional()
+      .describe("Optional body of `function prepareArgs(args)`: return the arguments to validate and execute."),
+    parallel: z.boolean().optional().describe("Whether calls may run in parallel with other tools (default false)."),
+  }),
+);
 
-export type WriteToolInput = z.output<typeof writeToolInput>;
+export type WriteToolInput = z.output<ReturnType<typeof writeToolInput>>;
 
 /** The input after checks: the schema is known to be an object schema. */
 export type WrittenToolSpec = Omit<WriteToolInput, "inputSchema" | "parallel"> & {
