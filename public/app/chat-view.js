@@ -6,6 +6,7 @@
  * call id; a streamed bubble is replaced by its final message text at messageEnd (nothing shown twice).
  */
 import { el, textOfContent } from "./dom.js";
+import { elicitationForm } from "./elicitation-form.js";
 import { ToolCard } from "./tool-card.js";
 
 /** @import { AgentMessage, AssistantMessage, PendingApproval, StampedEvent, UserMessage } from "../client.js" */
@@ -18,11 +19,14 @@ import { ToolCard } from "./tool-card.js";
 export class ChatView {
   /**
    * @param {HTMLElement} list
-   * @param {{ onDecide: (toolCallId: string, approve: boolean) => Promise<unknown> }} handlers
+   * @param {{ onDecide: (toolCallId: string, approve: boolean) => Promise<unknown>; onAnswer?: (elicitationId: string, action: "accept" | "decline" | "cancel", content?: Record<string, unknown>) => Promise<unknown> }} handlers
    */
-  constructor(list, { onDecide }) {
+  constructor(list, { onDecide, onAnswer }) {
     this.list = list;
     this.onDecide = onDecide;
+    this.onAnswer = onAnswer;
+    /** @type {Set<string>} elicitations shown, so a replayed event does not show one twice */
+    this.asked = new Set();
     /** @type {Map<string, ToolCard>} */
     this.cards = new Map();
     /** @type {HTMLElement | undefined} */
@@ -43,6 +47,7 @@ export class ChatView {
     this.list.replaceChildren();
     this.cards.clear();
     this.streaming = undefined;
+    this.asked.clear();
     this.pendingUsers = [];
   }
 
@@ -150,6 +155,18 @@ export class ChatView {
   approvalRequired({ toolCallId, toolName, arguments: args }) {
     const card = this.card(toolCallId, toolName, args);
     card.requestApproval((approve) => this.onDecide(toolCallId, approve));
+    this.scrollToEnd();
+  }
+
+  /**
+   * An MCP server's question, as a form whose answer goes to the elicitations route.
+   * @param {{ elicitationId: string; server: string; message: string; requestedSchema: Record<string, unknown> }} elicitation
+   */
+  elicitation(elicitation) {
+    const onAnswer = this.onAnswer;
+    if (this.asked.has(elicitation.elicitationId) || !onAnswer) return;
+    this.asked.add(elicitation.elicitationId);
+    this.list.append(el("li", { class: "notice notice-info elicitation-item" }, elicitationForm(elicitation, (action, content) => onAnswer(elicitation.elicitationId, action, content))));
     this.scrollToEnd();
   }
 

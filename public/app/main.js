@@ -84,6 +84,10 @@ const view = new ChatView(ui.messages, {
     if (!session) throw new Error("No session");
     return approve ? session.approve(toolCallId) : session.reject(toolCallId);
   },
+  onAnswer: async (elicitationId, action, content) => {
+    if (!session) throw new Error("No session");
+    return session.answerElicitation(elicitationId, action, content);
+  },
 });
 
 function makeClient() {
@@ -108,6 +112,7 @@ async function attach(handle) {
   if (snapshot.status === "running") view.markUnfinishedRunning();
   for (const pending of snapshot.pendingApprovals) view.approvalRequired(pending);
   for (const s of snapshot.mcpServers ?? []) if (s.status === "authRequired") view.connectRequired({ server: s.name, authorizationUrl: s.authorizationUrl });
+  for (const pending of snapshot.pendingElicitations ?? []) view.elicitation(pending);
   sessionTools = snapshot.tools;
   if (Array.isArray(snapshot.requireApproval)) ui.requireApproval.checked = snapshot.requireApproval.includes("*");
   sessionMcpTools = snapshot.mcpTools ?? [];
@@ -237,6 +242,9 @@ function apply(event) {
       break;
     case "toolApprovalRequired":
       view.approvalRequired(event);
+      break;
+    case "mcpElicitation":
+      view.elicitation(event);
       break;
     case "runEnd":
       setRunning(false);

@@ -22,6 +22,7 @@ export type UiMessageChunk =
   | { type: "tool-output-available"; toolCallId: string; output: unknown; dynamic: true; preliminary?: boolean }
   | { type: "tool-output-error"; toolCallId: string; errorText: string; dynamic: true }
   | { type: "data-notice"; data: { level: "error" | "warning" | "info" | "retry"; message: string; authorizationUrl?: string }; transient: true }
+  | { type: "data-mcp-elicitation"; id: string; data: { elicitationId: string; server: string; message: string; requestedSchema: Record<string, unknown> } }
   | { type: "error"; errorText: string }
   | { type: "finish"; finishReason: UiFinishReason };
 
@@ -108,6 +109,9 @@ export class UiMessageChunker {
         return [{ type: "data-notice", data: { level: "info", message: `MCP server "${event.server}" needs authorization`, authorizationUrl: event.authorizationUrl }, transient: true }];
       case "mcpToolsChanged":
         return [{ type: "data-notice", data: { level: event.changed.length > 0 ? "warning" : "info", message: describeToolsChange(event) }, transient: true }];
+      case "mcpElicitation":
+        // A data part a useChat client can render as a form; the answer goes to the elicitations route.
+        return [{ type: "data-mcp-elicitation", id: event.elicitationId, data: { elicitationId: event.elicitationId, server: event.server, message: event.message, requestedSchema: event.requestedSchema } }];
       case "llmRetry":
         // Transient (useChat's onData sees it, the message keeps nothing): the answer is late, not lost.
         return [{ type: "data-notice", data: { level: "retry", message: `The model's endpoint failed (${event.message}); retry ${event.retry} in ${event.delayMs} ms` }, transient: true }];

@@ -121,6 +121,11 @@ export class SessionHandle {
     return this.decide(toolCallId, false, reason);
   }
 
+  /** Answers an MCP server's question (event mcpElicitation); `content` with accept, checked against its form. */
+  answerElicitation(elicitationId: string, action: "accept" | "decline" | "cancel", content?: Record<string, unknown>): Promise<{ elicitationId: string; action: string }> {
+    return this.call("POST", `/elicitations/${encodeURIComponent(elicitationId)}`, content === undefined ? { action } : { action, content });
+  }
+
   /** The next final assistant message, waiting up to `waitMs` (server cap 60 s); null when none came. */
   takeResponse(waitMs = 0): Promise<AssistantMessage | null> {
     return this.transport.request("GET", `${this.path}/responses/next`, { bearer: this.key, query: { waitMs: String(waitMs) } });

@@ -7,6 +7,7 @@
  * walking back from the newest message, stopping once the budget is spent. Storage and the snapshot keep
  * the full history.
  */
+import { describeContentBlock } from "./content-text.ts";
 import type { AgentContext, AgentMessage, AgentState, AgentTool } from "./types.ts";
 
 /** Fits the context windows of current hosted models with room left for the answer. */
@@ -38,6 +39,11 @@ export function estimateMessageTokens(message: AgentMessage): number {
         break;
       case "image":
         images++;
+        break;
+      case "audio":
+      case "resource_link":
+      case "resource":
+        chars += describeContentBlock(block).length; // what the model is sent in its place
         break;
       case "thinking":
         break; // not sent back to the model

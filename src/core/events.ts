@@ -33,6 +33,8 @@ export type AgentEvent =
       arguments: unknown;
       reason?: string;
     }
+  /** An MCP server asks the user (elicitation/create); answered on the elicitations route. */
+  | { type: "mcpElicitation"; elicitationId: string; server: string; message: string; requestedSchema: Record<string, unknown> }
   | { type: "runEnd"; response: AssistantMessage; stopReason: StopReason }
   /** An LLM request failed and will be tried again after `delayMs` (retry number `retry`, from 1). */
   | { type: "llmRetry"; retry: number; delayMs: number; message: string }

@@ -6,6 +6,7 @@
  * message, gone with the message): a step formats only the messages it added, and a run's request encoder
  * extends the previous request's bytes while the list starts with the same objects (src/llm/request-json.ts).
  */
+import { describeContentBlock } from "./content-text.ts";
 import type { ChatContentPart, ChatMessage, ChatTool, ChatToolCall, LlmRequest } from "./llm-request.ts";
 import type { AgentContext, AgentMessage, AgentTool, ToolResultContent, UserContent } from "./types.ts";
 
@@ -86,8 +87,8 @@ function formatUserContent(content: UserContent[]): string | ChatContentPart[] {
   );
 }
 
-// Chat Completions tool messages carry text only; images are named so the model knows they exist.
+// Chat Completions tool messages carry text only; other blocks are described so the model knows they exist.
 function toolResultText(content: ToolResultContent[], isError: boolean): string {
-  const text = content.map((b) => (b.type === "text" ? b.text : `[image: ${b.mimeType}]`)).join("\n");
+  const text = content.map(describeContentBlock).join("\n");
   return isError && !text ? "Error" : text;
 }

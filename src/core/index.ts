@@ -6,6 +6,7 @@ export * from "./types.ts";
 export * from "./events.ts";
 export * from "./tool-store.ts";
 export * from "./tool-results.ts";
+export * from "./content-text.ts";
 export * from "./plain-object.ts";
 export * from "./tool-arguments.ts";
 export * from "./tool-contract.ts";

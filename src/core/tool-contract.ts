@@ -70,6 +70,10 @@ export function checkToolModule(mod: unknown, expectedName: string): string[] {
     const list = tool[key];
     if (list !== undefined && !(Array.isArray(list) && list.every((v) => typeof v === "string"))) problems.push(`tool ${key} must be an array of names when present`);
   }
+  if (tool.annotations !== undefined && !isPlainObject(tool.annotations)) problems.push("tool annotations must be an object when present");
+  if (tool.outputSchema !== undefined && !(isPlainObject(tool.outputSchema) && tool.outputSchema.type === "object")) {
+    problems.push('tool outputSchema must be a JSON Schema object with type "object" when present');
+  }
   if (typeof tool.name === "string" && tool.name !== expectedName) problems.push(`tool name "${tool.name}" does not match the file name "${expectedName}"`);
   problems.push(...checkInputSchema(tool.inputSchema));
   return problems;

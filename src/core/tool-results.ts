@@ -3,7 +3,8 @@
  * normal AgentToolResult with one text block, wrapped in an outcome whose `isError` is true.
  */
 import { boundObject } from "./json-safe.ts";
-import type { AgentToolResult, FinalizedOutcome, ToolResultMessage, Usage } from "./types.ts";
+import { contentBlockSize } from "./content-text.ts";
+import type { AgentToolResult, AudioContent, EmbeddedResourceContent, FinalizedOutcome, ResourceLinkContent, ToolResultMessage, Usage } from "./types.ts";
 
 /** Cap on a result's `details` as JSON text: room for real metadata, far below a storage row's 2 MB. */
 export const MAX_DETAILS_CHARS = 100_000;
@@ -62,11 +63,13 @@ export function normalizeToolResult(value: unknown): { ok: true; result: AgentTo
   const content: AgentToolResult["content"] = [];
   for (const [i, block] of v.content.entries()) {
     const b = block as Record<string, unknown> | null;
+    const mcpKind = b && typeof b === "object" ? readMcpKindBlock(b) : undefined;
     if (b && b.type === "text" && typeof b.text === "string") content.push({ type: "text", text: b.text });
     else if (b && b.type === "image" && typeof b.data === "string" && typeof b.mimeType === "string") {
       content.push({ type: "image", data: b.data, mimeType: b.mimeType });
-    } else if (typeof block === "string") content.push({ type: "text", text: block });
-    else return { ok: false, error: `Tool result content[${i}] is not a text or image block` };
+    } else if (mcpKind) content.push(mcpKind);
+    else if (typeof block === "string") content.push({ type: "text", text: block });
+    else return { ok: false, error: `Tool result content[${i}] is not a text, image, audio, resource_link or resource block` };
   }
   // Details and usage are stored and streamed: made JSON-safe and bounded here, with notes, never refused.
   const rawDetails = v.details && typeof v.details === "object" && !Array.isArray(v.details) ? v.details : {};
@@ -103,22 +106,40 @@ function noteList(details: Record<string, unknown>): string[] {
  */
 export function limitToolResult(result: AgentToolResult, maxChars: number | undefined): AgentToolResult {
   if (!maxChars || maxChars <= 0) return result;
-  const total = result.content.reduce((n, b) => n + (b.type === "text" ? b.text.length : b.data.length), 0);
+  const total = result.content.reduce((n, b) => n + contentBlockSize(b), 0);
   if (total <= maxChars) return result;
   let budget = maxChars;
   const content: AgentToolResult["content"] = [];
   for (const block of result.content) {
-    const size = block.type === "text" ? block.text.length : block.data.length;
+    const size = contentBlockSize(block);
     if (size <= budget) {
       content.push(block);
       budget -= size;
     } else if (block.type === "text" && budget > 0) {
       content.push({ type: "text", text: block.text.slice(0, budget) });
       budget = 0;
-    } else if (block.type === "image") {
-      content.push({ type: "text", text: `[image omitted: ${block.mimeType}, ${size} characters of data]` });
+    } else if (block.type === "image" || block.type === "audio") {
+      content.push({ type: "text", text: `[${block.type} omitted: ${block.mimeType}, ${size} characters of data]` });
+    } else if (block.type !== "text") {
+      content.push({ type: "text", text: `[${block.type} omitted: ${size} characters]` });
     }
   }
   content.push({ type: "text", text: `[output truncated: ${total} characters, limit ${maxChars}]` });
   return { ...result, content, details: { ...result.details, truncated: { originalChars: total, limit: maxChars } } };
+}
+
+/** Audio, resource links and embedded resources, rebuilt field by field (nothing else of the block is kept). */
+function readMcpKindBlock(b: Record<string, unknown>): AudioContent | ResourceLinkContent | EmbeddedResourceContent | undefined {
+  const str = (v: unknown): v is string => typeof v === "string";
+  const opt = <K extends string>(key: K, v: unknown): { [P in K]?: string } => (str(v) ? ({ [key]: v } as { [P in K]?: string }) : {});
+  if (b.type === "audio") return str(b.data) && str(b.mimeType) ? { type: "audio", data: b.data, mimeType: b.mimeType } : undefined;
+  if (b.type === "resource_link") {
+    return str(b.uri) && str(b.name) ? { type: "resource_link", uri: b.uri, name: b.name, ...opt("mimeType", b.mimeType), ...opt("description", b.description) } : undefined;
+  }
+  if (b.type === "resource" && b.resource && typeof b.resource === "object") {
+    const r = b.resource as Record<string, unknown>;
+    if (!str(r.uri) || !(str(r.text) || str(r.blob))) return undefined;
+    return { type: "resource", resource: { uri: r.uri, ...opt("mimeType", r.mimeType), ...opt("text", r.text), ...opt("blob", r.blob) } };
+  }
+  return undefined;
 }

@@ -21,7 +21,12 @@ export type ToolCallContent = {
 };
 export type UserContent = TextContent | ImageContent;
 export type AssistantContent = TextContent | ThinkingContent | ToolCallContent;
-export type ToolResultContent = TextContent | ImageContent;
+/** MCP's other content kinds, carried through tool results (a model that cannot take them gets a description). */
+export type AudioContent = { type: "audio"; data: string; mimeType: string };
+export type ResourceLinkContent = { type: "resource_link"; uri: string; name: string; mimeType?: string; description?: string };
+export type EmbeddedResource = { uri: string; mimeType?: string; text?: string; blob?: string };
+export type EmbeddedResourceContent = { type: "resource"; resource: EmbeddedResource };
+export type ToolResultContent = TextContent | ImageContent | AudioContent | ResourceLinkContent | EmbeddedResourceContent;
 
 export type ToolArguments = Record<string, unknown>;
 
@@ -159,6 +164,26 @@ export type ToolExecutionContext = {
   runSubAgent?: RunSubAgent;
   /** Capability "schedules": the calling session's schedules (the schedule tools). */
   schedules?: ScheduleAccess;
+  /** Where a host has a log channel (MCP's notifications/message over /mcp); absent elsewhere. */
+  log?: (level: ToolLogLevel, data: unknown) => void;
+  /** Where a host can ask a human mid-call (MCP elicitation over /mcp); absent elsewhere. */
+  elicit?: (request: ToolElicitation) => Promise<ToolElicitationAnswer>;
+};
+
+/** MCP's (syslog's) levels, least severe first. */
+export const TOOL_LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
+export type ToolLogLevel = (typeof TOOL_LOG_LEVELS)[number];
+/** A question for a human: a message and a flat object schema of string/number/boolean/enum fields. */
+export type ToolElicitation = { message: string; requestedSchema: JsonSchema };
+export type ToolElicitationAnswer = { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> };
+
+/** MCP's tool annotations: hints about a tool's behaviour for clients, never a security boundary. */
+export type ToolAnnotations = {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
 };
 
 export type AgentTool = {
@@ -189,6 +214,10 @@ export type AgentTool = {
   env?: readonly string[];
   /** Capabilities the tool uses (e.g. writeTool's "registerDraft"). */
   capabilities?: readonly ToolCapability[];
+  /** Behaviour hints served with the tool over /mcp. */
+  annotations?: ToolAnnotations;
+  /** JSON Schema of `details` when the tool promises a shape; /mcp then serves details as structuredContent. */
+  outputSchema?: JsonSchema;
 };
 
 /** A tool call extracted from a model response. `invalid` marks an entry that could not be read. */

@@ -21,6 +21,9 @@ export const FAILURE_STATUS = {
   unknown_approval: { status: 404, code: "not_found" },
   already_decided: { status: 409, code: "conflict" },
   unknown_tool: { status: 400, code: "bad_request" },
+  unknown_elicitation: { status: 404, code: "not_found" },
+  elicitation_closed: { status: 409, code: "conflict" },
+  invalid_elicitation_content: { status: 400, code: "bad_request" },
   // The session's storage reached SESSION_MAX_BYTES: waiting does not help, a new session does.
   over_budget: { status: 413, code: "payload_too_large" },
   bad_request: { status: 400, code: "bad_request" },

@@ -80,6 +80,16 @@ export const approvalBody = lazySchema(() =>
   }),
 );
 
+export const elicitationAnswerBody = lazySchema(() =>
+  z.strictObject({
+    action: z.enum(["accept", "decline", "cancel"]),
+    /** With accept: the form's values; checked against the server's requested schema by the session. */
+    content: z.record(z.string(), z.unknown()).optional(),
+  }),
+);
+
+export const elicitationIdParam = lazySchema(() => z.string().regex(/^elc_[0-9a-f-]{36}$/, "is not a valid elicitation id"));
+
 export const sessionIdParam = lazySchema(() => z.string().regex(SESSION_ID_PATTERN, "is not a valid session id"));
 export const toolCallIdParam = lazySchema(() => z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/, "is not a valid tool call id"));
 

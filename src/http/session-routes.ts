@@ -25,9 +25,9 @@ import type { HonoEnv } from "./hono-env.ts";
 import { idempotent, readIdempotencyKey } from "./idempotency.ts";
 import { idempotentCreation } from "./idempotent-creation.ts";
 import { limitRate } from "./rate-limit.ts";
-import { addMcpServerBody, approvalBody, createSessionBody, messageBody, messagePageQuery, settingsBody, waitQuery } from "./schemas.ts";
+import { addMcpServerBody, approvalBody, createSessionBody, elicitationAnswerBody, messageBody, messagePageQuery, settingsBody, waitQuery } from "./schemas.ts";
 import { eventsKey, sessionKey, sessionStub } from "./session-stub.ts";
-import { checkSessionId, jsonBody, mcpServerParams, noBody, queryOf, sessionParam, toolCallParams } from "./validation.ts";
+import { checkSessionId, elicitationParams, jsonBody, mcpServerParams, noBody, queryOf, sessionParam, toolCallParams } from "./validation.ts";
 import { scheduleRequest } from "../schedules/schedule-request.ts";
 
 export const sessionRoutes = new Hono<HonoEnv>();
@@ -119,6 +119,12 @@ sessionRoutes.post("/v1/sessions/:id/tool-calls/:toolCallId/approval", toolCallP
   const { id, toolCallId } = c.req.valid("param");
   const body = c.req.valid("json");
   return c.json(settle(await sessionStub(c.env, id).decideApproval(sessionKey(c), toolCallId, body.approve, body.reason)));
+});
+
+sessionRoutes.post("/v1/sessions/:id/elicitations/:elicitationId", elicitationParams, jsonBody(elicitationAnswerBody), async (c) => {
+  const { id, elicitationId } = c.req.valid("param");
+  const { action, content } = c.req.valid("json");
+  return c.json(settle(await sessionStub(c.env, id).answerElicitation(sessionKey(c), elicitationId, action, content)));
 });
 
 sessionRoutes.patch("/v1/sessions/:id", sessionParam, jsonBody(settingsBody), async (c) =>

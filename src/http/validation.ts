@@ -11,7 +11,7 @@ import * as z from "zod";
 import { lazySchema, resolveSchema, type SchemaSource } from "../lazy-schema.ts";
 import { ApiError } from "./errors.ts";
 import type { HonoEnv } from "./hono-env.ts";
-import { describeZodError, mcpServerNameParam, sessionIdParam, toolCallIdParam } from "./schemas.ts";
+import { describeZodError, elicitationIdParam, mcpServerNameParam, sessionIdParam, toolCallIdParam } from "./schemas.ts";
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
@@ -68,6 +68,11 @@ export const toolCallParams = validator("param", (params: Record<string, string>
 export const mcpServerParams = validator("param", (params: Record<string, string>) => ({
   id: checkSessionId(params.id),
   name: parseWith(resolveSchema(mcpServerNameParam), params.name, "MCP server name"),
+}));
+
+export const elicitationParams = validator("param", (params: Record<string, string>) => ({
+  id: checkSessionId(params.id),
+  elicitationId: parseWith(elicitationIdParam(), params.elicitationId, "elicitation id"),
 }));
 
 /** The query, checked by `source`'s schema. */

@@ -12,7 +12,7 @@ import { localVault } from "./oauth-completion.ts";
 import { McpOAuthProvider } from "./oauth-provider.ts";
 import type { McpOAuthStore } from "./oauth-store.ts";
 import { parseMcpServers, type McpServerConfig } from "./servers-config.ts";
-import { SessionMcpTools, type McpAuthFactory, type McpSessionEvent } from "./session-mcp-tools.ts";
+import { SessionMcpTools, type McpAuthFactory, type McpSessionEvent, type SessionElicit } from "./session-mcp-tools.ts";
 
 export type McpEnv = Pick<AppEnv, "MCP_SERVERS" | "MCP_CREDENTIALS">;
 
@@ -35,6 +35,7 @@ export function attachMcpTools(
   chosen: readonly string[] | undefined,
   emit: (event: McpSessionEvent) => void,
   attachment?: McpAttachment,
+  elicit?: SessionElicit,
 ): SessionMcpTools {
   const authFor: McpAuthFactory = (server, source) => {
     if (!attachment?.origin) return undefined;
@@ -58,7 +59,7 @@ export function attachMcpTools(
     else missing.push(name);
   }
   const problems = missing.length > 0 ? [`MCP server(s) ${missing.join(", ")} are no longer in MCP_SERVERS; their tools are unavailable`] : [];
-  return new SessionMcpTools(store, servers, emit, problems, authFor, added);
+  return new SessionMcpTools(store, servers, emit, problems, authFor, added, elicit);
 }
 
 export { SessionMcpTools } from "./session-mcp-tools.ts";

@@ -25,6 +25,12 @@ export type McpProgress = { progress: number; total?: number; message?: string }
 
 export type McpCallOptions = { signal?: AbortSignal; onProgress?: (p: McpProgress) => void };
 
+/** A server's form elicitation (elicitation/create), and the answer a human gave (or cancel). */
+export type McpElicitation = { message: string; requestedSchema: Record<string, unknown> };
+export type McpElicitationAnswer = { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> };
+/** `signal` aborts when the server cancels its request or the connection ends. */
+export type McpElicitationHandler = (request: McpElicitation, signal: AbortSignal) => Promise<McpElicitationAnswer>;
+
 const CLIENT_INFO = { name: "edge-agent", version: "0.1.0" };
 
 export class McpConnection {
@@ -36,6 +42,8 @@ export class McpConnection {
     private readonly onToolsChanged: (tools: Tool[]) => void,
     /** The server's OAuth client (src/mcp/oauth-provider.ts); without one a 401 is a plain failure. */
     readonly auth?: McpOAuthProvider,
+    /** Given: the client declares form elicitation (defaults applied) and hands each request here. */
+    private readonly onElicitation?: McpElicitationHandler,
   ) {}
 
   async listTools(): Promise<Tool[]> {
@@ -126,9 +134,9 @@ export class McpConnection {
   }
 
   private async openWith(transport: Transport, deadline: AbortSignal): Promise<Client> {
-    const { Client, CfWorkerJsonSchemaValidator } = await import("./client-sdk.ts");
+    const { Client, CfWorkerJsonSchemaValidator, ElicitRequestSchema } = await import("./client-sdk.ts");
     const client = new Client(CLIENT_INFO, {
-      capabilities: {},
+      capabilities: this.onElicitation ? { elicitation: { form: { applyDefaults: true } } } : {},
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
       listChanged: {
         tools: {
@@ -138,6 +146,15 @@ export class McpConnection {
         },
       },
     });
+    const onElicitation = this.onElicitation;
+    if (onElicitation) {
+      client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+        const params = request.params;
+        // Only form mode is declared, so the SDK has refused URL mode before this runs.
+        if (!("requestedSchema" in params)) return { action: "decline" };
+        return onElicitation({ message: params.message, requestedSchema: params.requestedSchema as Record<string, unknown> }, extra.signal);
+      });
+    }
     client.onclose = () => {
       // The server or the network ended the connection: reconnect on next use.
       void this.client?.then((current) => {

@@ -1,69 +1,93 @@
 /**
  * The Worker's own tools as an MCP server at /mcp: the bundled tools (deployed written tools are bundled
- * after their redeploy) over the SDK's web-standard Streamable HTTP transport, stateless (a fresh server
- * per request, so any isolate can answer). Each tools/call runs through the core pipeline
- * (served-tool-call.ts); partial results become progress notifications. The router checks API_TOKEN.
+ * after their redeploy) over the SDK's web-standard Streamable HTTP transport, with sessions and resumable
+ * streams (mcp-sessions.ts). Each tools/call runs through the core pipeline (served-tool-call.ts): partial
+ * results become progress notifications, a tool's context can log (notifications/message, filtered by
+ * logging/setLevel) and ask the client's user (elicitation), which is also how a call that needs
+ * approval gets one. Tools' annotations and output schemas are served. The router checks API_TOKEN.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ElicitResultSchema,
+  ListToolsRequestSchema,
+  SetLevelRequestSchema,
+  type CallToolResult,
+  type LoggingLevel,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
-import { ToolStore, loadTools, type AgentToolResult } from "../core/index.ts";
+import { ToolStore, loadTools, TOOL_LOG_LEVELS, type AgentTool, type ToolElicitation, type ToolElicitationAnswer, type ToolLogLevel } from "../core/index.ts";
 import { bundledRegistry } from "../tools/catalog.ts";
-import { withToolContexts } from "../tools/tool-context.ts";
+import { contextFor, type ToolHost } from "../tools/tool-context.ts";
+import { toCallToolResult } from "./mcp-content.ts";
+import { serveMcpSession } from "./mcp-sessions.ts";
+import { progressOf } from "./progress.ts";
 import { runServedToolCall } from "./served-tool-call.ts";
-
-/** Progress messages carry a partial result as text, cut to this length. */
-const MAX_PROGRESS_MESSAGE_CHARS = 2_000;
 
 export const MCP_SERVER_INFO = { name: "edge-agent", version: "0.1.0" };
 
 /**
- * The tools /mcp serves, in a store of their own (with listTools, as every store has), each bound to the
- * env keys it declared. Tools that need a session's capabilities (writeTool registers drafts in the session
- * that wrote them) are left out: there is no session here.
+ * The tools /mcp serves, in a store of their own (with listTools, as every store has). Tools that need a
+ * session's capabilities (writeTool registers drafts in the session that wrote them) are left out: there
+ * is no session here. Each call gets the context its tool declared (contextFor) plus this call's channels.
  */
-export function servedToolStore(env: Readonly<Record<string, unknown>>): ToolStore {
+export function servedToolStore(): ToolStore {
   const store = new ToolStore("mcp");
   const registry = Object.fromEntries(Object.entries(bundledRegistry()).filter(([, mod]) => (mod.getTool().capabilities ?? []).length === 0));
-  loadTools(store, withToolContexts(registry, { sessionId: "", env, capabilities: { registerDraft: () => false, bundledToolNames: () => [] } }));
+  loadTools(store, registry);
   return store;
 }
 
 export function createMcpServer(env: Readonly<Record<string, unknown>>): Server {
-  const store = servedToolStore(env);
-  const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: store.list().map((t): Tool => ({ name: t.name, title: t.label, description: t.description, inputSchema: { ...t.inputSchema, type: "object" } })),
-  }));
+  const store = servedToolStore();
+  const host: ToolHost = { sessionId: "", env, capabilities: { registerDraft: () => false, bundledToolNames: () => [] } };
+  const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: {}, logging: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  // One server per MCP session, so its level is this session's (the SDK's own handler keys it by header).
+  let logLevel: ToolLogLevel = "info";
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    logLevel = request.params.level;
+    return {};
+  });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: store.list().map(describeTool) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const token = request.params._meta?.progressToken;
-    let progress = 0;
+    let count = 0;
+    const canElicit = server.getClientCapabilities()?.elicitation !== undefined;
+    // Sent on this call's own stream (related to the request), which the client is reading.
+    const elicit = async (question: ToolElicitation): Promise<ToolElicitationAnswer> => {
+      const answer = await extra.sendRequest({ method: "elicitation/create", params: { mode: "form", message: question.message, requestedSchema: question.requestedSchema as never } }, ElicitResultSchema, { signal: extra.signal });
+      return { action: answer.action, ...(answer.content ? { content: answer.content } : {}) };
+    };
+    const log = (level: ToolLogLevel, data: unknown) => {
+      if (TOOL_LOG_LEVELS.indexOf(level) < TOOL_LOG_LEVELS.indexOf(logLevel)) return;
+      void extra.sendNotification({ method: "notifications/message", params: { level: level as LoggingLevel, logger: request.params.name, data } }).catch(() => undefined);
+    };
+    const tool = store.get(request.params.name);
     const outcome = await runServedToolCall(store, request.params.name, request.params.arguments ?? {}, {
-      toolContext: { env: {} }, // each tool already carries its declared context (servedToolStore)
+      toolContext: { ...(tool ? contextFor(tool, host) : { env: {} }), log, ...(canElicit ? { elicit } : {}) },
+      elicit: canElicit ? elicit : undefined,
       signal: extra.signal,
       onPartialResult: (partial) => {
         if (token === undefined) return;
-        const message = (typeof partial === "string" ? partial : JSON.stringify(partial) ?? "").slice(0, MAX_PROGRESS_MESSAGE_CHARS);
-        void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: ++progress, message } }).catch(() => undefined);
+        const params = progressOf(partial, ++count);
+        void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...params } }).catch(() => undefined);
       },
     });
-    return toCallToolResult(outcome.result, outcome.isError);
+    return toCallToolResult(outcome.result, outcome.isError, tool?.outputSchema !== undefined);
   });
   return server;
 }
 
-/** Serves one HTTP request of the MCP Streamable HTTP transport. */
-export async function handleMcpRequest(request: Request, env: Readonly<Record<string, unknown>>): Promise<Response> {
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-  await createMcpServer(env).connect(transport);
-  return transport.handleRequest(request);
+/** A tool as tools/list shows it: its schema, its behaviour hints and, when declared, its output schema. */
+function describeTool(t: AgentTool): Tool {
+  const tool: Tool = { name: t.name, title: t.label, description: t.description, inputSchema: { ...t.inputSchema, type: "object" } };
+  if (t.annotations) tool.annotations = { ...t.annotations };
+  if (t.outputSchema) tool.outputSchema = { ...t.outputSchema, type: "object" };
+  return tool;
 }
 
-function toCallToolResult(result: AgentToolResult, isError: boolean): CallToolResult {
-  const content: CallToolResult["content"] = result.content.map((b) => (b.type === "text" ? { type: "text", text: b.text } : { type: "image", data: b.data, mimeType: b.mimeType }));
-  const out: CallToolResult = { content, isError };
-  // details are for programs, not the model: they travel in _meta rather than as structuredContent.
-  if (Object.keys(result.details).length > 0) out._meta = { "edge-agent/details": result.details };
-  return out;
+/** Serves one HTTP request of the MCP Streamable HTTP transport. */
+export function handleMcpRequest(request: Request, env: Readonly<Record<string, unknown>>): Promise<Response> {
+  return serveMcpSession(request, () => createMcpServer(env));
 }

@@ -5,7 +5,8 @@
  * result with `isError` (or an unreachable server) becomes an error result. Used by SessionMcpTools.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { TOOL_NAME_PATTERN, type AgentTool, type AgentToolResult, type ToolResultContent } from "../core/index.ts";
+import { TOOL_NAME_PATTERN, type AgentTool, type AgentToolResult } from "../core/index.ts";
+import { toAgentToolResult } from "./mcp-content.ts";
 import { fallbackValidator } from "./argument-validation.ts";
 import type { McpCallOptions } from "./mcp-connection.ts";
 import type { McpServerConfig } from "./servers-config.ts";
@@ -39,6 +40,7 @@ export function createMcpTool(server: McpServerConfig, def: Tool, call: McpCall)
     inputSchema,
     // Only a server that declares a tool read-only gets it run concurrently or re-run after a restart.
     parallelToolExecute: readOnly,
+    ...(def.annotations ? { annotations: { ...def.annotations } } : {}),
     idempotent: readOnly,
     requiresApproval: server.requireApproval === true || (Array.isArray(server.requireApproval) && server.requireApproval.includes(def.name)),
     validateRequiredArgs: fallbackValidator(inputSchema, name),
@@ -55,43 +57,7 @@ export function createMcpTool(server: McpServerConfig, def: Tool, call: McpCall)
   return tool;
 }
 
-/** MCP content blocks → text and image blocks; what the model cannot take inline is described in text. */
-export function toAgentToolResult(result: CallToolResult): AgentToolResult {
-  const content: ToolResultContent[] = [];
-  for (const block of result.content ?? []) {
-    switch (block.type) {
-      case "text":
-        content.push({ type: "text", text: block.text });
-        break;
-      case "image":
-        content.push({ type: "image", data: block.data, mimeType: block.mimeType });
-        break;
-      case "audio":
-        content.push({ type: "text", text: `[audio (${block.mimeType}) omitted]` });
-        break;
-      case "resource": {
-        const r = block.resource;
-        content.push({ type: "text", text: "text" in r && typeof r.text === "string" ? r.text : `[resource ${r.uri} (${r.mimeType ?? "binary"}) omitted]` });
-        break;
-      }
-      case "resource_link":
-        content.push({ type: "text", text: `[resource ${block.uri}${block.name ? ` "${block.name}"` : ""}]` });
-        break;
-      default:
-        assertNever(block);
-    }
-  }
-  const details: Record<string, unknown> = {};
-  if (result.structuredContent !== undefined) details.structuredContent = result.structuredContent;
-  if (content.length === 0 && result.structuredContent !== undefined) {
-    content.push({ type: "text", text: JSON.stringify(result.structuredContent) });
-  }
-  return { content, details, terminate: false };
-}
-
 const textOf = (result: AgentToolResult): string =>
   result.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
 
-function assertNever(block: never): never {
-  throw new Error(`Unknown MCP content block ${JSON.stringify(block)}`);
-}
+export { toAgentToolResult };

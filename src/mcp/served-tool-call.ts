@@ -1,7 +1,8 @@
 /**
  * One tools/call from an MCP client, run through the core's per-call pipeline (prepare → execute →
  * finalize): the same argument validation, deployer hooks, timeout and result limits as a session's calls.
- * There is no human at the other end of /mcp, so a tool that needs approval is refused, not run.
+ * A tool that needs approval asks the MCP client's user through elicitation (a yes/no form); a client
+ * that cannot elicit has nobody to ask, so the call is refused, not run.
  * Called by the /mcp server (mcp-server.ts); never throws: every failure is an error outcome.
  */
 import { agentConfig } from "../agent-config.ts";
@@ -15,6 +16,8 @@ import {
   type AgentToolResult,
   type AssistantMessage,
   type AwaitApproval,
+  type ToolElicitation,
+  type ToolElicitationAnswer,
   type ToolExecutionContext,
   type ToolStore,
 } from "../core/index.ts";
@@ -23,20 +26,35 @@ export type ServedCallOptions = {
   /** Passed to tools as their context (the Worker's env, never a session). */
   toolContext: ToolExecutionContext;
   onPartialResult: (partial: unknown) => void;
+  /** Asks the client's user; absent when the client declared no elicitation capability. */
+  elicit?: (question: ToolElicitation) => Promise<ToolElicitationAnswer>;
   signal?: AbortSignal;
 };
 
 export type ServedCallOutcome = { result: AgentToolResult; isError: boolean };
 
-/** The approval step with nobody to ask: a call the policy wants approved is refused. */
-const refuseApproval =
-  (store: ToolStore): AwaitApproval =>
-  (ctx) => {
+/** The form an approval question shows: one required yes/no field. */
+export const APPROVAL_SCHEMA = {
+  type: "object",
+  properties: { approve: { type: "boolean", title: "Run this tool call?", description: "Yes runs it; no refuses it" } },
+  required: ["approve"],
+} as const;
+
+/** The approval step: the client's user answers through elicitation, or the call is refused. */
+const approvalByElicitation =
+  (store: ToolStore, elicit: ServedCallOptions["elicit"]): AwaitApproval =>
+  async (ctx) => {
     const tool = store.get(ctx.toolCall.name);
-    if (tool && agentConfig.needsApproval(ctx.toolCall, tool, { requireApproval: [] })) {
-      return { approved: false, reason: `Tool "${tool.name}" needs a human's approval, which a call over /mcp cannot get` };
+    if (!tool || !agentConfig.needsApproval(ctx.toolCall, tool, { requireApproval: [] })) return undefined;
+    if (!elicit) return { approved: false, reason: `Tool "${tool.name}" needs a human's approval, and this MCP client cannot be asked (no elicitation capability)` };
+    let answer: ToolElicitationAnswer;
+    try {
+      answer = await elicit({ message: `Allow tool "${tool.name}" to run with ${JSON.stringify(ctx.args).slice(0, 2_000)}?`, requestedSchema: { ...APPROVAL_SCHEMA } });
+    } catch (err) {
+      return { approved: false, reason: `Approval could not be asked: ${err instanceof Error ? err.message : String(err)}` };
     }
-    return undefined;
+    if (answer.action === "accept" && answer.content?.approve === true) return { approved: true };
+    return { approved: false, reason: answer.action === "accept" ? "Rejected by the user" : `The user answered ${answer.action}` };
   };
 
 export async function runServedToolCall(store: ToolStore, name: string, args: Record<string, unknown>, options: ServedCallOptions): Promise<ServedCallOutcome> {
@@ -47,7 +65,7 @@ export async function runServedToolCall(store: ToolStore, name: string, args: Re
     toolExecution: "sequential",
     beforeToolCall: agentConfig.hooks.beforeToolCall,
     afterToolCall: agentConfig.hooks.afterToolCall,
-    awaitApproval: refuseApproval(store),
+    awaitApproval: approvalByElicitation(store, options.elicit),
     hookTimeoutMs: agentConfig.hookTimeoutMs,
     toolTimeoutMs: agentConfig.toolTimeoutMs,
     maxToolResultChars: agentConfig.maxToolResultChars,

@@ -8,7 +8,7 @@
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { AgentEvent, AgentTool, ToolStore } from "../core/index.ts";
-import { McpAuthRequiredError, McpConnection, McpUnreachableError } from "./mcp-connection.ts";
+import { McpAuthRequiredError, McpConnection, McpUnreachableError, type McpElicitation, type McpElicitationAnswer } from "./mcp-connection.ts";
 import { createMcpTool, mcpToolOrigin } from "./mcp-tool.ts";
 import type { McpOAuthProvider } from "./oauth-provider.ts";
 import { FLOW_TTL_MS } from "./oauth-store.ts";
@@ -38,7 +38,12 @@ type ServerState = {
   definitions?: Map<string, string>;
   /** Set while the user is asked to authorize; no new flow starts before `until`. */
   auth?: { url?: string; until: number };
+  /** The signals of this server's calls in flight (an abort among them ends a question it asks). */
+  calls: Set<AbortSignal>;
 };
+
+/** Asks the session's user on a server's behalf; settles with cancel when `signal` aborts. */
+export type SessionElicit = (server: string, question: McpElicitation, signal: AbortSignal) => Promise<McpElicitationAnswer>;
 
 export class SessionMcpTools {
   private readonly servers = new Map<string, ServerState>();
@@ -53,6 +58,8 @@ export class SessionMcpTools {
     problems: readonly string[] = [],
     private readonly authFor: McpAuthFactory = () => undefined,
     added: readonly McpServerConfig[] = [],
+    /** Given: servers may ask the session's user (elicitation); absent: the client declares no elicitation. */
+    private readonly elicit?: SessionElicit,
   ) {
     this.problems = [...problems];
     for (const server of servers) this.track(server, "deployer");
@@ -127,7 +134,11 @@ export class SessionMcpTools {
 
   private track(server: McpServerConfig, source: McpServerSource): ServerState {
     const auth = this.authFor(server, source);
-    const state: ServerState = { server, source, connection: new McpConnection(server, (tools) => this.register(state, tools), auth), names: [], listed: false, failed: false };
+    const calls = new Set<AbortSignal>();
+    const elicit = this.elicit;
+    const onElicitation = elicit ? (question: McpElicitation, signal: AbortSignal) => elicit(server.name, question, whileCallsRun(calls, signal)) : undefined;
+    const connection = new McpConnection(server, (tools) => this.register(state, tools), auth, onElicitation);
+    const state: ServerState = { server, source, connection, names: [], listed: false, failed: false, calls };
     this.servers.set(server.name, state);
     return state;
   }
@@ -186,12 +197,20 @@ export class SessionMcpTools {
     const names: string[] = [];
     const clashes: string[] = [];
     for (const def of tools) {
-      const tool: AgentTool = createMcpTool(server, def, (name, args, options) => state.connection.callTool(name, args, options).catch(async (err: unknown) => {
-        // The tokens were revoked and could not be refreshed: ask the user again, and hide the tools meanwhile.
-        // (A call has connected, so the SDK module is loaded already: mcp-connection.ts loads it on first use.)
-        if (err instanceof (await import("./client-sdk.ts")).UnauthorizedError) void this.list(state);
-        throw new Error(describeCallFailure(server, err));
-      }));
+      const tool: AgentTool = createMcpTool(server, def, (name, args, options) => {
+        // The run's abort reaches a question this call's server is asking (see whileCallsRun).
+        const signal = options.signal ?? new AbortController().signal;
+        state.calls.add(signal);
+        return state.connection
+          .callTool(name, args, options)
+          .catch(async (err: unknown) => {
+            // The tokens were revoked and could not be refreshed: ask the user again, and hide the tools meanwhile.
+            // (A call has connected, so the SDK module is loaded already: mcp-connection.ts loads it on first use.)
+            if (err instanceof (await import("./client-sdk.ts")).UnauthorizedError) void this.list(state);
+            throw new Error(describeCallFailure(server, err));
+          })
+          .finally(() => state.calls.delete(signal));
+      });
       // Our own old tools were removed above: anything still there belongs to someone else.
       if (this.store.has(tool.name) || names.includes(tool.name)) clashes.push(def.name);
       else {
@@ -215,4 +234,12 @@ const fingerprint = (t: Tool): string =>
 function describeCallFailure(server: McpServerConfig, err: unknown): string {
   const message = err instanceof Error ? err.message || err.name : String(err);
   return message.startsWith(`MCP server "${server.name}"`) ? message : `MCP server "${server.name}": ${message}`;
+}
+
+/**
+ * A server asks while one of its calls runs; the SDK does not say which. The question ends (cancel) when
+ * the server withdraws it, or when a call in flight is aborted (the run's abort) — a run aborts them all.
+ */
+function whileCallsRun(calls: ReadonlySet<AbortSignal>, serverSignal: AbortSignal): AbortSignal {
+  return AbortSignal.any([serverSignal, ...calls]);
 }

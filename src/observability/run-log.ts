@@ -130,6 +130,7 @@ export class RunLog {
       case "messageDelta":
       case "toolExecUpdate":
       case "toolApprovalRequired":
+      case "mcpElicitation":
       case "contextTrimmed":
       case "messageAbandoned":
       case "mcpAuthRequired":

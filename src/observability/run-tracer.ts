@@ -160,6 +160,7 @@ export class RunTracer {
         return; // a session event between runs: it queues a message, the run it starts has its own span
       case "mcpAuthRequired":
       case "mcpToolsChanged":
+      case "mcpElicitation":
         run.root.events.push({ name: `edge_agent.${event.type}`, timeMs: event.ts, attributes: { "edge_agent.mcp.server": event.server } });
         return;
       default:

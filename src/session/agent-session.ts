@@ -27,6 +27,7 @@ import { hasSchema, migrate } from "./session-schema.ts";
 import { IdempotencyKeys } from "./idempotency-keys.ts";
 import { describeSession } from "./session-view.ts";
 import { decideApproval } from "./tool-approval.ts";
+import { answerElicitation, type ElicitationAction } from "./elicitation-gate.ts";
 import { eraseSession, goneMessage, readTombstone, type Tombstone } from "./session-end.ts";
 import { updateSettings, type SettingsPatch } from "./session-settings.ts";
 import { authorizeParent, followChild, refuseChildInput, storeChild } from "./sub-agent-child.ts";
@@ -123,6 +124,10 @@ export class AgentSession extends DurableObject<AppEnv> {
 
   decideApproval(key: string | undefined, toolCallId: string, approve: boolean, reason?: string) {
     return this.authorized(key, (s) => this.decideHereOrBelow(s, toolCallId, approve, reason));
+  }
+
+  answerElicitation(key: string | undefined, elicitationId: string, action: ElicitationAction, content?: Record<string, unknown>) {
+    return this.authorized(key, (s) => answerElicitation(s, elicitationId, action, content));
   }
 
   updateSettings(key: string | undefined, patch: SettingsPatch) {

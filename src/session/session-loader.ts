@@ -24,6 +24,7 @@ import { isSubAgent } from "../tools/define-tool.ts";
 import { withToolContexts } from "../tools/tool-context.ts";
 import { registerWrittenDrafts, sessionToolHost, writtenToolListing } from "../tools/written/session-tools.ts";
 import { ApprovalGate } from "./approval-gate.ts";
+import { ElicitationGate } from "./elicitation-gate.ts";
 import { LiveFanout } from "./live-fanout.ts";
 import { EventLog } from "./event-log.ts";
 import { EventSockets } from "./event-sockets.ts";
@@ -93,12 +94,16 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
     tracing && ((toolCallId, approved) => tracing.approvalDecided(toolCallId, approved)),
   );
   const mcpCredentials = new McpOAuthStore(sql);
-  const mcp = attachMcpTools(store, env, settings.mcpServers, (event) => sink.record(record.runId, event), {
-    sessionId: settings.id,
-    origin: settings.origin,
-    added: readAddedServers(meta),
-    store: mcpCredentials,
-  });
+  // Servers' questions wait as long as approvals do.
+  const elicitations = new ElicitationGate(sql, (event) => sink.record(record.runId, event), positiveMs(env.APPROVAL_TIMEOUT_MS) ?? agentConfig.approvalTimeoutMs);
+  const mcp = attachMcpTools(
+    store,
+    env,
+    settings.mcpServers,
+    (event) => sink.record(record.runId, event),
+    { sessionId: settings.id, origin: settings.origin, added: readAddedServers(meta), store: mcpCredentials },
+    (server, question, signal) => elicitations.request(server, question, signal),
+  );
   const onShutdown = () => {
     hub.closeAll();
     waiters.wakeAll();
@@ -106,6 +111,6 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   };
   const beforeRun = () => mcp.refresh();
   const runs = new RunDriver({ ctx, env, settings, state, store, meta, record, queues, messages, log, writes, approvals, sink, schedules, onShutdown, beforeRun });
-  const session: Session = { settings, state, store, meta, record, queues, messages, log, writes, hub, sockets, waiters, sink, approvals, runs, mcp, mcpCredentials, subAgents, schedules };
+  const session: Session = { settings, state, store, meta, record, queues, messages, log, writes, hub, sockets, waiters, sink, approvals, elicitations, runs, mcp, mcpCredentials, subAgents, schedules };
   return { session, ready: registerWrittenDrafts(store, env, settings.tools) };
 }

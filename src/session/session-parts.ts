@@ -8,6 +8,7 @@ import type { AgentState, ToolStore } from "../core/index.ts";
 import type { SessionMcpTools } from "../mcp/attach.ts";
 import type { McpOAuthStore } from "../mcp/oauth-store.ts";
 import type { ApprovalGate } from "./approval-gate.ts";
+import type { ElicitationGate } from "./elicitation-gate.ts";
 import type { LiveFanout } from "./live-fanout.ts";
 import type { EventLog } from "./event-log.ts";
 import type { EventSink } from "./event-sink.ts";
@@ -38,6 +39,8 @@ export type SessionParts = {
   waiters: OutputWaiters;
   sink: EventSink;
   approvals: ApprovalGate;
+  /** MCP servers' questions to the user, waiting for the elicitations route. */
+  elicitations: ElicitationGate;
   /** Tools of the remote MCP servers the session chose, listed before each run. */
   mcp: SessionMcpTools;
   /** OAuth credentials of the MCP servers the session added (the deployer's are the Worker's). */

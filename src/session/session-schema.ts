@@ -41,6 +41,11 @@ const MIGRATIONS: readonly string[] = [
      key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, answer TEXT, bytes INTEGER NOT NULL, created_at INTEGER NOT NULL
    );
    CREATE INDEX IF NOT EXISTS idempotency_keys_created ON idempotency_keys (created_at)`,
+  // 6: elicitations (elicitation-gate.ts).
+  `CREATE TABLE IF NOT EXISTS elicitations (
+     id TEXT PRIMARY KEY, server TEXT NOT NULL, message TEXT NOT NULL, schema_json TEXT NOT NULL,
+     status TEXT NOT NULL, expires_at INTEGER NOT NULL
+   )`,
 ];
 
 const VERSION_KEY = "schema_version";

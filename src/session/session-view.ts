@@ -11,7 +11,7 @@ import type { Session } from "./session.ts";
 /** Messages in the snapshot's page: a screenful of conversation; older ones via GET …/messages?before=. */
 export const SNAPSHOT_PAGE_MESSAGES = 50;
 
-export function describeSession({ settings, store, approvals, log, queues, runs, meta, mcp, messages, record, schedules }: Session): SessionSnapshot {
+export function describeSession({ settings, store, approvals, elicitations, log, queues, runs, meta, mcp, messages, record, schedules }: Session): SessionSnapshot {
   const page = messages.page(undefined, SNAPSHOT_PAGE_MESSAGES);
   return {
     id: settings.id,
@@ -28,6 +28,7 @@ export function describeSession({ settings, store, approvals, log, queues, runs,
     mcpTools: mcp.tools(),
     mcpServers: mcp.describe(),
     pendingApprovals: approvals.pending(),
+    pendingElicitations: elicitations.pending(),
     lastEventSeq: log.lastSeq,
     activeRunId: runs.activeRunId,
     responsesEvicted: meta.read<number>("responsesEvicted") ?? 0,

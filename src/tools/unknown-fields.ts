@@ -52,6 +52,6 @@ export type ListsEvery<T, L extends readonly PropertyKey[]> = Exclude<keyof T, L
 /** The fields of a plain-object tool: every key of AgentTool (the check below fails tsc if one is missing). */
 export const PLAIN_TOOL_FIELDS = [
   "name", "label", "description", "inputSchema", "execute", "prepareArguments", "validateRequiredArgs",
-  "parallelToolExecute", "idempotent", "requiresApproval", "timeoutMs", "env", "capabilities",
+  "parallelToolExecute", "idempotent", "requiresApproval", "timeoutMs", "env", "capabilities", "annotations", "outputSchema",
 ] as const satisfies readonly (keyof AgentTool)[];
 const plainToolFieldsComplete: ListsEvery<AgentTool, typeof PLAIN_TOOL_FIELDS> = true;

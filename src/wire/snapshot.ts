@@ -49,6 +49,8 @@ export type SessionSnapshot = {
   /** The session's MCP servers and their state. */
   mcpServers: McpServerEntry[];
   pendingApprovals: PendingApproval[];
+  /** MCP servers' questions waiting for POST …/elicitations/:elicitationId (the form is in their mcpElicitation event). */
+  pendingElicitations: { elicitationId: string; server: string; message: string; requestedSchema: Record<string, unknown>; expiresAt: number }[];
   /** Stream events after this seq to continue exactly where the snapshot ends. */
   lastEventSeq: number;
   activeRunId: string | null;

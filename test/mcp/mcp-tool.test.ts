@@ -82,7 +82,7 @@ describe("an MCP tool as an AgentTool", () => {
     expect(seen).toEqual([{ progress: 1, total: 2 }]);
   });
 
-  it("converts every MCP content block into text or image blocks, keeping structured content in details", () => {
+  it("passes every MCP content kind through unchanged, keeping structured content in details", () => {
     const result = toAgentToolResult({
       content: [
         { type: "text", text: "t" },
@@ -97,10 +97,10 @@ describe("an MCP tool as an AgentTool", () => {
     expect(result.content).toEqual([
       { type: "text", text: "t" },
       { type: "image", data: "AAAA", mimeType: "image/png" },
-      { type: "text", text: "[audio (audio/wav) omitted]" },
-      { type: "text", text: "file text" },
-      { type: "text", text: "[resource file:///b.bin (application/octet-stream) omitted]" },
-      { type: "text", text: '[resource file:///c "c"]' },
+      { type: "audio", data: "AAAA", mimeType: "audio/wav" },
+      { type: "resource", resource: { uri: "file:///a.txt", text: "file text" } },
+      { type: "resource", resource: { uri: "file:///b.bin", blob: "AAAA", mimeType: "application/octet-stream" } },
+      { type: "resource_link", uri: "file:///c", name: "c" },
     ]);
     expect(result.details).toEqual({ structuredContent: { a: 1 } });
   });

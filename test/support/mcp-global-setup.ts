@@ -4,12 +4,14 @@
  * and the tests its control URL (`inject("mcpUrl")`).
  */
 import type { TestProject } from "vitest/node";
+import { startElicitingMcpServer } from "./eliciting-mcp-server.ts";
 import { startMockMcpServer } from "./mock-mcp-server.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
     mcpUrl: string;
     mcpServers: string;
+    askerUrl: string;
   }
 }
 
@@ -18,7 +20,9 @@ const DEAD_URL = "http://127.0.0.1:9/mcp";
 
 export default async function setup(project: TestProject) {
   const server = await startMockMcpServer();
+  const asker = await startElicitingMcpServer();
   project.provide("mcpUrl", server.url);
+  project.provide("askerUrl", asker.url);
   project.provide(
     "mcpServers",
     JSON.stringify([
@@ -27,7 +31,11 @@ export default async function setup(project: TestProject) {
       { name: "legacy", url: `${server.url}/sse` },
       { name: "gated", url: `${server.url}/mcp`, requireApproval: true },
       { name: "dead", url: DEAD_URL },
+      { name: "asker", url: `${asker.url}/mcp` },
     ]),
   );
-  return () => server.close();
+  return async () => {
+    await server.close();
+    await asker.close();
+  };
 }

@@ -1,0 +1,139 @@
+/**
+ * The official MCP conformance suite (@modelcontextprotocol/conformance) against both of our MCP sides:
+ * its server scenarios against /mcp of a real `wrangler dev` (a temp copy of the project with the
+ * suite's fixture tools added to tools/, so they never ship), and its client scenarios against our client
+ * (scripts/mcp-conformance-client.ts). baseline.yml lists what is expected to fail, each with its reason;
+ * the suite exits non-zero on a new failure and on a baseline entry that now passes.
+ */
+import { spawn } from "node:child_process";
+import { cp, readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWranglerDev, type WranglerDev } from "../../../support/wrangler-dev.ts";
+import { copyProject, REPO_ROOT, type TempProject } from "../../support/temp-project.ts";
+
+const HERE = path.join(REPO_ROOT, "test", "mcp", "conformance");
+const BASELINE = path.join(HERE, "baseline.yml");
+const BIN = path.join(REPO_ROOT, "node_modules", ".bin");
+const CLIENT_COMMAND = `${path.join(BIN, "node")} --experimental-transform-types --disable-warning=ExperimentalWarning ${path.join(REPO_ROOT, "scripts", "mcp-conformance-client.ts")}`;
+/** The client scenarios the issue names besides the auth suite; the others are extensions and drafts. */
+const CLIENT_SCENARIOS = ["initialize", "tools_call", "sse-retry", "elicitation-sep1034-client-defaults"];
+
+let project: TempProject;
+let dev: WranglerDev;
+
+type Run = { code: number | null; output: string };
+
+/** Runs the suite's CLI; resolves with its exit code and everything it printed. */
+function conformance(args: string[], timeoutMs: number): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(path.join(BIN, "conformance"), args, {
+      cwd: project.root,
+      env: { ...process.env, PATH: `${BIN}${path.delimiter}${process.env.PATH ?? ""}`, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => (output += c.toString("utf8")));
+    child.stderr.on("data", (c: Buffer) => (output += c.toString("utf8")));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+/** The baseline's entries of one mode, each with the reason written after it. */
+async function baselineEntries(mode: "server" | "client"): Promise<{ scenario: string; reason: string }[]> {
+  const lines = (await readFile(BASELINE, "utf8")).split("\n");
+  const start = lines.findIndex((l) => l.trim() === `${mode}:`);
+  const entries: { scenario: string; reason: string }[] = [];
+  for (const line of lines.slice(start + 1)) {
+    const m = /^\s+-\s+(\S+)\s*(?:#\s*(.*))?$/.exec(line);
+    if (!m) {
+      if (/^\S/.test(line)) break;
+      continue;
+    }
+    entries.push({ scenario: m[1]!, reason: (m[2] ?? "").trim() });
+  }
+  return entries;
+}
+
+beforeAll(async () => {
+  project = await copyProject();
+  const fixtures = path.join(HERE, "tools");
+  for (const file of await readdir(fixtures)) await cp(path.join(fixtures, file), path.join(project.root, "tools", file));
+  // wrangler's build step (npm run generate:code) writes the registry with the fixtures in it.
+  dev = await startWranglerDev({ cwd: project.root, config: path.join(project.root, "wrangler.toml") });
+}, 120_000);
+
+afterAll(async () => {
+  await dev?.stop();
+  await project?.remove();
+});
+
+describe("the official MCP conformance suite", () => {
+  it("gives every baseline entry a reason", async () => {
+    for (const mode of ["server", "client"] as const) {
+      const entries = await baselineEntries(mode);
+      expect(entries.length, mode).toBeGreaterThan(0);
+      for (const entry of entries) expect(entry.reason, entry.scenario).not.toBe("");
+    }
+  });
+
+  it("passes its server scenarios against /mcp, failing only what the baseline lists", async () => {
+    const run = await conformance(["server", "--url", `${dev.url}/mcp`, "--expected-failures", BASELINE, "-o", path.join(project.root, "results")], 90_000);
+    expect(run.code, run.output).toBe(0);
+  }, 100_000);
+
+  it("passes its client scenarios and the auth suite against our client, failing only what the baseline lists", async () => {
+    // One at a time, the auth suite last: sse-retry times the client's reconnect, which a loaded CPU skews.
+    const results = path.join(project.root, "results");
+    const runs: Run[] = [];
+    for (const scenario of CLIENT_SCENARIOS) {
+      runs.push(await conformance(["client", "--command", CLIENT_COMMAND, "--scenario", scenario, "--expected-failures", BASELINE, "-o", results], 30_000));
+    }
+    runs.push(await conformance(["client", "--command", CLIENT_COMMAND, "--suite", "auth", "--timeout", "12000", "--expected-failures", BASELINE, "-o", results], 60_000));
+    for (const run of runs) expect(run.code, run.output).toBe(0);
+  }, 120_000);
+
+  it("asks the client's user through elicitation before a call that needs approval, and runs it on yes only", async () => {
+    const asked: string[] = [];
+    let approve = true;
+    const client = new Client({ name: "approver", version: "1.0.0" }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: "accept", content: { approve } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${dev.url}/mcp`)));
+    try {
+      const yes = await client.callTool({ name: "test_needs_approval", arguments: { what: "the draft" } });
+      expect(yes).toMatchObject({ isError: false, content: [{ type: "text", text: "ran for the draft" }] });
+      approve = false;
+      const no = await client.callTool({ name: "test_needs_approval", arguments: { what: "the draft" } });
+      expect(no.isError).toBe(true);
+      expect(asked).toHaveLength(2);
+      expect(asked[0]).toContain('"test_needs_approval"');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("serves annotations, output schemas and structured content from the tools' declarations", async () => {
+    const client = new Client({ name: "lister", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${dev.url}/mcp`)));
+    try {
+      const { tools } = await client.listTools();
+      const structured = tools.find((t) => t.name === "test_structured_output");
+      expect(structured).toMatchObject({ annotations: { readOnlyHint: true, openWorldHint: false }, outputSchema: { type: "object", required: ["celsius"] } });
+      expect(tools.find((t) => t.name === "test_needs_approval")?.annotations).toEqual({ destructiveHint: true });
+      const result = await client.callTool({ name: "test_structured_output", arguments: {} });
+      expect(result.structuredContent).toEqual({ celsius: 21.5 });
+    } finally {
+      await client.close();
+    }
+  });
+});
