@@ -2,8 +2,9 @@
  * Spans of a session's runs, folded from its stamped events as the run log folds its lines: one trace per
  * run (the trace id is the run id's hex, so a run resumed after a restart continues the same trace), an
  * `invoke_agent` span per run, a `chat` span per LLM call (retries as its span events), an `execute_tool`
- * span per tool call and an approval-wait span inside it. Names and attributes follow the OpenTelemetry
- * GenAI semantic conventions. Finished spans go to `onSpan`; never throws; keeps only the open run's spans.
+ * span per tool call and an approval-wait span inside it; a sub-agent's child session puts its runs inside
+ * the parent's call span (same trace; a call's span id derives from run and call id, so the child can name
+ * it). Names and attributes follow the OpenTelemetry GenAI semantic conventions. Finished spans go to `onSpan`; never throws; keeps only the open run's spans.
  */
 import type { StampedEvent } from "../wire/events.ts";
 import type { Usage } from "../core/index.ts";
@@ -29,7 +30,10 @@ type OpenSpan = Omit<Span, "endMs">;
 
 type OpenRun = { root: OpenSpan; chat?: OpenSpan; tools: Map<string, OpenSpan>; approvals: Map<string, OpenSpan>; usage: Usage };
 
-export type RunTracerOptions = { agentName: string; provider: string; model: string };
+/** The tool call a sub-agent's child session serves: its runs become spans inside that call's span. */
+export type ParentCall = { runId: string; toolCallId: string };
+
+export type RunTracerOptions = { agentName: string; provider: string; model: string; parent?: ParentCall };
 
 export class RunTracer {
   private run: OpenRun | undefined;
@@ -100,15 +104,15 @@ export class RunTracer {
         run.root.events.push({ name: "exception", timeMs: event.ts, attributes: { "exception.message": event.message } });
         return;
       case "toolExecStart":
-        run.tools.set(
-          event.toolCallId,
-          this.child(run, `execute_tool ${event.toolName}`, "internal", event.ts, {
+        run.tools.set(event.toolCallId, {
+          ...this.child(run, `execute_tool ${event.toolName}`, "internal", event.ts, {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": event.toolName,
             "gen_ai.tool.call.id": event.toolCallId,
             "gen_ai.tool.type": "function",
           }),
-        );
+          spanId: toolCallSpanId(event.runId ?? "", event.toolCallId),
+        });
         return;
       case "toolApprovalRequired": {
         const parent = run.tools.get(event.toolCallId) ?? run.root;
@@ -169,7 +173,8 @@ export class RunTracer {
   }
 
   private open(event: StampedEvent, resumed: boolean): void {
-    const traceId = traceIdOf(event.runId ?? crypto.randomUUID());
+    const parent = this.options.parent;
+    const traceId = traceIdOf(parent?.runId ?? event.runId ?? crypto.randomUUID());
     const root = this.span(traceId, `invoke_agent ${this.options.agentName}`, "internal", event.ts, {
       "gen_ai.operation.name": "invoke_agent",
       "gen_ai.agent.name": this.options.agentName,
@@ -180,6 +185,7 @@ export class RunTracer {
       "edge_agent.run.id": event.runId ?? "",
       "edge_agent.run.resumed": resumed,
     });
+    if (parent) root.parentSpanId = toolCallSpanId(parent.runId, parent.toolCallId);
     this.run = { root, tools: new Map(), approvals: new Map(), usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } };
   }
 
@@ -208,6 +214,16 @@ export class RunTracer {
 export function traceIdOf(runId: string): string {
   const hex = runId.replace(/-/g, "").toLowerCase();
   return /^[0-9a-f]{32}$/.test(hex) && !/^0+$/.test(hex) ? hex : randomHex(16);
+}
+
+/**
+ * A tool call's span id, derived from its run and call id (64-bit FNV-1a), so a sub-agent's child session
+ * can name its parent span without being told it. Never all zeros (invalid in OTLP).
+ */
+export function toolCallSpanId(runId: string, toolCallId: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of new TextEncoder().encode(`${runId}\n${toolCallId}`)) hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return (hash === 0n ? 1n : hash).toString(16).padStart(16, "0");
 }
 
 function randomHex(bytes: number): string {

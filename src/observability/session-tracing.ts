@@ -7,7 +7,7 @@
  * isolate (naming the variable, never its value) and turns tracing off, never fails a run.
  */
 import { readOtelConfig, type OtelExport } from "./otel-config.ts";
-import { RunTracer } from "./run-tracer.ts";
+import { RunTracer, type ParentCall } from "./run-tracer.ts";
 import { TraceExporter } from "./trace-exporter.ts";
 import type { StampedEvent } from "../wire/events.ts";
 
@@ -25,14 +25,14 @@ let configErrorLogged = false;
 
 export function sessionTracing(
   env: TracingEnv,
-  run: { provider: string; model: string },
+  run: { provider: string; model: string; parent?: ParentCall },
   defer: (work: Promise<unknown>) => void,
   fetchImpl?: typeof fetch,
 ): SessionTracing | undefined {
   const target = exportTarget(env);
   if (!target) return undefined;
   const exporter = new TraceExporter({ target, resource: { serviceName: SERVICE_NAME }, defer, ...(fetchImpl ? { fetch: fetchImpl } : {}) });
-  const tracer = new RunTracer({ agentName: SERVICE_NAME, provider: run.provider, model: run.model }, (span) => exporter.add(span));
+  const tracer = new RunTracer({ agentName: SERVICE_NAME, provider: run.provider, model: run.model, ...(run.parent ? { parent: run.parent } : {}) }, (span) => exporter.add(span));
   return {
     observe: (event) => tracer.observe(event),
     approvalDecided: (toolCallId, approved) => tracer.approvalDecided(toolCallId, approved),

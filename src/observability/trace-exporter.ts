@@ -1,6 +1,6 @@
 /**
  * Sends finished spans to an OTLP/HTTP collector off the step's path: `add` only queues (bounded: past
- * MAX_QUEUED_SPANS the oldest are dropped and counted), and an export starts when a run's root span ends
+ * MAX_QUEUED_SPANS the oldest are dropped and counted), and an export starts when a run's span ends
  * or a batch fills, handed to `defer` (the Durable Object's waitUntil) and never awaited by a run. One
  * export is in flight at a time; a failed or slow one is logged as one JSON line and its spans are dropped,
  * never retried into a growing backlog. The collector's URL and headers never reach a log line.
@@ -38,7 +38,8 @@ export class TraceExporter {
       this.queued.splice(0, over);
       this.dropped += over;
     }
-    if (span.parentSpanId === undefined || this.queued.length >= EXPORT_BATCH_SPANS) this.kick();
+    const endsRun = span.attributes["gen_ai.operation.name"] === "invoke_agent";
+    if (endsRun || this.queued.length >= EXPORT_BATCH_SPANS) this.kick();
   }
 
   /** Resolves when everything queued so far has been sent (or given up on); for tests and shutdown. */

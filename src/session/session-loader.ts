@@ -84,7 +84,7 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   const hub = new LiveFanout(sockets);
   const waiters = new OutputWaiters();
   const provider = resolveProvider(env);
-  const tracing = sessionTracing(env, { provider: typeof provider === "string" ? provider : provider.invalid, model: sessionModel(env, settings.model) }, (work) => ctx.waitUntil(work));
+  const tracing = sessionTracing(env, { provider: typeof provider === "string" ? provider : provider.invalid, model: sessionModel(env, settings.model), ...(settings.subAgent?.parentRunId ? { parent: { runId: settings.subAgent.parentRunId, toolCallId: settings.subAgent.toolCallId } } : {}) }, (work) => ctx.waitUntil(work));
   const sink = new EventSink({ log, writes, queues, meta, record, hub, waiters, runLog: new RunLog(), tracing });
   const state: AgentState = { systemPrompt: settings.systemPrompt, messages: [], tools: store.tools };
   const approvals = new ApprovalGate(

@@ -24,7 +24,7 @@ export type SessionSettings = {
   /** LLM calls one run may make; undefined: the runtime's limit (agent-config.ts). A sub-agent's own limit. */
   maxSteps?: number;
   /** Set on a sub-agent's child session: whose call it serves and how deep it nests (the root is depth 0). */
-  subAgent?: { parentId: string; toolCallId: string; depth: number };
+  subAgent?: { parentId: string; toolCallId: string; depth: number; parentRunId?: string };
   shutdown?: boolean;
 };
 

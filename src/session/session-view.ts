@@ -35,7 +35,7 @@ export function describeSession({ settings, store, approvals, elicitations, log,
     /** Token usage of the session's LLM calls and of tool results that report one, summed. */
     usage: record.sessionUsage(),
     requireApproval: settings.requireApproval,
-    ...(settings.subAgent ? { subAgent: settings.subAgent } : {}),
+    ...(settings.subAgent ? { subAgent: { parentId: settings.subAgent.parentId, toolCallId: settings.subAgent.toolCallId, depth: settings.subAgent.depth } } : {}),
     schedules: schedules.list(),
   };
 }

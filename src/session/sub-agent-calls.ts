@@ -132,7 +132,8 @@ export class SubAgentCalls {
       mcpServers: [],
       ...(request.model ?? settings.model ? { model: request.model ?? settings.model } : {}),
       ...(request.maxSteps ? { maxSteps: request.maxSteps } : {}),
-      subAgent: { parentId: settings.id, toolCallId: request.toolCallId, depth },
+      // The parent's run and call: the child's runs are traced as spans inside that call's (run-tracer.ts).
+      subAgent: { parentId: settings.id, toolCallId: request.toolCallId, depth, ...(this.parts.runId() ? { parentRunId: this.parts.runId()! } : {}) },
     };
   }
 

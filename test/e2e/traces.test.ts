@@ -134,6 +134,20 @@ describe("traces through wrangler dev to an OTLP receiver", () => {
     expect(headers["content-type"]).toBe("application/json");
   });
 
+  it("traces a sub-agent's run inside the parent's call span, in the parent's trace", async () => {
+    llm.enqueue({ toolCalls: [{ id: "call_r1", name: "researcher", arguments: { task: "what time is it?" } }] }, { text: "It is noon." }, { text: "The researcher says noon." });
+    const session = (await call("/v1/sessions", { method: "POST" })).body as { id: string; key: string };
+    await runOnce(session, "ask the researcher");
+    const found = await until(() => {
+      const spans = receiver.received.flatMap((r) => r.spans);
+      const call = spans.find((s) => s.name === "execute_tool researcher" && attr(s, "edge_agent.session.id") === session.id);
+      const childRoot = call && spans.find((s) => s.name.startsWith("invoke_agent") && s.parentSpanId === call.spanId);
+      return call && childRoot ? { call, childRoot } : undefined;
+    }, "the parent's call span and the child's run span");
+    expect(found.childRoot.traceId).toBe(found.call.traceId);
+    expect(attr(found.childRoot, "edge_agent.session.id")).not.toBe(session.id);
+  });
+
   it("gives each run its own trace", async () => {
     llm.enqueue({ text: "first" }, { text: "second" });
     const session = (await call("/v1/sessions", { method: "POST" })).body as { id: string; key: string };

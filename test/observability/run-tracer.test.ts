@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RunTracer, traceIdOf, type Span } from "../../src/observability/run-tracer.ts";
+import { RunTracer, toolCallSpanId, traceIdOf, type Span } from "../../src/observability/run-tracer.ts";
 import type { StampedEvent } from "../../src/wire/events.ts";
 import type { AgentEvent } from "../../src/core/index.ts";
 
@@ -93,5 +93,19 @@ describe("RunTracer", () => {
     const root = spans.find((s) => s.parentSpanId === undefined)!;
     expect(root.traceId).toBe(traceIdOf(RUN));
     expect(root.attributes["edge_agent.run.resumed"]).toBe(true);
+  });
+
+  it("puts a sub-agent's run inside the parent's call span, in the parent's trace", () => {
+    const parentSpans: Span[] = [];
+    feed(tracerWith(parentSpans), toolCallTurn);
+    const call = parentSpans.find((s) => s.name === "execute_tool add")!;
+    const childSpans: Span[] = [];
+    const child = new RunTracer({ agentName: "edge-agent", provider: "openai", model: "gpt-test", parent: { runId: RUN, toolCallId: "c1" } }, (s) => childSpans.push(s));
+    feed(child, toolCallTurn, "7a1c2e3f-4b5d-4e6f-8a9b-0c1d2e3f4a5b");
+    const childRoot = childSpans.find((s) => s.name === "invoke_agent edge-agent")!;
+    expect(call.spanId).toBe(toolCallSpanId(RUN, "c1"));
+    expect(childRoot.parentSpanId).toBe(call.spanId);
+    expect(new Set(childSpans.map((s) => s.traceId))).toEqual(new Set([call.traceId]));
+    expect(childRoot.attributes["edge_agent.run.id"]).toBe("7a1c2e3f-4b5d-4e6f-8a9b-0c1d2e3f4a5b");
   });
 });

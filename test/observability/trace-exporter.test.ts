@@ -45,7 +45,7 @@ describe("TraceExporter", () => {
     const receiver = await startReceiver();
     closers.push(receiver.close);
     const { exporter, deferred } = exporterFor(`${receiver.url}/otlp/`, "authorization=Bearer%20t0ken,x-team=agents");
-    exporter.add(span({ spanId: "c".repeat(16), parentSpanId: "b".repeat(16), name: "execute_tool add", kind: "client" }));
+    exporter.add(span({ spanId: "c".repeat(16), parentSpanId: "b".repeat(16), name: "execute_tool add", kind: "client", attributes: { "gen_ai.operation.name": "execute_tool" } }));
     expect(deferred).toHaveLength(0); // a child span alone waits for its run's end
     exporter.add(span());
     expect(deferred).toHaveLength(1); // handed to waitUntil, not awaited by the caller
@@ -96,7 +96,7 @@ describe("TraceExporter", () => {
     const lines: string[] = [];
     const { exporter } = exporterFor(receiver.url, undefined, (l) => lines.push(l));
     // Child spans only queue (batches start at 128, one at a time), so a burst overfills the queue.
-    for (let i = 0; i < MAX_QUEUED_SPANS * 2; i++) exporter.add(span({ parentSpanId: "b".repeat(16), spanId: i.toString(16).padStart(16, "0") }));
+    for (let i = 0; i < MAX_QUEUED_SPANS * 2; i++) exporter.add(span({ parentSpanId: "b".repeat(16), spanId: i.toString(16).padStart(16, "0"), attributes: { "gen_ai.operation.name": "execute_tool" } }));
     await exporter.flush();
     const sent = receiver.received.reduce((n, r) => n + r.body.resourceSpans[0].scopeSpans[0].spans.length, 0);
     const lost = lines.reduce((n, l) => n + JSON.parse(l).spansLost, 0);
