@@ -6,6 +6,7 @@
  * Called by the router (the allowlist) and by the session host once per run; cheap, so no caching.
  */
 import type { LlmCall } from "../core/index.ts";
+import { readNonNegativeNumber } from "../env-vars.ts";
 import { LlmError } from "./llm-error.ts";
 import { createOfflineLlmCall, OFFLINE_MODEL } from "./offline-model.ts";
 import { createOpenAiLlmCall } from "./openai-chat-model.ts";
@@ -121,6 +122,5 @@ export function selectLlmCall(env: LlmEnv, choice: LlmChoice = {}): LlmCall {
 
 /** A plain non-negative decimal number of milliseconds; anything else (empty, "-1", "5s", "1e3") → 30000. */
 export function parseMaxRetryDelayMs(raw: string | undefined): number {
-  const text = raw?.trim() ?? "";
-  return /^\d+(\.\d+)?$/.test(text) ? Number(text) : DEFAULT_MAX_RETRY_DELAY_MS;
+  return readNonNegativeNumber(raw, DEFAULT_MAX_RETRY_DELAY_MS);
 }

@@ -8,6 +8,7 @@
  */
 import { agentConfig } from "../agent-config.ts";
 import type { AgentMessage } from "../core/index.ts";
+import { readPositiveInteger } from "../env-vars.ts";
 
 /**
  * Stored JSON characters kept per budget token: the context policy estimates ~4 characters of content per
@@ -20,8 +21,7 @@ const storedSizeOf = (message: AgentMessage): number => JSON.stringify(message).
 
 /** The context policy's request budget in estimated tokens: MAX_CONTEXT_TOKENS, else the configured one. */
 export function contextTokens(env: { MAX_CONTEXT_TOKENS?: string }): number {
-  const raw = env.MAX_CONTEXT_TOKENS?.trim();
-  return raw && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : agentConfig.maxContextTokens;
+  return readPositiveInteger(env.MAX_CONTEXT_TOKENS, agentConfig.maxContextTokens);
 }
 
 /** Characters of stored history to keep in memory for a context budget of `maxContextTokens`. */

@@ -16,7 +16,7 @@ import { attachMcpTools } from "../mcp/attach.ts";
 import { McpOAuthStore } from "../mcp/oauth-store.ts";
 import { readAddedServers } from "../mcp/session-servers.ts";
 import { RunLog } from "../observability/run-log.ts";
-import { readMaxSubAgentDepth } from "../env-vars.ts";
+import { readMaxSchedules, readMaxSubAgentDepth, readPositiveInteger, readScheduleMinIntervalMs } from "../env-vars.ts";
 import { sessionTracing } from "../observability/session-tracing.ts";
 import { resolveProvider, sessionModel } from "../llm/select-model.ts";
 import { sessionRegistry } from "../tools/catalog.ts";
@@ -40,10 +40,7 @@ import { StepWrites } from "./step-writes.ts";
 import { SubAgentCalls } from "./sub-agent-calls.ts";
 import { ScheduleStore } from "./schedule-store.ts";
 import { scheduleAccess } from "./schedule-access.ts";
-import { readMaxSchedules, readScheduleMinIntervalMs } from "../env-vars.ts";
 
-/** A var holding a positive whole number of milliseconds, else undefined (the config default applies). */
-const positiveMs = (raw: string | undefined): number | undefined => (raw && /^\d+$/.test(raw.trim()) && Number(raw) > 0 ? Number(raw) : undefined);
 
 /** The stored settings, or undefined when this object holds no session (never created). */
 export function readSettings(sql: SqlStorage): SessionSettings | undefined {
@@ -87,15 +84,16 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   const tracing = sessionTracing(env, { provider: typeof provider === "string" ? provider : provider.invalid, model: sessionModel(env, settings.model), ...(settings.subAgent?.parentRunId ? { parent: { runId: settings.subAgent.parentRunId, toolCallId: settings.subAgent.toolCallId } } : {}) }, (work) => ctx.waitUntil(work));
   const sink = new EventSink({ log, writes, queues, meta, record, hub, waiters, runLog: new RunLog(), tracing });
   const state: AgentState = { systemPrompt: settings.systemPrompt, messages: [], tools: store.tools };
+  const approvalTimeoutMs = readPositiveInteger(env.APPROVAL_TIMEOUT_MS, agentConfig.approvalTimeoutMs);
   const approvals = new ApprovalGate(
     sql,
     (event) => sink.record(record.runId, event),
-    positiveMs(env.APPROVAL_TIMEOUT_MS) ?? agentConfig.approvalTimeoutMs,
+    approvalTimeoutMs,
     tracing && ((toolCallId, approved) => tracing.approvalDecided(toolCallId, approved)),
   );
   const mcpCredentials = new McpOAuthStore(sql);
   // Servers' questions wait as long as approvals do.
-  const elicitations = new ElicitationGate(sql, (event) => sink.record(record.runId, event), positiveMs(env.APPROVAL_TIMEOUT_MS) ?? agentConfig.approvalTimeoutMs);
+  const elicitations = new ElicitationGate(sql, (event) => sink.record(record.runId, event), approvalTimeoutMs);
   const mcp = attachMcpTools(
     store,
     env,
