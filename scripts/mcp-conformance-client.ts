@@ -1,11 +1,43 @@
 /**
- * Our MCP client (src/mcp/mcp-connection.ts, the code sessions use) as a command the official conformance
- * suite starts: `node … scripts/mcp-conformance-client.ts <server-url>`. It connects, lists the tools, calls
- * each once with arguments made from its input schema, accepts every elicitation with the requested
- * schema's defaults (a stand-in for the human, who answers through the session's route), and exits 0.
- * Run by test/mcp/conformance/conformance.test.ts; the suite judges what it saw on the wire.
+ * Our MCP client (src/mcp/mcp-connection.ts with the OAuth client of src/mcp/oauth-provider.ts, the code
+ * sessions use) as a command the official conformance suite starts: `node … mcp-conformance-client.ts
+ * <server-url>`. It connects, lists the tools, calls each once with arguments made from its input schema,
+ * and exits 0. Two stand-ins play the parts a session leaves to people: every elicitation is accepted
+ * with the requested schema's defaults, and when a server needs authorization the "user" opens the
+ * authorization URL (the suite's authorization server approves at once) and the redirect's code and
+ * state go through the same completion the Worker's callback route runs. Credentials live in memory.
+ * Run by test/mcp/conformance/conformance.node.test.ts; the suite judges what it saw on the wire.
  */
-import { McpConnection } from "../src/mcp/mcp-connection.ts";
+import { McpAuthRequiredError, McpConnection } from "../src/mcp/mcp-connection.ts";
+import { completeAuthorization, localVault } from "../src/mcp/oauth-completion.ts";
+import { McpOAuthProvider } from "../src/mcp/oauth-provider.ts";
+import type { McpOAuthRecords, OAuthRecordKind, PendingFlow } from "../src/mcp/oauth-store.ts";
+import type { McpServerConfig } from "../src/mcp/servers-config.ts";
+
+/** Where the suite's authorization server sends the "user" back; never listened on. */
+const REDIRECT_URL = "http://localhost:3000/callback";
+/** The client id the suite expects from a client that offers a metadata document (auth/basic-cimd). */
+const CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json";
+/** A server that keeps refusing after this many authorizations is refused in turn (no endless loop). */
+const MAX_AUTHORIZATIONS = 3;
+
+/** The records a Durable Object keeps in SQLite (src/mcp/oauth-store.ts), in memory for one process. */
+class MemoryOAuthRecords implements McpOAuthRecords {
+  private readonly records = new Map<string, string>();
+  private readonly flows = new Map<string, PendingFlow>();
+  read = (server: string, kind: OAuthRecordKind) => this.records.get(`${server}/${kind}`);
+  write = (server: string, kind: OAuthRecordKind, value: string) => void this.records.set(`${server}/${kind}`, value);
+  drop = (server: string, kinds: readonly OAuthRecordKind[]) => kinds.forEach((kind) => this.records.delete(`${server}/${kind}`));
+  dropIf = (server: string, kind: OAuthRecordKind, expected: string) => {
+    if (this.records.get(`${server}/${kind}`) === expected) this.records.delete(`${server}/${kind}`);
+  };
+  saveFlow = (stateHash: string, flow: PendingFlow) => void this.flows.set(stateHash, flow);
+  takeFlow = (stateHash: string) => {
+    const flow = this.flows.get(stateHash);
+    this.flows.delete(stateHash);
+    return flow && flow.expiresAt > Date.now() ? flow : undefined;
+  };
+}
 
 /** A value of each property's type: enough for a conformance tool, never a real call. */
 function argumentsFor(schema: { properties?: Record<string, { type?: unknown; enum?: unknown[]; default?: unknown }> }): Record<string, unknown> {
@@ -22,15 +54,57 @@ function argumentsFor(schema: { properties?: Record<string, { type?: unknown; en
   return args;
 }
 
+/** A client registered beforehand, when the scenario hands one over (auth/pre-registration). */
+function preRegisteredClient(): Pick<McpServerConfig, "clientId" | "clientSecret"> {
+  const raw = process.env.MCP_CONFORMANCE_CONTEXT;
+  const context = raw ? (JSON.parse(raw) as { client_id?: string; client_secret?: string }) : {};
+  return context.client_id ? { clientId: context.client_id, ...(context.client_secret ? { clientSecret: context.client_secret } : {}) } : {};
+}
+
+/** The user's part: open the authorization URL, follow its redirect to us, complete the flow. */
+async function authorizeAsUser(records: McpOAuthRecords, server: McpServerConfig, authorizationUrl: string): Promise<void> {
+  const response = await fetch(authorizationUrl, { redirect: "manual" });
+  const location = response.headers.get("location");
+  if (!location) throw new Error(`the authorization server answered ${response.status} without a redirect`);
+  const back = new URL(location);
+  if (`${back.origin}${back.pathname}` !== REDIRECT_URL) throw new Error(`the authorization server redirected to ${back.origin}${back.pathname}, not to our callback`);
+  const done = await completeAuthorization(records, back.searchParams.get("state") ?? "", back.searchParams.get("code") ?? "", () => server);
+  if (!done.ok) throw new Error(done.message);
+}
+
 async function main(): Promise<void> {
   const url = process.argv.at(-1);
   if (!url || !/^https?:\/\//.test(url)) throw new Error("usage: mcp-conformance-client.ts <server-url>");
+  const server: McpServerConfig = { name: "conformance", url, ...preRegisteredClient() };
+  const records = new MemoryOAuthRecords();
+  const auth = new McpOAuthProvider(server, {
+    vault: localVault(records),
+    redirectUrl: REDIRECT_URL,
+    clientMetadataUrl: CLIENT_METADATA_URL,
+    stateRoute: "w",
+    sessionId: "conformance",
+  });
   // Empty content: the connection declares applyDefaults, so the SDK fills in each field's default.
-  const connection = new McpConnection({ name: "conformance", url }, () => undefined, undefined, async () => ({ action: "accept", content: {} }));
+  const connection = new McpConnection(server, () => undefined, auth, async () => ({ action: "accept", content: {} }));
+  let authorizations = 0;
+  /** Runs `use`; when the server needs authorization, authorizes as the user and runs it again. */
+  const withAuthorization = async <T>(use: () => Promise<T>): Promise<T> => {
+    for (;;) {
+      try {
+        return await use();
+      } catch (err) {
+        if (!(err instanceof McpAuthRequiredError) || !err.authorizationUrl || authorizations >= MAX_AUTHORIZATIONS) throw err;
+        authorizations++;
+        await authorizeAsUser(records, server, err.authorizationUrl);
+        await connection.reconnect();
+      }
+    }
+  };
   try {
-    const tools = await connection.listTools();
+    const tools = await withAuthorization(() => connection.listTools());
     for (const tool of tools) {
-      const result = await connection.callTool(tool.name, argumentsFor(tool.inputSchema as Parameters<typeof argumentsFor>[0]), {});
+      const args = argumentsFor(tool.inputSchema as Parameters<typeof argumentsFor>[0]);
+      const result = await withAuthorization(() => connection.callTool(tool.name, args, {}));
       console.log(`${tool.name}: ${JSON.stringify(result.content).slice(0, 500)}`);
     }
   } finally {

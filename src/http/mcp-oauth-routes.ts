@@ -3,11 +3,14 @@
  * `state` names who holds the flow (`w.<random>`: the Worker's McpCredentials object; `s.<session
  * id>.<random>`: that session) and that holder completes it only if it issued exactly this state
  * (stored by hash, one-time, expiring), so no client-chosen identity is trusted. Answers a small page.
+ * GET /v1/mcp/oauth/client-metadata.json: the Worker's Client ID Metadata Document.
  */
 import { Hono } from "hono";
 import * as z from "zod";
 import { lazySchema } from "../lazy-schema.ts";
+import { forgetMcpListing } from "../mcp/mcp-catalog.ts";
 import { WORKER_CREDENTIALS } from "../mcp/mcp-credentials-object.ts";
+import { clientMetadataFor, MCP_CLIENT_METADATA_PATH, MCP_OAUTH_CALLBACK_PATH } from "../mcp/oauth-provider.ts";
 import type { AuthCompletion } from "../mcp/oauth-completion.ts";
 import { SESSION_ID_PATTERN } from "./auth.ts";
 import { ApiError } from "./errors.ts";
@@ -30,7 +33,7 @@ const callbackQuery = lazySchema(() =>
   }),
 );
 
-mcpOAuthRoutes.get("/v1/mcp/oauth/callback", queryOf(callbackQuery), async (c) => {
+mcpOAuthRoutes.get(MCP_OAUTH_CALLBACK_PATH, queryOf(callbackQuery), async (c) => {
   const { state, code, error, error_description } = c.req.valid("query");
   const sessionMatch = SESSION_STATE.exec(state);
   if (!WORKER_STATE.test(state) && !sessionMatch) throw new ApiError(400, "bad_request", "Unknown authorization state");
@@ -41,12 +44,24 @@ mcpOAuthRoutes.get("/v1/mcp/oauth/callback", queryOf(callbackQuery), async (c) =
   } else {
     done = await c.env.MCP_CREDENTIALS.get(c.env.MCP_CREDENTIALS.idFromName(WORKER_CREDENTIALS)).complete(state, code);
     // The session that asked lists the server's tools now; others find the tokens at their next run.
-    if (done.ok) await sessionStub(c.env, done.sessionId).mcpAuthorized(done.server).catch(() => undefined);
+    if (done.ok) {
+      forgetMcpListing(); // GET /v1/tools lists the server's tools now
+      await sessionStub(c.env, done.sessionId).mcpAuthorized(done.server).catch(() => undefined);
+    }
   }
   if (!done.ok) throw new ApiError(done.status, done.status === 502 ? "internal" : done.status === 404 ? "not_found" : "bad_request", done.message);
   return c.html(
     `<!doctype html><meta charset="utf-8"><title>Connected</title><p>MCP server <b>${escapeHtml(done.server)}</b> is connected. You can close this tab; its tools are available to the session.</p>`,
   );
+});
+
+/**
+ * The Worker's Client ID Metadata Document: an authorization server that supports them fetches this URL,
+ * which is also the client id, instead of letting the Worker register. Public by nature: no secret in it.
+ */
+mcpOAuthRoutes.get(MCP_CLIENT_METADATA_PATH, (c) => {
+  const origin = new URL(c.req.url).origin;
+  return c.json({ client_id: `${origin}${MCP_CLIENT_METADATA_PATH}`, ...clientMetadataFor(`${origin}${MCP_OAUTH_CALLBACK_PATH}`) });
 });
 
 const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);

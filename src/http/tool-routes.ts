@@ -10,6 +10,7 @@ import * as z from "zod";
 import type { AppEnv } from "../env.ts";
 import { TOOL_NAME_PATTERN } from "../core/index.ts";
 import { describeMcpServers } from "../mcp/mcp-catalog.ts";
+import { workerVault } from "../mcp/mcp-credentials-object.ts";
 import type { ToolList } from "../wire/tool-list.ts";
 import { bundledToolNames } from "../tools/catalog.ts";
 import { describeWrittenTools } from "../tools/written/listing.ts";
@@ -37,7 +38,7 @@ export const toolRoutes = new Hono<HonoEnv>();
 
 toolRoutes.get("/v1/tools", async (c) => {
   const operator = await isOperator(c);
-  const [{ draftRuntime, written, partial }, mcp] = await Promise.all([describeWrittenTools(c.env), describeMcpServers(c.env.MCP_SERVERS, operator)]);
+  const [{ draftRuntime, written, partial }, mcp] = await Promise.all([describeWrittenTools(c.env), describeMcpServers(c.env.MCP_SERVERS, operator, { vault: workerVault(c.env), origin: new URL(c.req.url).origin })]);
   // Drafts belong to the session that wrote them: their text and code are for the operator only.
   const visible = operator ? written : written.filter((t) => t.status === "deployed");
   return c.json({

@@ -9,15 +9,12 @@ import type { ToolStore } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
 import { workerVault } from "./mcp-credentials-object.ts";
 import { localVault } from "./oauth-completion.ts";
-import { McpOAuthProvider } from "./oauth-provider.ts";
+import { MCP_CLIENT_METADATA_PATH, MCP_OAUTH_CALLBACK_PATH, McpOAuthProvider } from "./oauth-provider.ts";
 import type { McpOAuthStore } from "./oauth-store.ts";
 import { parseMcpServers, type McpServerConfig } from "./servers-config.ts";
 import { SessionMcpTools, type McpAuthFactory, type McpSessionEvent, type SessionElicit } from "./session-mcp-tools.ts";
 
 export type McpEnv = Pick<AppEnv, "MCP_SERVERS" | "MCP_CREDENTIALS">;
-
-/** The OAuth callback's path (DESIGN.md); the redirect URL is this under the Worker's origin. */
-export const MCP_OAUTH_CALLBACK_PATH = "/v1/mcp/oauth/callback";
 
 export type McpAttachment = {
   sessionId: string;
@@ -43,6 +40,8 @@ export function attachMcpTools(
     return new McpOAuthProvider(server, {
       vault: session ? localVault(attachment.store) : workerVault(env),
       redirectUrl: `${attachment.origin}${MCP_OAUTH_CALLBACK_PATH}`,
+      // An authorization server fetches the document, so only a public (https) origin can offer it.
+      ...(attachment.origin.startsWith("https://") ? { clientMetadataUrl: `${attachment.origin}${MCP_CLIENT_METADATA_PATH}` } : {}),
       stateRoute: session ? `s.${attachment.sessionId}` : "w",
       sessionId: attachment.sessionId,
     });

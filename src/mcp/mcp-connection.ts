@@ -70,13 +70,18 @@ export class McpConnection {
 
   async callTool(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
     const client = await this.connect();
-    const result = await client.callTool({ name, arguments: args }, undefined, {
-      signal: options.signal,
-      timeout: SDK_REQUEST_TIMEOUT_MS,
-      resetTimeoutOnProgress: true,
-      onprogress: options.onProgress ? (p) => options.onProgress!({ progress: p.progress, total: p.total, message: p.message }) : undefined,
-    });
-    return result as CallToolResult;
+    try {
+      const result = await client.callTool({ name, arguments: args }, undefined, {
+        signal: options.signal,
+        timeout: SDK_REQUEST_TIMEOUT_MS,
+        resetTimeoutOnProgress: true,
+        onprogress: options.onProgress ? (p) => options.onProgress!({ progress: p.progress, total: p.total, message: p.message }) : undefined,
+      });
+      return result as CallToolResult;
+    } catch (err) {
+      // Tokens revoked, or a tool that needs more scope than was granted (403 insufficient_scope, step-up).
+      throw authRefusal(await import("./client-sdk.ts"), this.server, err, this.auth) ?? err;
+    }
   }
 
   /** Forgets the connection after the user authorized: the next use connects with the new tokens. */
@@ -108,10 +113,12 @@ export class McpConnection {
     const url = new URL(this.server.url);
     const headers = this.server.headers ?? {};
     const deadline = AbortSignal.timeout(MCP_CONNECT_TIMEOUT_MS);
-    if (this.auth) this.auth.authorizationUrl = undefined; // only this attempt's redirect counts
+    this.auth?.beginConnection();
     let streamableError: unknown;
     try {
-      return await this.openWith(new StreamableHTTPClientTransport(url, { requestInit: { headers }, authProvider: this.auth }), deadline);
+      const auth = this.auth;
+      const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers }, authProvider: auth, ...(auth ? { fetch: noticingStepUp(auth) } : {}) });
+      return await this.openWith(transport, deadline);
     } catch (err) {
       streamableError = err;
     }
@@ -206,6 +213,15 @@ function authRefusal(sdk: ClientSdk, server: McpServerConfig, err: unknown, auth
   if (err instanceof McpAuthRequiredError) return err;
   const unauthorized = err instanceof sdk.UnauthorizedError || (err instanceof sdk.StreamableHTTPError && (err.code === 401 || err.code === 403));
   return unauthorized ? new McpAuthRequiredError(server.name, auth?.authorizationUrl) : undefined;
+}
+
+/** A fetch that tells the OAuth client when the server wants more scope, before the SDK reacts to it. */
+function noticingStepUp(auth: McpOAuthProvider): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.status === 403 && /error="?insufficient_scope/.test(response.headers.get("www-authenticate") ?? "")) auth.stepUp();
+    return response;
+  };
 }
 
 function headersOf(init: RequestInit | undefined): Record<string, string> {

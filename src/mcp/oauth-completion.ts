@@ -6,13 +6,13 @@
  */
 import { sha256Hex } from "../credentials.ts";
 import { McpOAuthProvider, type McpCredentialVault } from "./oauth-provider.ts";
-import type { McpOAuthStore } from "./oauth-store.ts";
+import type { McpOAuthRecords } from "./oauth-store.ts";
 import type { McpServerConfig } from "./servers-config.ts";
 
 export type AuthCompletion = { ok: true; server: string; sessionId: string } | { ok: false; status: 400 | 404 | 502; message: string };
 
 /** A vault over this object's own store (each call synchronous storage). */
-export function localVault(store: McpOAuthStore): McpCredentialVault {
+export function localVault(store: McpOAuthRecords): McpCredentialVault {
   return {
     read: async (server, kind) => store.read(server, kind),
     write: async (server, kind, value) => store.write(server, kind, value),
@@ -23,7 +23,7 @@ export function localVault(store: McpOAuthStore): McpCredentialVault {
 }
 
 export async function completeAuthorization(
-  store: McpOAuthStore,
+  store: McpOAuthRecords,
   state: string,
   code: string,
   findServer: (name: string) => McpServerConfig | undefined,

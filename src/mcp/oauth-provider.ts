@@ -25,6 +25,11 @@ export type McpOAuthOptions = {
   vault: McpCredentialVault;
   /** `<origin>/v1/mcp/oauth/callback` of this Worker. */
   redirectUrl: string;
+  /**
+   * `<origin>/v1/mcp/oauth/client-metadata.json` when the origin is https: the client id offered to an
+   * authorization server that takes Client ID Metadata Documents, instead of registering a client.
+   */
+  clientMetadataUrl?: string;
   /** Routes the callback to the holder of the flow: `w` (the Worker's object) or `s.<sessionId>`. */
   stateRoute: string;
   /** The session that starts flows through this provider (told when a Worker-held flow completes). */
@@ -33,15 +38,34 @@ export type McpOAuthOptions = {
   verifier?: string;
 };
 
+/** The OAuth callback's path (DESIGN.md); the redirect URL is this under the Worker's origin. */
+export const MCP_OAUTH_CALLBACK_PATH = "/v1/mcp/oauth/callback";
+/** Where the Worker serves its Client ID Metadata Document (the document's URL is the client id). */
+export const MCP_CLIENT_METADATA_PATH = "/v1/mcp/oauth/client-metadata.json";
+
+/** What this Worker tells an authorization server about itself, registering or in its metadata document. */
+export function clientMetadataFor(redirectUrl: string): OAuthClientMetadata {
+  return {
+    client_name: "edge-agent",
+    redirect_uris: [redirectUrl],
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+    token_endpoint_auth_method: "none",
+  };
+}
+
 export class McpOAuthProvider implements OAuthClientProvider {
   /** Set when the SDK decided the user must authorize: the URL to send them to. */
   authorizationUrl?: string;
   private pendingState?: string;
   private pendingVerifier?: string;
-  /** Tokens as last read; every `auth()` starts with discoveryState(), which drops this so refresh reads fresh. */
+  /** Tokens as last read (the transport asks before every request, and the vault may be an RPC away);
+   * dropped when a connection opens and when `auth()` starts (discoveryState()), so refresh reads fresh. */
   private cachedTokens?: { value: OAuthTokens | undefined };
   /** The stored text of the tokens this provider last read or wrote: what it may invalidate. */
   private tokensText?: string;
+  /** Set when the server asked for more scope than the tokens carry: a refresh cannot add scope. */
+  private steppingUp = false;
 
   constructor(
     private readonly server: McpServerConfig,
@@ -53,13 +77,11 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: "edge-agent",
-      redirect_uris: [this.options.redirectUrl],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
+    return clientMetadataFor(this.options.redirectUrl);
+  }
+
+  get clientMetadataUrl(): string | undefined {
+    return this.options.clientMetadataUrl;
   }
 
   state(): string {
@@ -71,8 +93,9 @@ export class McpOAuthProvider implements OAuthClientProvider {
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
     if (this.server.clientId) return { client_id: this.server.clientId, ...(this.server.clientSecret ? { client_secret: this.server.clientSecret } : {}) };
     const stored = await this.readJson<OAuthClientInformationMixed & { redirect_uris?: string[] }>("client");
-    // A registration made for another redirect URL (the Worker moved) cannot complete a flow here: register again.
+    // A client made for another origin (the Worker moved) cannot complete a flow here: register again.
     if (stored?.redirect_uris && !stored.redirect_uris.includes(this.options.redirectUrl)) return undefined;
+    if (stored?.client_id.endsWith(MCP_CLIENT_METADATA_PATH) && stored.client_id !== this.options.clientMetadataUrl) return undefined;
     return stored;
   }
 
@@ -86,10 +109,22 @@ export class McpOAuthProvider implements OAuthClientProvider {
       this.tokensText = await this.options.vault.read(this.server.name, "tokens");
       this.cachedTokens = { value: this.tokensText === undefined ? undefined : (JSON.parse(this.tokensText) as OAuthTokens) };
     }
-    return this.cachedTokens.value;
+    const tokens = this.cachedTokens.value;
+    // Without its refresh token the SDK asks the user again, for the scope the server named.
+    if (this.steppingUp && tokens?.refresh_token) return { ...tokens, refresh_token: undefined };
+    return tokens;
+  }
+
+  /**
+   * The server answered 403 insufficient_scope: the SDK's next `auth()` should send the user to authorize
+   * the larger scope rather than refresh (which keeps the old scope and would be refused again).
+   */
+  stepUp(): void {
+    this.steppingUp = true;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
+    this.steppingUp = false;
     this.tokensText = JSON.stringify(tokens);
     await this.options.vault.write(this.server.name, "tokens", this.tokensText);
     this.cachedTokens = { value: tokens };
@@ -115,6 +150,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     };
     await this.options.vault.saveFlow(await sha256Hex(this.pendingState), flow);
     this.authorizationUrl = url.href;
+    this.steppingUp = false;
   }
 
   async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
@@ -136,6 +172,12 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
     await this.options.vault.write(this.server.name, "discovery", JSON.stringify(state));
+  }
+
+  /** A connection opens: only its own redirect counts, and tokens a callback stored meanwhile are read. */
+  beginConnection(): void {
+    this.authorizationUrl = undefined;
+    this.cachedTokens = undefined;
   }
 
   /** True when tokens are stored for this server (another session may have completed the flow). */

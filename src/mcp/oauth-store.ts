@@ -21,7 +21,17 @@ export const MAX_RECORD_BYTES = 16_384;
 export const MCP_OAUTH_SCHEMA = `CREATE TABLE IF NOT EXISTS mcp_oauth (server TEXT NOT NULL, kind TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (server, kind));
 CREATE TABLE IF NOT EXISTS mcp_oauth_flows (state_hash TEXT PRIMARY KEY, json TEXT NOT NULL, expires_at INTEGER NOT NULL)`;
 
-export class McpOAuthStore {
+/** What a credential holder keeps: a Durable Object's SQLite here; any synchronous store will do. */
+export interface McpOAuthRecords {
+  read(server: string, kind: OAuthRecordKind): string | undefined;
+  write(server: string, kind: OAuthRecordKind, value: string): void;
+  drop(server: string, kinds: readonly OAuthRecordKind[]): void;
+  dropIf(server: string, kind: OAuthRecordKind, expected: string): void;
+  saveFlow(stateHash: string, flow: PendingFlow): void;
+  takeFlow(stateHash: string): PendingFlow | undefined;
+}
+
+export class McpOAuthStore implements McpOAuthRecords {
   constructor(private readonly sql: SqlStorage) {}
 
   read(server: string, kind: OAuthRecordKind): string | undefined {

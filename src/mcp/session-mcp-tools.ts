@@ -203,10 +203,13 @@ export class SessionMcpTools {
         state.calls.add(signal);
         return state.connection
           .callTool(name, args, options)
-          .catch(async (err: unknown) => {
-            // The tokens were revoked and could not be refreshed: ask the user again, and hide the tools meanwhile.
-            // (A call has connected, so the SDK module is loaded already: mcp-connection.ts loads it on first use.)
-            if (err instanceof (await import("./client-sdk.ts")).UnauthorizedError) void this.list(state);
+          .catch((err: unknown) => {
+            // Tokens revoked and not refreshable, or a tool that needs more scope (step-up): ask the user
+            // again, and hide the server's tools meanwhile.
+            if (err instanceof McpAuthRequiredError) {
+              if (err.authorizationUrl) this.needsAuth(state, err);
+              else void this.list(state);
+            }
             throw new Error(describeCallFailure(server, err));
           })
           .finally(() => state.calls.delete(signal));

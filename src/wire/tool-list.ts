@@ -9,10 +9,12 @@ export type ToolStatus = "bundled" | "pending" | "deployed" | "rejected" | (stri
 /** One tool of the registry; written tools carry more fields (version, author, draft, error, …). */
 export type ToolEntry = { name: string; status: ToolStatus; [key: string]: unknown };
 
-/** A configured MCP server: its tools under the names sessions give them, or why it could not be listed. */
+/** A configured MCP server: its tools under the names sessions give them, or why they are not listed. */
 export type McpCatalogEntry =
   | { server: string; requireApproval: boolean | string[]; tools: { name: string; tool: string; description?: string }[] }
-  | { server: string; requireApproval: boolean | string[]; error: string };
+  | { server: string; requireApproval: boolean | string[]; error: string }
+  /** The server takes OAuth and no user has authorized the Worker yet (a session's Connect link does). */
+  | { server: string; requireApproval: boolean | string[]; authRequired: true };
 
 export type ToolList = {
   bundled: ToolEntry[];

@@ -38,6 +38,26 @@ describe("McpOAuthProvider", () => {
     expect(records.has("linear/tokens")).toBe(false);
   });
 
+  it("reads the tokens a callback stored when a new connection opens", async () => {
+    const { vault } = memoryVault();
+    const provider = new McpOAuthProvider(server, options(vault));
+    expect(await provider.tokens()).toBeUndefined(); // the first connection, before the user authorized
+    await new McpOAuthProvider(server, options(vault)).saveTokens({ access_token: "a1", token_type: "bearer" }); // the callback's
+    provider.beginConnection();
+    expect(await provider.tokens()).toMatchObject({ access_token: "a1" });
+  });
+
+  it("offers its metadata document as client id, and forgets one of another origin", async () => {
+    const { vault } = memoryVault();
+    const here = { ...options(vault), clientMetadataUrl: "https://w.example/v1/mcp/oauth/client-metadata.json" };
+    const provider = new McpOAuthProvider(server, here);
+    expect(provider.clientMetadataUrl).toBe(here.clientMetadataUrl);
+    await provider.saveClientInformation({ client_id: "https://moved.example/v1/mcp/oauth/client-metadata.json" });
+    expect(await provider.clientInformation()).toBeUndefined();
+    await provider.saveClientInformation({ client_id: here.clientMetadataUrl });
+    expect(await provider.clientInformation()).toEqual({ client_id: here.clientMetadataUrl });
+  });
+
   it("issues unguessable states and stores the flow under the state's hash, never the state", async () => {
     const { vault, flows } = memoryVault();
     const provider = new McpOAuthProvider(server, options(vault));

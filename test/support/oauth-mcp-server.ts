@@ -3,6 +3,7 @@
  * mcpAuthRouter (metadata, dynamic registration, authorize, token) over a small in-memory
  * OAuthServerProvider that approves every authorization at once, and requireBearerAuth in front of a
  * Streamable HTTP MCP server at /mcp. The same server (other paths) stands in for servers a session adds.
+ * Its `publish` tool needs the scope `notes:publish` (403 insufficient_scope without it: step-up).
  * Controls: /control/state (grants issued, calls), /control/expire (access tokens expire), /control/drift.
  */
 import { randomBytes, randomUUID } from "node:crypto";
@@ -34,23 +35,26 @@ type Next = () => void;
 const baseTools = (): Tool[] => [
   { name: "whoami", description: "Say which OAuth client is calling.", inputSchema: { type: "object", properties: {} } },
   { name: "note", description: "Keep a note.", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
+  { name: "publish", description: "Publish the notes (needs the scope notes:publish).", inputSchema: { type: "object", properties: {} } },
 ];
+
+const PUBLISH_SCOPE = "notes:publish";
 
 export async function startOAuthMcpServer(): Promise<{ url: string; close: () => Promise<void> }> {
   const state: OAuthMcpState = { registrations: 0, grants: { authorization_code: 0, refresh_token: 0 }, calls: [], unauthorized: 0 };
   const clients = new Map<string, OAuthClientInformationFull>();
-  const codes = new Map<string, { clientId: string; challenge: string }>();
-  const access = new Map<string, { clientId: string; expiresAt: number }>();
-  const refresh = new Map<string, string>();
+  const codes = new Map<string, { clientId: string; challenge: string; scopes: string[] }>();
+  const access = new Map<string, { clientId: string; expiresAt: number; scopes: string[] }>();
+  const refresh = new Map<string, { clientId: string; scopes: string[] }>();
   let tools = baseTools();
   const servers = new Set<Server>();
   const transports = new Map<string, StreamableHTTPServerTransport>();
 
-  const issue = (clientId: string): OAuthTokens => {
+  const issue = (clientId: string, scopes: string[]): OAuthTokens => {
     const accessToken = randomBytes(16).toString("hex");
     const refreshToken = randomBytes(16).toString("hex");
-    access.set(accessToken, { clientId, expiresAt: Math.floor(Date.now() / 1000) + 3600 });
-    refresh.set(refreshToken, clientId);
+    access.set(accessToken, { clientId, expiresAt: Math.floor(Date.now() / 1000) + 3600, scopes });
+    refresh.set(refreshToken, { clientId, scopes });
     return { access_token: accessToken, token_type: "bearer", expires_in: 3600, refresh_token: refreshToken };
   };
 
@@ -67,7 +71,7 @@ export async function startOAuthMcpServer(): Promise<{ url: string; close: () =>
     // The user "approves" at once: straight back to the client's redirect URI with a code.
     async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res) {
       const code = randomBytes(16).toString("hex");
-      codes.set(code, { clientId: client.client_id, challenge: params.codeChallenge });
+      codes.set(code, { clientId: client.client_id, challenge: params.codeChallenge, scopes: params.scopes ?? [] });
       const target = new URL(params.redirectUri);
       target.searchParams.set("code", code);
       if (params.state) target.searchParams.set("state", params.state);
@@ -83,18 +87,19 @@ export async function startOAuthMcpServer(): Promise<{ url: string; close: () =>
       if (!entry || entry.clientId !== client.client_id) throw new InvalidGrantError("unknown code");
       codes.delete(code);
       state.grants.authorization_code++;
-      return issue(client.client_id);
+      return issue(client.client_id, entry.scopes);
     },
     async exchangeRefreshToken(client, token) {
-      if (refresh.get(token) !== client.client_id) throw new InvalidGrantError("unknown refresh token");
+      const entry = refresh.get(token);
+      if (entry?.clientId !== client.client_id) throw new InvalidGrantError("unknown refresh token");
       refresh.delete(token); // rotated: each refresh token works once
       state.grants.refresh_token++;
-      return issue(client.client_id);
+      return issue(client.client_id, entry.scopes); // a refresh never widens the scope
     },
     async verifyAccessToken(token) {
       const entry = access.get(token);
       if (!entry) throw new InvalidTokenError("unknown token");
-      return { token, clientId: entry.clientId, scopes: [], expiresAt: entry.expiresAt };
+      return { token, clientId: entry.clientId, scopes: entry.scopes, expiresAt: entry.expiresAt };
     },
   };
 
@@ -133,6 +138,14 @@ export async function startOAuthMcpServer(): Promise<{ url: string; close: () =>
     });
     bearer(req, res, next);
   };
+  const scoped = (req: Req, res: Res, next: Next) => {
+    const call = req.body as { method?: string; params?: { name?: string } } | undefined;
+    if (call?.method === "tools/call" && call.params?.name === "publish" && !req.auth?.scopes.includes(PUBLISH_SCOPE)) {
+      res.setHeader("WWW-Authenticate", `Bearer error="insufficient_scope", scope="${PUBLISH_SCOPE}", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`);
+      return res.status(403).json({ error: "insufficient_scope", error_description: `publish needs ${PUBLISH_SCOPE}` });
+    }
+    next();
+  };
   // /mcp is the OAuth server; /open/* are servers without auth a session may add (same tools).
   const mcp = async (req: Req, res: Res) => {
     const sessionId = req.headers["mcp-session-id"];
@@ -147,7 +160,7 @@ export async function startOAuthMcpServer(): Promise<{ url: string; close: () =>
     }
     await transport.handleRequest(req, res, req.body);
   };
-  app.all("/mcp", counted, mcp);
+  app.all("/mcp", counted, scoped, mcp);
   app.all("/open/:name/mcp", mcp);
   http.on("request", app);
 

@@ -16,6 +16,8 @@ async function approve(authorizationUrl: string): Promise<URL> {
 
 const callback = (location: URL) => SELF.fetch(location.href);
 
+const registry = async () => ((await (await SELF.fetch("http://edge.test/v1/tools")).json()) as { mcp: Record<string, unknown>[] }).mcp;
+
 describe("An MCP server behind OAuth", () => {
   it("asks for authorization, takes the callback, and then serves its tools in the same session, refreshing expired tokens", async () => {
     const before = await oauthState(); // the server is shared with the other file of this project
@@ -31,6 +33,9 @@ describe("An MCP server behind OAuth", () => {
     expect(authorizationUrl.searchParams.get("code_challenge_method")).toBe("S256");
     expect(authorizationUrl.searchParams.get("redirect_uri")).toBe("http://edge.test/v1/mcp/oauth/callback");
     expect((await oauthState()).registrations).toBeGreaterThan(before.registrations); // dynamic client registration
+
+    // The registry says so too, without starting a flow of its own.
+    expect((await registry()).find((s) => s.server === "secure")).toEqual({ server: "secure", requireApproval: false, authRequired: true });
 
     let snapshot = await snapshotOf(session);
     expect(snapshot.tools.filter((t) => t.startsWith("secure_"))).toEqual([]);
@@ -48,6 +53,8 @@ describe("An MCP server behind OAuth", () => {
     await toolsOnceListed(session, ["secure_whoami", "secure_note"]);
     snapshot = await snapshotOf(session);
     expect(snapshot.mcpServers).toEqual([{ name: "secure", source: "deployer", status: "ready" }]);
+    // The registry lists its tools with the Worker's tokens.
+    expect((await registry()).find((s) => s.server === "secure")).toMatchObject({ tools: expect.arrayContaining([expect.objectContaining({ name: "secure_whoami" })]) });
 
     await script(session, { toolCalls: [{ id: "w1", name: "secure_whoami", arguments: {} }] }, { text: "first" });
     await send(session, "who am I?");
@@ -75,6 +82,38 @@ describe("An MCP server behind OAuth", () => {
     const other = await createSession({ mcpServers: ["secure"] });
     await toolsOnceListed(other, ["secure_whoami"]);
     await events.cancel();
+  });
+
+  it("asks the user again when a tool needs more scope than was granted, and then runs it", async () => {
+    const session = await createSession({ mcpServers: ["secure"] }); // the Worker holds tokens from the test above
+    const events = await openEvents(session);
+    await toolsOnceListed(session, ["secure_publish"]);
+    await script(session, { toolCalls: [{ id: "p1", name: "secure_publish", arguments: {} }] }, { text: "asked" });
+    await send(session, "publish");
+    const seen = await events.until("runEnd");
+    expect(seen.find((e) => e.event === "toolExecEnd")!.json).toMatchObject({ toolName: "secure_publish", isError: true });
+    // A refresh cannot widen the scope: the user is sent to authorize the scope the server named.
+    const required = seen.find((e) => e.event === "mcpAuthRequired")!.json as unknown as { authorizationUrl: string };
+    expect(new URL(required.authorizationUrl).searchParams.get("scope")).toBe("notes:publish");
+
+    expect((await callback(await approve(required.authorizationUrl))).status).toBe(200);
+    await toolsOnceListed(session, ["secure_publish"]);
+    await script(session, { toolCalls: [{ id: "p2", name: "secure_publish", arguments: {} }] }, { text: "published" });
+    await send(session, "again");
+    expect((await events.until("toolExecEnd")).at(-1)!.json).toMatchObject({ toolName: "secure_publish", isError: false });
+    await events.until("runEnd");
+    await events.cancel();
+  });
+
+  it("serves its client metadata document, whose URL is its client id", async () => {
+    const res = await SELF.fetch("https://agent.example/v1/mcp/oauth/client-metadata.json");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      client_id: "https://agent.example/v1/mcp/oauth/client-metadata.json",
+      redirect_uris: ["https://agent.example/v1/mcp/oauth/callback"],
+      grant_types: ["authorization_code", "refresh_token"],
+      token_endpoint_auth_method: "none",
+    });
   });
 
   it("completes nothing for a state no holder issued", async () => {
