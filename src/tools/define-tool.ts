@@ -18,6 +18,7 @@ import type {
   ToolArguments,
   ToolCapability,
   ToolExecutionContext,
+  ToolAnnotations,
   ToolResultContent,
   Usage,
 } from "../core/index.ts";
@@ -71,6 +72,13 @@ export type ToolDefinition<S extends z.ZodObject, K extends ToolEnvKey = never> 
   idempotent?: boolean;
   requiresApproval?: boolean;
   timeoutMs?: number;
+  /** Hints for MCP clients of /mcp (read-only, destructive, …); never a security boundary. */
+  annotations?: ToolAnnotations;
+  /**
+   * The shape of the result's `details`, when the tool promises one: /mcp serves it as the tool's
+   * outputSchema and the details as structuredContent. Details that do not match fail the call.
+   */
+  output?: z.ZodObject;
 };
 
 /**
@@ -82,10 +90,16 @@ export function toInputSchema(schema: z.ZodObject): JsonSchema {
   return jsonSchema;
 }
 
+/** The JSON Schema of what a tool promises to return in `details` (what it produces, so "output" mode). */
+function toOutputSchema(schema: z.ZodObject): JsonSchema {
+  const { $schema: _dialect, ...jsonSchema } = z.toJSONSchema(schema, { io: "output" });
+  return jsonSchema;
+}
+
 /** Every field of ToolDefinition; anything else in a definition is a mistake worth naming. */
 const DEFINITION_FIELDS = [
   "name", "label", "description", "schema", "execute", "env", "capabilities", "prepareArguments",
-  "parallelToolExecute", "idempotent", "requiresApproval", "timeoutMs",
+  "parallelToolExecute", "idempotent", "requiresApproval", "timeoutMs", "annotations", "output",
 ] as const satisfies readonly (keyof ToolDefinition<z.ZodObject>)[];
 // tsc fails on this line when ToolDefinition gains a field the list above lacks.
 const definitionFieldsComplete: ListsEvery<ToolDefinition<z.ZodObject>, typeof DEFINITION_FIELDS> = true;
@@ -103,15 +117,19 @@ export function toToolResult(value: ToolReturn): AgentToolResult {
 function checkDefinition(definition: object & { name?: unknown; schema?: unknown }): void {
   const problems = describeUnknownFields(definition, DEFINITION_FIELDS, "defineTool");
   if (!(definition.schema instanceof z.ZodObject) && !problems.some((p) => p.includes("`schema`"))) problems.push("`schema` must be a zod object schema (z.object({ ... }))");
+  const output = (definition as { output?: unknown }).output;
+  if (output !== undefined && !(output instanceof z.ZodObject)) problems.push("`output` must be a zod object schema (z.object({ ... }))");
   if (problems.length) throw new Error(`defineTool(${JSON.stringify(String(definition.name))}): ${problems.join("; ")}`);
 }
 
 export function defineTool<S extends z.ZodObject, K extends ToolEnvKey = never>(definition: ToolDefinition<S, K>): AgentTool {
   checkDefinition(definition);
-  const { schema, execute, ...rest } = definition;
+  const { schema, execute, output, ...rest } = definition;
+  const finish = output ? (value: ToolReturn) => checkedDetails(definition.name, output, toToolResult(value)) : toToolResult;
   return {
     ...rest,
     inputSchema: toInputSchema(schema),
+    ...(output ? { outputSchema: toOutputSchema(output) } : {}),
     execute(toolCallId: string, args: ToolArguments, signal, onPartialResult, context) {
       // The core validated `args` against the JSON Schema already; this parse only fails on zod
       // refinements that JSON Schema cannot carry, and the pipeline turns the throw into an error result.
@@ -122,9 +140,19 @@ export function defineTool<S extends z.ZodObject, K extends ToolEnvKey = never>(
       }
       // The host built `context` from the `env` list above, so it holds at most the declared keys.
       const value = execute(toolCallId, parsed.data, signal, onPartialResult, context as ToolContext<K> | undefined);
-      return value instanceof Promise ? value.then(toToolResult) : toToolResult(value);
+      return value instanceof Promise ? value.then(finish) : finish(value);
     },
   };
+}
+
+/** The result with its details parsed by the promised shape; details that break the promise fail the call. */
+function checkedDetails(name: string, output: z.ZodObject, result: AgentToolResult): AgentToolResult {
+  const parsed = output.safeParse(result.details);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `- ${i.path.map(String).join(".") || "(details)"}: ${i.message}`);
+    throw new Error(`Tool "${name}" returned details that do not match its output schema:\n${problems.join("\n")}`);
+  }
+  return { ...result, details: parsed.data };
 }
 
 /** What a sub-agent is: its tool identity and the child session's prompt, tools, model and step limit. */

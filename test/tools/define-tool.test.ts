@@ -131,6 +131,43 @@ describe("what a defineTool execute may return", () => {
   });
 });
 
+describe("a defineTool that declares annotations and an output shape", () => {
+  const thermometer = (details: Record<string, unknown>) =>
+    defineTool({
+      name: "thermometer",
+      label: "Thermometer",
+      description: "Reads the temperature.",
+      schema: z.object({}),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      output: z.object({ celsius: z.number(), at: z.string().default("now") }),
+      execute: () => ({ content: [{ type: "text", text: JSON.stringify(details) }], details }),
+    });
+
+  it("carries its annotations, and its output shape as a JSON Schema of what it returns", () => {
+    const tool = thermometer({ celsius: 21.5 });
+    expect(tool.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
+    expect(tool.outputSchema).toMatchObject({ type: "object", properties: { celsius: { type: "number" }, at: { type: "string" } }, required: ["celsius", "at"] });
+    expect(tool.outputSchema).not.toHaveProperty("$schema");
+  });
+
+  it("returns its details parsed by the output shape, defaults applied", async () => {
+    expect((await executeDirectly(thermometer({ celsius: 21.5 }), {})).result.details).toEqual({ celsius: 21.5, at: "now" });
+  });
+
+  it("fails a call whose details break the promised shape, naming the field", async () => {
+    const { message } = await runToolCall(thermometer({ celsius: "warm" }), {});
+    expect(message.isError).toBe(true);
+    expect(textOf(message)).toContain('Tool "thermometer" returned details that do not match its output schema');
+    expect(textOf(message)).toContain("- celsius:");
+  });
+
+  it("says what `output` must be when it is not a zod object", () => {
+    expect(() => defineTool({ name: "x", label: "X", description: "X.", schema: z.object({}), output: { type: "object" } as never, execute: () => "ok" })).toThrow(
+      "`output` must be a zod object schema",
+    );
+  });
+});
+
 describe("plain-object tools", () => {
   it("typecheck as written in a tool file: a string or bare {content} result, blocks without `as const`", () => {
     // Not contextually typed, as in a tools/ file that imports nothing: `type: "text"` widens to string.
