@@ -6,13 +6,14 @@
  * the row and waits again (or uses a decision taken while the object was down) without announcing twice.
  */
 import type { AgentEvent, AgentToolCall, ApprovalDecision, ToolArguments } from "../core/index.ts";
+import { HumanWaits } from "./human-waits.ts";
 
 export type ApprovalStatus = "waiting" | "approved" | "rejected" | "timeout" | "cancelled";
 
 type Row = { tool_call_id: string; status: ApprovalStatus; reason: string | null; expires_at: number; tool_name: string };
 
 export class ApprovalGate {
-  private readonly waiters = new Map<string, (decision: ApprovalDecision) => void>();
+  private readonly waits = new HumanWaits<ApprovalDecision>();
 
   constructor(
     private readonly sql: SqlStorage,
@@ -37,23 +38,13 @@ export class ApprovalGate {
       row = { tool_call_id: toolCall.id, status: "waiting", reason: null, expires_at: expiresAt, tool_name: toolCall.name };
     }
     if (row.status !== "waiting") return toDecision(row);
-    return new Promise<ApprovalDecision>((resolve) => {
-      const settle = (decision: ApprovalDecision) => {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        this.waiters.delete(toolCall.id);
-        resolve(decision);
-      };
-      const onAbort = () => {
+    return this.waits.wait(toolCall.id, row.expires_at, signal, (end) => {
+      if (end === "abort") {
         this.setStatus(toolCall.id, "cancelled", "Run aborted while waiting for approval");
-        settle({ approved: false, reason: "Run aborted while waiting for approval" });
-      };
-      const timer = setTimeout(() => {
-        this.setStatus(toolCall.id, "timeout", null);
-        settle({ approved: false, reason: `Approval timed out after ${Math.round(this.timeoutMs / 1000)} s` });
-      }, Math.max(0, row.expires_at - Date.now()));
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.waiters.set(toolCall.id, settle);
+        return { approved: false, reason: "Run aborted while waiting for approval" };
+      }
+      this.setStatus(toolCall.id, "timeout", null);
+      return { approved: false, reason: `Approval timed out after ${Math.round(this.timeoutMs / 1000)} s` };
     });
   }
 
@@ -64,7 +55,7 @@ export class ApprovalGate {
     if (row.status !== "waiting") return "already_decided";
     this.setStatus(toolCallId, approve ? "approved" : "rejected", reason ?? null);
     this.onDecided?.(toolCallId, approve);
-    this.waiters.get(toolCallId)?.(toDecision({ ...row, status: approve ? "approved" : "rejected", reason: reason ?? null }));
+    this.waits.settle(toolCallId, toDecision({ ...row, status: approve ? "approved" : "rejected", reason: reason ?? null }));
     return "decided";
   }
 
@@ -73,7 +64,7 @@ export class ApprovalGate {
     const open = this.sql.exec<{ tool_call_id: string }>(`SELECT tool_call_id FROM approvals WHERE run_id = ? AND status = 'waiting'`, runId).toArray();
     for (const { tool_call_id } of open) {
       this.setStatus(tool_call_id, "cancelled", reason);
-      this.waiters.get(tool_call_id)?.({ approved: false, reason });
+      this.waits.settle(tool_call_id, { approved: false, reason });
     }
     return open.length;
   }

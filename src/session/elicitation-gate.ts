@@ -9,6 +9,7 @@
 import { Validator, type OutputUnit } from "@cfworker/json-schema";
 import type { AgentEvent } from "../core/index.ts";
 import type { McpElicitation, McpElicitationAnswer } from "../mcp/mcp-connection.ts";
+import { HumanWaits } from "./human-waits.ts";
 import { ok, refuse, type SessionResult } from "./session-result.ts";
 
 export type ElicitationAction = McpElicitationAnswer["action"];
@@ -24,7 +25,7 @@ const MAX_KEPT_ROWS = 100;
 export type AnswerOutcome = { kind: "answered" } | { kind: "unknown" } | { kind: "closed" } | { kind: "invalid"; message: string };
 
 export class ElicitationGate {
-  private readonly waiters = new Map<string, (answer: McpElicitationAnswer) => void>();
+  private readonly waits = new HumanWaits<McpElicitationAnswer>();
 
   constructor(
     private readonly sql: SqlStorage,
@@ -53,22 +54,9 @@ export class ElicitationGate {
     );
     this.sql.exec(`DELETE FROM elicitations WHERE status != 'waiting' AND id NOT IN (SELECT id FROM elicitations ORDER BY expires_at DESC LIMIT ?)`, MAX_KEPT_ROWS);
     this.emit({ type: "mcpElicitation", elicitationId: id, server, message: question.message, requestedSchema: question.requestedSchema });
-    return new Promise<McpElicitationAnswer>((resolve) => {
-      const settle = (answer: McpElicitationAnswer) => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
-        this.waiters.delete(id);
-        resolve(answer);
-      };
-      const close = () => {
-        this.setStatus(id, "cancelled");
-        settle({ action: "cancel" });
-      };
-      const onAbort = close;
-      const timer = setTimeout(close, this.timeoutMs);
-      if (signal.aborted) return close();
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.waiters.set(id, settle);
+    return this.waits.wait(id, expiresAt, signal, () => {
+      this.setStatus(id, "cancelled");
+      return { action: "cancel" };
     });
   }
 
@@ -76,14 +64,13 @@ export class ElicitationGate {
   answer(id: string, action: ElicitationAction, content: Record<string, unknown> | undefined): AnswerOutcome {
     const row = this.sql.exec<Row>(`SELECT id, server, message, schema_json, status, expires_at FROM elicitations WHERE id = ?`, id).toArray()[0];
     if (!row) return { kind: "unknown" };
-    const settle = this.waiters.get(id);
-    if (row.status !== "waiting" || !settle) return { kind: "closed" };
+    if (row.status !== "waiting" || !this.waits.isWaiting(id)) return { kind: "closed" };
     if (action === "accept") {
       const problem = checkContent(JSON.parse(row.schema_json) as Record<string, unknown>, content ?? {});
       if (problem) return { kind: "invalid", message: problem };
     }
     this.setStatus(id, "answered");
-    settle(action === "accept" ? { action, content: content ?? {} } : { action });
+    this.waits.settle(id, action === "accept" ? { action, content: content ?? {} } : { action });
     return { kind: "answered" };
   }
 
