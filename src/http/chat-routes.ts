@@ -32,7 +32,7 @@ chatRoutes.post("/v1/sessions/:id/chat", sessionParam, limitRate("MESSAGE_RATE_L
   if (request.kind === "invalid") throw new ApiError(400, "bad_request", `Invalid chat request: ${request.message}`);
   let answer = replayOf<ChatAnswer>(c);
   if (!answer) {
-    const afterSeq = (settle(await stub.snapshot(key)) as { lastEventSeq: number }).lastEventSeq;
+    const afterSeq = settle(await stub.lastEventSeq(key)).lastEventSeq;
     let messageId: string = crypto.randomUUID();
     if (request.kind === "message") messageId = settle(await stub.enqueue(key, "input", request.content)).messageId;
     else for (const a of request.answers) settle(await stub.decideApproval(key, a.toolCallId, a.approve, a.reason));

@@ -190,6 +190,11 @@ export class AgentSession extends DurableObject<AppEnv> {
     });
   }
 
+  /** The seq of the newest stored event: where a stream of what happens next starts. */
+  lastEventSeq(key: string | undefined) {
+    return this.authorized(key, (s) => ok({ lastEventSeq: s.log.lastSeq }));
+  }
+
   /** The live event stream after `afterSeq`, as bytes; the router builds the SSE response around it. */
   openEvents(key: string | undefined, afterSeq: number) {
     return this.authorized(key, (s) => openEventStream(s, afterSeq));
