@@ -8,7 +8,7 @@
  * names its URL) only to the operator.
  */
 import type { McpCatalogEntry } from "../wire/tool-list.ts";
-import { McpAuthRequiredError, McpConnection, McpUnreachableError } from "./mcp-connection.ts";
+import { McpAuthRequiredError, McpConnection, McpOperatorError } from "./mcp-connection.ts";
 import { mcpToolName } from "./mcp-tool.ts";
 import { MCP_OAUTH_CALLBACK_PATH, McpOAuthProvider, type McpCredentialVault } from "./oauth-provider.ts";
 import { parseMcpServers, type McpServerConfig } from "./servers-config.ts";
@@ -62,7 +62,7 @@ async function listServer(server: McpServerConfig, credentials: McpCatalogCreden
     };
   } catch (err) {
     if (err instanceof McpAuthRequiredError && err.authorizationUrl) return { server: server.name, requireApproval, authRequired: true };
-    const error = err instanceof McpUnreachableError ? err.operatorMessage : err instanceof Error ? err.message : String(err);
+    const error = err instanceof McpOperatorError ? err.operatorMessage : err instanceof Error ? err.message : String(err);
     return { server: server.name, requireApproval, error };
   } finally {
     await connection.close();

@@ -48,11 +48,12 @@ export class McpConnection {
 
   async listTools(): Promise<Tool[]> {
     const client = await this.connect();
+    if (this.auth) this.auth.authAttempted = false; // a flow that ran from here on ran for this listing
     try {
       return await this.listPages(client);
     } catch (err) {
       // A 401 on tools/list (a token revoked after connecting) names the server like any other failure.
-      throw authRefusal(await import("./client-sdk.ts"), this.server, err, this.auth) ?? new Error(`MCP server "${this.server.name}": ${reason(err)}`);
+      throw authRefusal(await import("./client-sdk.ts"), this.server, err, this.auth) ?? this.authFailure(err) ?? new Error(`MCP server "${this.server.name}": ${reason(err)}`);
     }
   }
 
@@ -125,6 +126,8 @@ export class McpConnection {
     // A server that asks for credentials speaks Streamable HTTP: the legacy transport would only fail again.
     const refusal = authRefusal(sdk, this.server, streamableError, this.auth);
     if (refusal) throw refusal;
+    const failure = this.authFailure(streamableError);
+    if (failure) throw failure;
     try {
       const transport = new SSEClientTransport(url, {
         requestInit: { headers },
@@ -138,6 +141,16 @@ export class McpConnection {
         `MCP server "${this.server.name}" (${url.origin}${url.pathname}) is unreachable: Streamable HTTP: ${reason(streamableError)}; HTTP+SSE: ${reason(err)}`,
       );
     }
+  }
+
+  /** When the SDK's OAuth flow ran and `err` ended it (metadata, registration, a resource not this server's). */
+  private authFailure(err: unknown): McpAuthFailedError | undefined {
+    if (!this.auth?.authAttempted) return undefined;
+    const url = new URL(this.server.url);
+    return new McpAuthFailedError(
+      `MCP server "${this.server.name}" could not be authorized`,
+      `MCP server "${this.server.name}" (${url.origin}${url.pathname}): the OAuth flow failed: ${reason(err)}`,
+    );
   }
 
   private async openWith(transport: Transport, deadline: AbortSignal): Promise<Client> {
@@ -185,11 +198,11 @@ export class McpConnection {
 }
 
 /**
- * A server that could not be reached. `message` names the server only: it reaches sessions (events, tool
- * results) and so anyone holding a session key. `operatorMessage` adds the URL and the transports'
- * reasons, for the operator's listing and the Worker's logs.
+ * A server that failed in a way only the operator should read in full. `message` names the server only:
+ * it reaches sessions (events, tool results) and so anyone holding a session key. `operatorMessage` adds
+ * the URL and the reasons, for the operator's listing and the Worker's logs.
  */
-export class McpUnreachableError extends Error {
+export class McpOperatorError extends Error {
   constructor(
     message: string,
     readonly operatorMessage: string,
@@ -197,6 +210,12 @@ export class McpUnreachableError extends Error {
     super(message);
   }
 }
+
+/** A server that could not be reached over either transport. */
+export class McpUnreachableError extends McpOperatorError {}
+
+/** A server that asked for OAuth, where the flow failed before any user could be asked. */
+export class McpAuthFailedError extends McpOperatorError {}
 
 /** The server needs the user to authorize this Worker; `authorizationUrl` is where to send them. */
 export class McpAuthRequiredError extends Error {

@@ -66,6 +66,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private tokensText?: string;
   /** Set when the server asked for more scope than the tokens carry: a refresh cannot add scope. */
   private steppingUp = false;
+  /** Whether the SDK ran its OAuth flow since the connection opened (a 401 came, and was answered). */
+  authAttempted = false;
 
   constructor(
     private readonly server: McpServerConfig,
@@ -166,6 +168,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    // The SDK's auth() asks this first: a flow has started.
+    this.authAttempted = true;
     this.cachedTokens = undefined;
     return this.readJson<OAuthDiscoveryState>("discovery");
   }
@@ -178,6 +182,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   beginConnection(): void {
     this.authorizationUrl = undefined;
     this.cachedTokens = undefined;
+    this.authAttempted = false;
   }
 
   /** True when tokens are stored for this server (another session may have completed the flow). */

@@ -8,7 +8,7 @@
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { AgentEvent, AgentTool, ToolStore } from "../core/index.ts";
-import { McpAuthRequiredError, McpConnection, McpUnreachableError, type McpElicitation, type McpElicitationAnswer } from "./mcp-connection.ts";
+import { McpAuthRequiredError, McpConnection, McpOperatorError, type McpElicitation, type McpElicitationAnswer } from "./mcp-connection.ts";
 import { createMcpTool, mcpToolOrigin } from "./mcp-tool.ts";
 import type { McpOAuthProvider } from "./oauth-provider.ts";
 import { FLOW_TTL_MS } from "./oauth-store.ts";
@@ -158,7 +158,7 @@ export class SessionMcpTools {
       if (err instanceof McpAuthRequiredError) return this.needsAuth(state, err);
       state.failed = true;
       // The URL and the reasons go to the Worker's logs (operators); the session learns only the name.
-      if (err instanceof McpUnreachableError) console.warn(err.operatorMessage);
+      if (err instanceof McpOperatorError) console.warn(err.operatorMessage);
       this.emit({ type: "error", message: `${err instanceof Error ? err.message : String(err)}; its tools are unavailable until it answers` });
     }
   }

@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { McpAuthRequiredError, McpConnection } from "../../src/mcp/mcp-connection.ts";
+import { McpAuthFailedError, McpAuthRequiredError, McpConnection } from "../../src/mcp/mcp-connection.ts";
+import { McpOAuthProvider, type McpCredentialVault } from "../../src/mcp/oauth-provider.ts";
 
 /** A raw Streamable HTTP endpoint: answers initialize, then 401 for `refuse` (or for everything). */
 async function startServer(refuse: "everything" | "tools/list"): Promise<{ url: string; requests: string[]; server: Server }> {
@@ -53,3 +54,52 @@ describe("an MCP server that answers 401", () => {
     await connection.close();
   });
 });
+
+describe("an MCP server whose OAuth flow fails before a user is asked", () => {
+  it("is refused as not authorizable, naming the server, its reason only for the operator, and no fallback", async () => {
+    const requests: string[] = [];
+    const server = createServer((req, res) => {
+      requests.push(`${req.method} ${req.url}`);
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      if (req.url === "/.well-known/oauth-protected-resource/mcp") {
+        // Metadata for another resource: the client must not send this server's tokens there, nor go on.
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ resource: "https://elsewhere.example/mcp", authorization_servers: [base] }));
+        return;
+      }
+      if (req.url === "/.well-known/oauth-authorization-server") {
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({ issuer: base, authorization_endpoint: `${base}/authorize`, token_endpoint: `${base}/token`, response_types_supported: ["code"], code_challenge_methods_supported: ["S256"] }),
+        );
+        return;
+      }
+      res.writeHead(401, { "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"` }).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    open = server;
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    const config = { name: "mismatched", url };
+    const auth = new McpOAuthProvider(config, { vault: memoryVault(), redirectUrl: "https://w.example/v1/mcp/oauth/callback", stateRoute: "w", sessionId: "s" });
+    const connection = new McpConnection(config, () => undefined, auth);
+    const err = await connection.listTools().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(McpAuthFailedError);
+    expect((err as McpAuthFailedError).message).toBe('MCP server "mismatched" could not be authorized');
+    expect((err as McpAuthFailedError).operatorMessage).toContain("elsewhere.example");
+    expect(auth.authorizationUrl).toBeUndefined();
+    expect(requests.filter((r) => r === "GET /mcp")).toEqual([]); // the legacy transport opens with a GET
+    await connection.close();
+  });
+});
+
+/** Credentials in a Map (src/mcp/oauth-store.ts keeps them in SQLite). */
+function memoryVault(): McpCredentialVault {
+  const records = new Map<string, string>();
+  return {
+    read: async (server, kind) => records.get(`${server}/${kind}`),
+    write: async (server, kind, value) => void records.set(`${server}/${kind}`, value),
+    drop: async (server, kinds) => kinds.forEach((k) => records.delete(`${server}/${k}`)),
+    dropIf: async (server, kind, expected) => {
+      if (records.get(`${server}/${kind}`) === expected) records.delete(`${server}/${kind}`);
+    },
+    saveFlow: async () => undefined,
+  };
+}
