@@ -168,6 +168,8 @@ export type ToolExecutionContext = {
   log?: (level: ToolLogLevel, data: unknown) => void;
   /** Where a host can ask a human mid-call (MCP elicitation over /mcp); absent elsewhere. */
   elicit?: (request: ToolElicitation) => Promise<ToolElicitationAnswer>;
+  /** Where a host can ask its client's model mid-call (MCP sampling over /mcp); absent elsewhere. */
+  sample?: (request: ToolSampling) => Promise<ToolSamplingAnswer>;
 };
 
 /** MCP's (syslog's) levels, least severe first. */
@@ -176,6 +178,10 @@ export type ToolLogLevel = (typeof TOOL_LOG_LEVELS)[number];
 /** A question for a human: a message and a flat object schema of string/number/boolean/enum fields. */
 export type ToolElicitation = { message: string; requestedSchema: JsonSchema };
 export type ToolElicitationAnswer = { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> };
+/** A text conversation for a model to continue, at most `maxTokens` long. */
+export type ToolSampling = { messages: { role: "user" | "assistant"; text: string }[]; systemPrompt?: string; maxTokens: number };
+/** The model's reply: its text (other kinds named in brackets), and which model wrote it. */
+export type ToolSamplingAnswer = { text: string; model: string };
 
 /** MCP's tool annotations: hints about a tool's behaviour for clients, never a security boundary. */
 export type ToolAnnotations = {

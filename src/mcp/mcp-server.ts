@@ -3,12 +3,13 @@
  * after their redeploy) over the SDK's web-standard Streamable HTTP transport, with sessions and resumable
  * streams (mcp-sessions.ts). Each tools/call runs through the core pipeline (served-tool-call.ts): partial
  * results become progress notifications, a tool's context can log (notifications/message, filtered by
- * logging/setLevel) and ask the client's user (elicitation), which is also how a call that needs
- * approval gets one. Tools' annotations and output schemas are served. The router checks API_TOKEN.
+ * logging/setLevel), ask the client's user (elicitation), which is also how a call that needs
+ * approval gets one, and ask the client's model (sampling). Tools' annotations and output schemas are served. The router checks API_TOKEN.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
+  CreateMessageResultSchema,
   ElicitResultSchema,
   ListToolsRequestSchema,
   SetLevelRequestSchema,
@@ -17,7 +18,17 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
-import { ToolStore, loadTools, TOOL_LOG_LEVELS, type AgentTool, type ToolElicitation, type ToolElicitationAnswer, type ToolLogLevel } from "../core/index.ts";
+import {
+  ToolStore,
+  loadTools,
+  TOOL_LOG_LEVELS,
+  type AgentTool,
+  type ToolElicitation,
+  type ToolElicitationAnswer,
+  type ToolLogLevel,
+  type ToolSampling,
+  type ToolSamplingAnswer,
+} from "../core/index.ts";
 import { bundledRegistry } from "../tools/catalog.ts";
 import { contextFor, type ToolHost } from "../tools/tool-context.ts";
 import { toCallToolResult } from "./mcp-content.ts";
@@ -53,11 +64,21 @@ export function createMcpServer(env: Readonly<Record<string, unknown>>): Server 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const token = request.params._meta?.progressToken;
     let count = 0;
-    const canElicit = server.getClientCapabilities()?.elicitation !== undefined;
+    const capabilities = server.getClientCapabilities();
+    const canElicit = capabilities?.elicitation !== undefined;
     // Sent on this call's own stream (related to the request), which the client is reading.
     const elicit = async (question: ToolElicitation): Promise<ToolElicitationAnswer> => {
       const answer = await extra.sendRequest({ method: "elicitation/create", params: { mode: "form", message: question.message, requestedSchema: question.requestedSchema as never } }, ElicitResultSchema, { signal: extra.signal });
       return { action: answer.action, ...(answer.content ? { content: answer.content } : {}) };
+    };
+    const sample = async (question: ToolSampling): Promise<ToolSamplingAnswer> => {
+      const params = {
+        messages: question.messages.map((m) => ({ role: m.role, content: { type: "text" as const, text: m.text } })),
+        maxTokens: question.maxTokens,
+        ...(question.systemPrompt !== undefined ? { systemPrompt: question.systemPrompt } : {}),
+      };
+      const reply = await extra.sendRequest({ method: "sampling/createMessage", params }, CreateMessageResultSchema, { signal: extra.signal });
+      return { text: reply.content.type === "text" ? reply.content.text : `[${reply.content.type}]`, model: reply.model };
     };
     const log = (level: ToolLogLevel, data: unknown) => {
       if (TOOL_LOG_LEVELS.indexOf(level) < TOOL_LOG_LEVELS.indexOf(logLevel)) return;
@@ -65,7 +86,12 @@ export function createMcpServer(env: Readonly<Record<string, unknown>>): Server 
     };
     const tool = store.get(request.params.name);
     const outcome = await runServedToolCall(store, request.params.name, request.params.arguments ?? {}, {
-      toolContext: { ...(tool ? contextFor(tool, host) : { env: {} }), log, ...(canElicit ? { elicit } : {}) },
+      toolContext: {
+        ...(tool ? contextFor(tool, host) : { env: {} }),
+        log,
+        ...(canElicit ? { elicit } : {}),
+        ...(capabilities?.sampling !== undefined ? { sample } : {}),
+      },
       elicit: canElicit ? elicit : undefined,
       signal: extra.signal,
       onPartialResult: (partial) => {

@@ -10,7 +10,7 @@ import { cp, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWranglerDev, type WranglerDev } from "../../../support/wrangler-dev.ts";
 import { copyProject, REPO_ROOT, type TempProject } from "../../support/temp-project.ts";
@@ -132,6 +132,30 @@ describe("the official MCP conformance suite", () => {
       expect(asked[0]).toContain('"test_needs_approval"');
     } finally {
       await client.close();
+    }
+  });
+
+  it("lets a tool ask the client's model, and refuses that when the client cannot sample", async () => {
+    const prompts: string[] = [];
+    const sampler = new Client({ name: "sampler", version: "1.0.0" }, { capabilities: { sampling: {} } });
+    sampler.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      const first = request.params.messages[0]!.content;
+      prompts.push(first.type === "text" ? first.text : first.type);
+      return { role: "assistant", model: "client-model", content: { type: "text", text: "forty-two" } };
+    });
+    await sampler.connect(new StreamableHTTPClientTransport(new URL(`${dev.url}/mcp`)));
+    const plain = new Client({ name: "plain", version: "1.0.0" });
+    await plain.connect(new StreamableHTTPClientTransport(new URL(`${dev.url}/mcp`)));
+    try {
+      const answered = await sampler.callTool({ name: "test_sampling", arguments: { prompt: "the answer?" } });
+      expect(answered).toMatchObject({ isError: false, content: [{ type: "text", text: "LLM response: forty-two" }] });
+      expect(prompts).toEqual(["the answer?"]);
+      const refused = await plain.callTool({ name: "test_sampling", arguments: { prompt: "the answer?" } });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain("no sampling capability");
+    } finally {
+      await sampler.close();
+      await plain.close();
     }
   });
 
