@@ -8,13 +8,15 @@
  * names its URL) only to the operator.
  */
 import type { McpCatalogEntry } from "../wire/tool-list.ts";
-import { McpAuthRequiredError, McpConnection, McpOperatorError } from "./mcp-connection.ts";
+import { McpAuthFailedError, McpAuthRequiredError, McpConnection, McpOperatorError } from "./mcp-connection.ts";
 import { mcpToolName } from "./mcp-tool.ts";
 import { MCP_OAUTH_CALLBACK_PATH, McpOAuthProvider, type McpCredentialVault } from "./oauth-provider.ts";
 import { parseMcpServers, type McpServerConfig } from "./servers-config.ts";
 
 const CACHE_MS = 60_000;
-let cached: { raw: string; at: number; listing: Promise<McpCatalogEntry[]> } | undefined;
+/** An entry as listed, with what anyone but the operator may read of a failure (it names no URL). */
+type Listed = { entry: McpCatalogEntry; publicError?: string };
+let cached: { raw: string; at: number; listing: Promise<Listed[]> } | undefined;
 
 /** The Worker's credentials for its servers, and its origin (the redirect URL a token was issued for). */
 export type McpCatalogCredentials = { vault: McpCredentialVault; origin: string };
@@ -33,8 +35,8 @@ export async function describeMcpServers(
   if (!cached || cached.raw !== key || now - cached.at > CACHE_MS) {
     cached = { raw: key, at: now, listing: Promise.all(parsed.servers.map((s) => listServer(s, credentials))) };
   }
-  const servers = await cached.listing;
-  return { servers: operator ? servers : servers.map((s) => ("error" in s ? { ...s, error: "unreachable" } : s)) };
+  const listed = await cached.listing;
+  return { servers: listed.map(({ entry, publicError }) => (operator || !("error" in entry) ? entry : { ...entry, error: publicError ?? "unreachable" })) };
 }
 
 /** A user authorized the Worker for a server: this isolate lists again on the next request. */
@@ -42,7 +44,7 @@ export function forgetMcpListing(): void {
   cached = undefined;
 }
 
-async function listServer(server: McpServerConfig, credentials: McpCatalogCredentials | undefined): Promise<McpCatalogEntry> {
+async function listServer(server: McpServerConfig, credentials: McpCatalogCredentials | undefined): Promise<Listed> {
   const requireApproval = server.requireApproval ?? false;
   const auth = credentials
     ? new McpOAuthProvider(server, {
@@ -55,15 +57,12 @@ async function listServer(server: McpServerConfig, credentials: McpCatalogCreden
   const connection = new McpConnection(server, () => undefined, auth);
   try {
     const tools = await connection.listTools();
-    return {
-      server: server.name,
-      requireApproval,
-      tools: tools.map((t) => ({ name: mcpToolName(server.name, t.name), tool: t.name, ...(t.description ? { description: t.description } : {}) })),
-    };
+    const listedTools = tools.map((t) => ({ name: mcpToolName(server.name, t.name), tool: t.name, ...(t.description ? { description: t.description } : {}) }));
+    return { entry: { server: server.name, requireApproval, tools: listedTools } };
   } catch (err) {
-    if (err instanceof McpAuthRequiredError && err.authorizationUrl) return { server: server.name, requireApproval, authRequired: true };
+    if (err instanceof McpAuthRequiredError && err.authorizationUrl) return { entry: { server: server.name, requireApproval, authRequired: true } };
     const error = err instanceof McpOperatorError ? err.operatorMessage : err instanceof Error ? err.message : String(err);
-    return { server: server.name, requireApproval, error };
+    return { entry: { server: server.name, requireApproval, error }, ...(err instanceof McpAuthFailedError ? { publicError: "could not be authorized" } : {}) };
   } finally {
     await connection.close();
   }

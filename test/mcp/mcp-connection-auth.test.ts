@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { McpAuthFailedError, McpAuthRequiredError, McpConnection } from "../../src/mcp/mcp-connection.ts";
+import { describeMcpServers, forgetMcpListing } from "../../src/mcp/mcp-catalog.ts";
 import { McpOAuthProvider, type McpCredentialVault } from "../../src/mcp/oauth-provider.ts";
 
 /** A raw Streamable HTTP endpoint: answers initialize, then 401 for `refuse` (or for everything). */
@@ -55,28 +56,33 @@ describe("an MCP server that answers 401", () => {
   });
 });
 
+/** A server that asks for OAuth and whose protected-resource metadata names another resource. */
+async function startMismatchedServer(): Promise<{ url: string; requests: string[]; server: Server }> {
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    if (req.url === "/.well-known/oauth-protected-resource/mcp") {
+      // Metadata for another resource: the client must not send this server's tokens there, nor go on.
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ resource: "https://elsewhere.example/mcp", authorization_servers: [base] }));
+      return;
+    }
+    if (req.url === "/.well-known/oauth-authorization-server") {
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({ issuer: base, authorization_endpoint: `${base}/authorize`, token_endpoint: `${base}/token`, response_types_supported: ["code"], code_challenge_methods_supported: ["S256"] }),
+      );
+      return;
+    }
+    res.writeHead(401, { "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"` }).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, requests, server };
+}
+
 describe("an MCP server whose OAuth flow fails before a user is asked", () => {
   it("is refused as not authorizable, naming the server, its reason only for the operator, and no fallback", async () => {
-    const requests: string[] = [];
-    const server = createServer((req, res) => {
-      requests.push(`${req.method} ${req.url}`);
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      if (req.url === "/.well-known/oauth-protected-resource/mcp") {
-        // Metadata for another resource: the client must not send this server's tokens there, nor go on.
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ resource: "https://elsewhere.example/mcp", authorization_servers: [base] }));
-        return;
-      }
-      if (req.url === "/.well-known/oauth-authorization-server") {
-        res.writeHead(200, { "content-type": "application/json" }).end(
-          JSON.stringify({ issuer: base, authorization_endpoint: `${base}/authorize`, token_endpoint: `${base}/token`, response_types_supported: ["code"], code_challenge_methods_supported: ["S256"] }),
-        );
-        return;
-      }
-      res.writeHead(401, { "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"` }).end();
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { url, requests, server } = await startMismatchedServer();
     open = server;
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
     const config = { name: "mismatched", url };
     const auth = new McpOAuthProvider(config, { vault: memoryVault(), redirectUrl: "https://w.example/v1/mcp/oauth/callback", stateRoute: "w", sessionId: "s" });
     const connection = new McpConnection(config, () => undefined, auth);
@@ -87,6 +93,18 @@ describe("an MCP server whose OAuth flow fails before a user is asked", () => {
     expect(auth.authorizationUrl).toBeUndefined();
     expect(requests.filter((r) => r === "GET /mcp")).toEqual([]); // the legacy transport opens with a GET
     await connection.close();
+  });
+
+  it("is listed in the registry as not authorizable, with the reason only for the operator", async () => {
+    const { url, server } = await startMismatchedServer();
+    open = server;
+    const raw = JSON.stringify([{ name: "mismatched", url }]);
+    const credentials = { vault: memoryVault(), origin: "https://w.example" };
+    forgetMcpListing();
+    const anonymous = await describeMcpServers(raw, false, credentials);
+    expect(anonymous.servers).toEqual([{ server: "mismatched", requireApproval: false, error: "could not be authorized" }]);
+    const operator = await describeMcpServers(raw, true, credentials);
+    expect(operator.servers[0]).toMatchObject({ error: expect.stringContaining("elsewhere.example") });
   });
 });
 

@@ -139,8 +139,9 @@ describe("the official MCP conformance suite", () => {
     const prompts: string[] = [];
     const sampler = new Client({ name: "sampler", version: "1.0.0" }, { capabilities: { sampling: {} } });
     sampler.setRequestHandler(CreateMessageRequestSchema, async (request) => {
-      const first = request.params.messages[0]!.content;
-      prompts.push(first.type === "text" ? first.text : first.type);
+      const content = request.params.messages[0]!.content;
+      const first = Array.isArray(content) ? content[0] : content;
+      prompts.push(first?.type === "text" ? first.text : String(first?.type));
       return { role: "assistant", model: "client-model", content: { type: "text", text: "forty-two" } };
     });
     await sampler.connect(new StreamableHTTPClientTransport(new URL(`${dev.url}/mcp`)));
