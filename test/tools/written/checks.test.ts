@@ -8,33 +8,26 @@ import {
   type NamesInUse,
 } from "../../../src/tools/written/checks.ts";
 import type { WriteToolInput } from "../../../src/tools/written/spec.ts";
+import { writeToolInput } from "./support.ts";
 
 const inUse: NamesInUse = { bundled: ["getTime", "getWeather", "writeTool", "listTools"], written: ["searchWine"] };
 
-const input = (overrides: Partial<WriteToolInput> = {}): WriteToolInput => ({
-  name: "addNumbers",
-  label: "Add Numbers",
-  description: "Adds a and b.",
-  inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
-  executeCode: "return String(args.a + args.b);",
-  ...overrides,
-});
 
 const problemsOf = (overrides: Partial<WriteToolInput>, names: NamesInUse = inUse): string[] => {
-  const result = checkWriteToolInput(input(overrides), names);
+  const result = checkWriteToolInput(writeToolInput(overrides), names);
   return result.ok ? [] : result.problems;
 };
 
 describe("writeTool's checks", () => {
   it("accept a well-formed tool and return its spec with parallel defaulting to false", () => {
-    const result = checkWriteToolInput(input({ label: "  Add Numbers  ", validateCode: "   " }), inUse);
+    const result = checkWriteToolInput(writeToolInput({ label: "  Add Numbers  ", validateCode: "   " }), inUse);
     expect(result).toEqual({
       ok: true,
       spec: {
         name: "addNumbers",
         label: "Add Numbers",
         description: "Adds a and b.",
-        inputSchema: input().inputSchema,
+        inputSchema: writeToolInput().inputSchema,
         executeCode: "return String(args.a + args.b);",
         parallel: false,
       },

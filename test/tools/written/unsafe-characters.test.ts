@@ -1,17 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { checkWriteToolInput } from "../../../src/tools/written/checks.ts";
 import type { WriteToolInput } from "../../../src/tools/written/spec.ts";
+import { writeToolInput } from "./support.ts";
 
-const input = (overrides: Partial<WriteToolInput> = {}): WriteToolInput => ({
-  name: "addNumbers",
-  label: "Add Numbers",
-  description: "Adds a and b.",
-  inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
-  executeCode: "return String(args.a + args.b);",
-  ...overrides,
-});
 const problemsOf = (overrides: Partial<WriteToolInput>): string[] => {
-  const result = checkWriteToolInput(input(overrides), { bundled: ["listTools"], written: [] });
+  const result = checkWriteToolInput(writeToolInput(overrides), { bundled: ["listTools"], written: [] });
   return result.ok ? [] : result.problems;
 };
 
