@@ -4,12 +4,11 @@
  * what the answer was; `/answers` shows every answer it received, for tests of the session's
  * elicitation route (test/mcp/workers/elicitation.test.ts). Started by mcp-global-setup.ts.
  */
-import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import * as z from "zod";
+import { McpSessionTransports } from "./mcp-session-transports.ts";
 
 export type ReceivedAnswer = { action: string; content?: Record<string, unknown> };
 
@@ -33,9 +32,9 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
 
 export async function startElicitingMcpServer(): Promise<{ url: string; close: () => Promise<void> }> {
   const answers: ReceivedAnswer[] = [];
-  const transports = new Map<string, StreamableHTTPServerTransport>();
   const servers: McpServer[] = [];
 
+  const transports = new McpSessionTransports(() => newServer());
   const newServer = (): McpServer => {
     const server = new McpServer({ name: "asker", version: "1.0.0" });
     server.registerTool("signup", { description: "Signs the user up, asking them for their details", inputSchema: { reason: z.string().optional() } }, async () => {
@@ -54,17 +53,8 @@ export async function startElicitingMcpServer(): Promise<{ url: string; close: (
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answers));
         return;
       }
-      const sessionId = req.headers["mcp-session-id"];
       const body = req.method === "POST" ? await readBody(req) : undefined;
-      let transport = typeof sessionId === "string" ? transports.get(sessionId) : undefined;
-      if (!transport) {
-        const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void transports.set(id, created),
-        });
-        transport = created;
-        await newServer().connect(created);
-      }
+      const transport = await transports.forRequest(req.headers["mcp-session-id"]);
       await transport.handleRequest(req, res, body);
     })().catch((err: unknown) => {
       if (!res.headersSent) res.writeHead(500).end(String(err));

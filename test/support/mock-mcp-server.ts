@@ -4,13 +4,12 @@
  * client side must handle: progress, isError, a slow call to cancel, a oneOf/if/then schema, a read-only
  * tool, and a tool added later (tools/list_changed). A small control API lets tests look inside.
  */
-import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { McpSessionTransports } from "./mcp-session-transports.ts";
 import { sleep } from "./time.ts";
 
 export type MockMcpState = {
@@ -64,9 +63,9 @@ export async function startMockMcpServer(): Promise<{ url: string; close: () => 
   const state: MockMcpState = { calls: [], cancelled: [], lastToken: null };
   let tools = [...TOOLS];
   const servers = new Set<Server>();
-  const streamable = new Map<string, StreamableHTTPServerTransport>();
   const legacy = new Map<string, SSEServerTransport>();
 
+  const streamable = new McpSessionTransports(() => newServer());
   const newServer = (): Server => {
     const server = new Server({ name: "mock-mcp", version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
@@ -147,19 +146,11 @@ export async function startMockMcpServer(): Promise<{ url: string; close: () => 
     if (url.pathname === "/mcp") {
       const sessionId = req.headers["mcp-session-id"];
       const body = req.method === "POST" ? await readBody(req) : undefined;
-      let transport = typeof sessionId === "string" ? streamable.get(sessionId) : undefined;
-      if (!transport) {
-        if (typeof sessionId === "string") {
-          res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
-          return;
-        }
-        const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void streamable.set(id, created),
-        });
-        transport = created;
-        await newServer().connect(created);
+      if (typeof sessionId === "string" && !streamable.has(sessionId)) {
+        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
+        return;
       }
+      const transport = await streamable.forRequest(sessionId);
       await transport.handleRequest(req, res, body);
       return;
     }

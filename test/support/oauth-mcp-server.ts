@@ -16,9 +16,9 @@ import { mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { createMcpExpressApp } from "@modelcontextprotocol/sdk/server/express.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { OAuthClientInformationFull, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { McpSessionTransports } from "./mcp-session-transports.ts";
 
 export type OAuthMcpState = {
   registrations: number;
@@ -48,7 +48,6 @@ export async function startOAuthMcpServer(): Promise<{ url: string; close: () =>
   const refresh = new Map<string, { clientId: string; scopes: string[] }>();
   let tools = baseTools();
   const servers = new Set<Server>();
-  const transports = new Map<string, StreamableHTTPServerTransport>();
 
   const issue = (clientId: string, scopes: string[]): OAuthTokens => {
     const accessToken = randomBytes(16).toString("hex");
@@ -107,6 +106,7 @@ export async function startOAuthMcpServer(): Promise<{ url: string; close: () =>
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
 
+  const transports = new McpSessionTransports(() => newServer());
   const newServer = (): Server => {
     const server = new Server({ name: "oauth-mcp", version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
@@ -148,16 +148,7 @@ export async function startOAuthMcpServer(): Promise<{ url: string; close: () =>
   };
   // /mcp is the OAuth server; /open/* are servers without auth a session may add (same tools).
   const mcp = async (req: Req, res: Res) => {
-    const sessionId = req.headers["mcp-session-id"];
-    let transport = typeof sessionId === "string" ? transports.get(sessionId) : undefined;
-    if (!transport) {
-      const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => void transports.set(id, created),
-      });
-      transport = created;
-      await newServer().connect(created);
-    }
+    const transport = await transports.forRequest(req.headers["mcp-session-id"]);
     await transport.handleRequest(req, res, req.body);
   };
   app.all("/mcp", counted, scoped, mcp);
