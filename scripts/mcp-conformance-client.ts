@@ -5,13 +5,15 @@
  * and exits 0. Two stand-ins play the parts a session leaves to people: every elicitation is accepted
  * with the requested schema's defaults, and when a server needs authorization the "user" opens the
  * authorization URL (the suite's authorization server approves at once) and the redirect's code and
- * state go through the same completion the Worker's callback route runs. Credentials live in memory.
+ * state go through the same completion the Worker's callback route runs. Credentials live in memory
+ * (src/mcp/memory-oauth-records.ts).
  * Run by test/mcp/conformance/conformance.node.test.ts; the suite judges what it saw on the wire.
  */
 import { McpAuthRequiredError, McpConnection } from "../src/mcp/mcp-connection.ts";
 import { completeAuthorization, localVault } from "../src/mcp/oauth-completion.ts";
 import { McpOAuthProvider } from "../src/mcp/oauth-provider.ts";
-import type { McpOAuthRecords, OAuthRecordKind, PendingFlow } from "../src/mcp/oauth-store.ts";
+import { MemoryOAuthRecords } from "../src/mcp/memory-oauth-records.ts";
+import type { McpOAuthRecords } from "../src/mcp/oauth-store.ts";
 import type { McpServerConfig } from "../src/mcp/servers-config.ts";
 
 /** Where the suite's authorization server sends the "user" back; never listened on. */
@@ -20,24 +22,6 @@ const REDIRECT_URL = "http://localhost:3000/callback";
 const CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json";
 /** A server that keeps refusing after this many authorizations is refused in turn (no endless loop). */
 const MAX_AUTHORIZATIONS = 3;
-
-/** The records a Durable Object keeps in SQLite (src/mcp/oauth-store.ts), in memory for one process. */
-class MemoryOAuthRecords implements McpOAuthRecords {
-  private readonly records = new Map<string, string>();
-  private readonly flows = new Map<string, PendingFlow>();
-  read = (server: string, kind: OAuthRecordKind) => this.records.get(`${server}/${kind}`);
-  write = (server: string, kind: OAuthRecordKind, value: string) => void this.records.set(`${server}/${kind}`, value);
-  drop = (server: string, kinds: readonly OAuthRecordKind[]) => kinds.forEach((kind) => this.records.delete(`${server}/${kind}`));
-  dropIf = (server: string, kind: OAuthRecordKind, expected: string) => {
-    if (this.records.get(`${server}/${kind}`) === expected) this.records.delete(`${server}/${kind}`);
-  };
-  saveFlow = (stateHash: string, flow: PendingFlow) => void this.flows.set(stateHash, flow);
-  takeFlow = (stateHash: string) => {
-    const flow = this.flows.get(stateHash);
-    this.flows.delete(stateHash);
-    return flow && flow.expiresAt > Date.now() ? flow : undefined;
-  };
-}
 
 /** A value of each property's type: enough for a conformance tool, never a real call. */
 function argumentsFor(schema: { properties?: Record<string, { type?: unknown; enum?: unknown[]; default?: unknown }> }): Record<string, unknown> {

@@ -3,7 +3,9 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { McpAuthFailedError, McpAuthRequiredError, McpConnection } from "../../src/mcp/mcp-connection.ts";
 import { describeMcpServers, forgetMcpListing } from "../../src/mcp/mcp-catalog.ts";
-import { McpOAuthProvider, type McpCredentialVault } from "../../src/mcp/oauth-provider.ts";
+import { MemoryOAuthRecords } from "../../src/mcp/memory-oauth-records.ts";
+import { localVault } from "../../src/mcp/oauth-completion.ts";
+import { McpOAuthProvider } from "../../src/mcp/oauth-provider.ts";
 
 /** A raw Streamable HTTP endpoint: answers initialize, then 401 for `refuse` (or for everything). */
 async function startServer(refuse: "everything" | "tools/list"): Promise<{ url: string; requests: string[]; server: Server }> {
@@ -84,7 +86,7 @@ describe("an MCP server whose OAuth flow fails before a user is asked", () => {
     const { url, requests, server } = await startMismatchedServer();
     open = server;
     const config = { name: "mismatched", url };
-    const auth = new McpOAuthProvider(config, { vault: memoryVault(), redirectUrl: "https://w.example/v1/mcp/oauth/callback", stateRoute: "w", sessionId: "s" });
+    const auth = new McpOAuthProvider(config, { vault: localVault(new MemoryOAuthRecords()), redirectUrl: "https://w.example/v1/mcp/oauth/callback", stateRoute: "w", sessionId: "s" });
     const connection = new McpConnection(config, () => undefined, auth);
     const err = await connection.listTools().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(McpAuthFailedError);
@@ -99,7 +101,7 @@ describe("an MCP server whose OAuth flow fails before a user is asked", () => {
     const { url, server } = await startMismatchedServer();
     open = server;
     const raw = JSON.stringify([{ name: "mismatched", url }]);
-    const credentials = { vault: memoryVault(), origin: "https://w.example" };
+    const credentials = { vault: localVault(new MemoryOAuthRecords()), origin: "https://w.example" };
     forgetMcpListing();
     const anonymous = await describeMcpServers(raw, false, credentials);
     expect(anonymous.servers).toEqual([{ server: "mismatched", requireApproval: false, error: "could not be authorized" }]);
@@ -107,17 +109,3 @@ describe("an MCP server whose OAuth flow fails before a user is asked", () => {
     expect(operator.servers[0]).toMatchObject({ error: expect.stringContaining("elsewhere.example") });
   });
 });
-
-/** Credentials in a Map (src/mcp/oauth-store.ts keeps them in SQLite). */
-function memoryVault(): McpCredentialVault {
-  const records = new Map<string, string>();
-  return {
-    read: async (server, kind) => records.get(`${server}/${kind}`),
-    write: async (server, kind, value) => void records.set(`${server}/${kind}`, value),
-    drop: async (server, kinds) => kinds.forEach((k) => records.delete(`${server}/${k}`)),
-    dropIf: async (server, kind, expected) => {
-      if (records.get(`${server}/${kind}`) === expected) records.delete(`${server}/${kind}`);
-    },
-    saveFlow: async () => undefined,
-  };
-}

@@ -1,23 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/credentials.ts";
+import { MemoryOAuthRecords } from "../../src/mcp/memory-oauth-records.ts";
+import { localVault } from "../../src/mcp/oauth-completion.ts";
 import { McpOAuthProvider, type McpCredentialVault } from "../../src/mcp/oauth-provider.ts";
-import type { OAuthRecordKind, PendingFlow } from "../../src/mcp/oauth-store.ts";
 
-/** The vault's contract over a Map, as McpOAuthStore keeps it in SQL. */
+/** A vault over records in memory, with the records and pending flows to read back. */
 function memoryVault() {
-  const records = new Map<string, string>();
-  const flows = new Map<string, PendingFlow>();
-  const key = (server: string, kind: OAuthRecordKind) => `${server}/${kind}`;
-  const vault: McpCredentialVault = {
-    read: async (server, kind) => records.get(key(server, kind)),
-    write: async (server, kind, value) => void records.set(key(server, kind), value),
-    drop: async (server, kinds) => kinds.forEach((k) => records.delete(key(server, k))),
-    dropIf: async (server, kind, expected) => {
-      if (records.get(key(server, kind)) === expected) records.delete(key(server, kind));
-    },
-    saveFlow: async (hash, flow) => void flows.set(hash, flow),
-  };
-  return { vault, records, flows };
+  const store = new MemoryOAuthRecords();
+  return { vault: localVault(store), records: store.records, flows: store.flows };
 }
 
 const server = { name: "linear", url: "https://mcp.example/mcp" };
