@@ -11,6 +11,8 @@ import { boundValue } from "./json-safe.ts";
 import { createErrorToolResult, describeError, limitToolResult, MAX_STORED_RESULT_CHARS, normalizeToolResult } from "./tool-results.ts";
 import type {
   AgentContext,
+  ApprovalDecision,
+  BeforeToolCallResult,
   AgentLoopConfig,
   AgentToolCall,
   AssistantMessage,
@@ -60,7 +62,7 @@ export async function prepareToolCall(
   const hookContext = { assistantMessage, toolCall, args, context };
   if (config.awaitApproval) {
     const awaitApproval = config.awaitApproval;
-    let decision;
+    let decision: ApprovalDecision | undefined;
     try {
       // No hook timeout here: a human may take as long as the host's approval deadline allows.
       decision = await runHook("awaitApproval", (hookSignal) => awaitApproval(hookContext, hookSignal), undefined, signal);
@@ -73,7 +75,7 @@ export async function prepareToolCall(
 
   if (config.beforeToolCall) {
     const beforeToolCall = config.beforeToolCall;
-    let before;
+    let before: BeforeToolCallResult;
     try {
       before = await runHook("beforeToolCall", (hookSignal) => beforeToolCall(hookContext, hookSignal), config.hookTimeoutMs, signal);
     } catch (err) {

@@ -84,7 +84,7 @@ async function attemptOnce(
   binding: WorkersAiBinding,
   model: string,
   inputs: Record<string, unknown>,
-  { stream, timeoutMs }: AttemptSettings,
+  { timeoutMs }: AttemptSettings,
   deliver: (text: string) => void,
   hasDelivered: () => boolean,
   signal: AbortSignal | undefined,

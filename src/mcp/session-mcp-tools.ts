@@ -112,7 +112,7 @@ export class SessionMcpTools {
   /** Removes a server the session added: its tools leave the store and its connection closes. */
   async remove(name: string): Promise<boolean> {
     const state = this.servers.get(name);
-    if (!state || state.source !== "session") return false;
+    if (state?.source !== "session") return false;
     this.servers.delete(name);
     this.unregister(state);
     await state.connection.close();

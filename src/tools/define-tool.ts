@@ -102,7 +102,7 @@ const DEFINITION_FIELDS = [
   "parallelToolExecute", "idempotent", "requiresApproval", "timeoutMs", "annotations", "output",
 ] as const satisfies readonly (keyof ToolDefinition<z.ZodObject>)[];
 // tsc fails on this line when ToolDefinition gains a field the list above lacks.
-const definitionFieldsComplete: ListsEvery<ToolDefinition<z.ZodObject>, typeof DEFINITION_FIELDS> = true;
+const _definitionFieldsComplete: ListsEvery<ToolDefinition<z.ZodObject>, typeof DEFINITION_FIELDS> = true;
 
 /** A full AgentToolResult from what execute returned: a string becomes one text block; defaults filled in. */
 export function toToolResult(value: ToolReturn): AgentToolResult {

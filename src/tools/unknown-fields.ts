@@ -54,4 +54,4 @@ export const PLAIN_TOOL_FIELDS = [
   "name", "label", "description", "inputSchema", "execute", "prepareArguments", "validateRequiredArgs",
   "parallelToolExecute", "idempotent", "requiresApproval", "timeoutMs", "env", "capabilities", "annotations", "outputSchema",
 ] as const satisfies readonly (keyof AgentTool)[];
-const plainToolFieldsComplete: ListsEvery<AgentTool, typeof PLAIN_TOOL_FIELDS> = true;
+const _plainToolFieldsComplete: ListsEvery<AgentTool, typeof PLAIN_TOOL_FIELDS> = true;

@@ -35,7 +35,7 @@ function cutByDefinition(state: AgentState, budget: number): number {
   const lastUser = messages.findLastIndex((m) => m.role === "user");
   if (lastUser < 0) {
     const oldest = messages.findIndex((m, i) => m.role === "assistant" && fitsFrom(i));
-    return oldest < 0 ? 0 : oldest;
+    return Math.max(oldest , 0);
   }
   const oldest = messages.findIndex((m, i) => i < lastUser && m.role === "user" && fitsFrom(i));
   return oldest < 0 ? lastUser : oldest;

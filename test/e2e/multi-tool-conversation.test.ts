@@ -75,7 +75,7 @@ describe("a multi-tool conversation through wrangler dev with the streaming Open
     const first = mock.requests[0]?.body;
     expect(first?.stream).toBe(true);
     expect(first?.model).toBe("mock");
-    const toolNames = (first?.tools as { function: { name: string } }[]).map((t) => t.function.name);
+    const toolNames = (first!.tools as { function: { name: string } }[]).map((t) => t.function.name);
     expect(toolNames).toContain("getTime");
   });
 

@@ -29,7 +29,7 @@ describe("session ids in the router", () => {
 
   it("answers 404 for ids that were never issued without addressing any Durable Object", async () => {
     const { addressed, call } = recordingApp();
-    const probes = ["probe1", "s_short", "s_" + "A".repeat(23), "S_" + "A".repeat(22), "s_" + "A".repeat(21) + "!"];
+    const probes = ["probe1", "s_short", `s_${"A".repeat(23)}`, `S_${"A".repeat(22)}`, `s_${"A".repeat(21)}!`];
     for (const id of probes) {
       for (const [path, init] of [
         [`/v1/sessions/${encodeURIComponent(id)}`, {}],

@@ -5,7 +5,12 @@ import { readOtelConfig } from "../../src/observability/otel-config.ts";
 import { MAX_QUEUED_SPANS, TraceExporter } from "../../src/observability/trace-exporter.ts";
 import type { Span } from "../../src/observability/run-tracer.ts";
 
-type Received = { url: string; headers: IncomingMessage["headers"]; body: any };
+type Received = {
+  url: string;
+  headers: IncomingMessage["headers"];
+  // biome-ignore lint/suspicious/noExplicitAny: the OTLP JSON a test server received, read field by field
+  body: any;
+};
 
 /** A local OTLP/HTTP receiver: records each request; answers `status`. */
 async function startReceiver(status = 200) {

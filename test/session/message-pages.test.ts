@@ -125,7 +125,7 @@ describe("history window", () => {
     await nextResponse(session);
     const requests = await llmRequests(session);
     const sent = requests.at(-1)!.body.messages.map((m) => (typeof m.content === "string" ? m.content : m.role));
-    expect(sent).toEqual(["Test agent [script:" + session.scriptId + "]", "q0", "a0", "q1", "a1", "q2"]);
+    expect(sent).toEqual([`Test agent [script:${session.scriptId}]`, "q0", "a0", "q1", "a1", "q2"]);
   });
 
   it("starts a window inside one long turn at an assistant message, never at a tool result", () => {

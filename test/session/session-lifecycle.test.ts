@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, createSession, llmRequests, nextResponse, openEvents, script, send, snapshotOf, type TestSession } from "./support.ts";
+import { api, createSession, llmRequests, nextResponse, openEvents, script, send, snapshotOf, } from "./support.ts";
 
 
 describe("queues", () => {

@@ -6,7 +6,7 @@ import { createDraftTool } from "../../src/tools/written/draft-tool.ts";
 import { registerDraft } from "../../src/tools/written/session-tools.ts";
 import { indexKey, sourceKey, specKey } from "../../src/tools/written/tool-index.ts";
 import type { WrittenToolEntry, WrittenToolSpec } from "../../src/tools/written/spec.ts";
-import { api, createSession, llmRequests, nextResponse, openEvents, script, send, type TestSession } from "./support.ts";
+import { api, createSession, llmRequests, nextResponse, openEvents, script, send, } from "./support.ts";
 import { adderInput, approveWriteTool, callReply, textOf, toolResults, uniqueName, workerEnv, writeToolReply } from "./write-tool-support.ts";
 
 /** Writes `executeCode` as a tool in a fresh session, calls it once, and returns the call's result message. */

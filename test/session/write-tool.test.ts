@@ -1,4 +1,4 @@
-import { env, SELF } from "cloudflare:test";
+import { env, } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { app } from "../../src/http/app.ts";
 import { ToolStore } from "../../src/core/tool-store.ts";

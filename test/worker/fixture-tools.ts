@@ -32,7 +32,7 @@ const countedWork: AgentTool = {
   inputSchema: { type: "object", properties: { ms: { type: "integer", minimum: 0 } } },
   env: ["TOOL_INDEX"],
   async execute(toolCallId, args, signal, _onPartial, context) {
-    const kv = (context?.env as KvEnv).TOOL_INDEX;
+    const kv = (context!.env as KvEnv).TOOL_INDEX;
     const key = `test-runs:${toolCallId}`;
     const before = Number((await kv.get(key)) ?? "0");
     await kv.put(key, String(before + 1));

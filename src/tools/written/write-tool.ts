@@ -78,7 +78,7 @@ export async function runWriteTool(
   if (committed.kind === "name_taken") throw new Error(`writeTool refused "${spec.name}": ${NAME_TAKEN}`);
   const { entry } = committed;
 
-  const live = env.LOADER !== undefined && context?.registerDraft !== undefined && context.registerDraft(createDraftTool(env.LOADER, spec, scope));
+  const live = env.LOADER && context?.registerDraft?.(createDraftTool(env.LOADER, spec, scope));
   const redeploy = await requestRedeploy(env, entry, deps.fetch);
 
   const lines = [

@@ -2,7 +2,7 @@ import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import type { OAuthMcpState } from "../../support/oauth-mcp-server.ts";
-import { api, createSession, llmRequests, openEvents, script, send, snapshotOf, type SseEvent } from "../../session/support.ts";
+import { createSession, llmRequests, openEvents, script, send, snapshotOf, type SseEvent } from "../../session/support.ts";
 import { toolsOnceListed } from "../workers/support.ts";
 
 const oauthState = async (): Promise<OAuthMcpState> => (await fetch(`${inject("oauthMcpUrl")}/control/state`)).json();

@@ -32,10 +32,10 @@ describe("bounds of the written-tool index", () => {
 
   it("keeps each row's metadata within KV's 1024 bytes, whatever the text lengths", () => {
     const entry: WrittenToolEntry = {
-      ...summary("big", "s_" + "x".repeat(22)),
+      ...summary("big", `s_${"x".repeat(22)}`),
       label: "é".repeat(40),
       description: "日本".repeat(1_000),
-      author: { sessionId: "s_" + "x".repeat(22), toolCallId: "c".repeat(200) },
+      author: { sessionId: `s_${"x".repeat(22)}`, toolCallId: "c".repeat(200) },
       status: "rejected",
       error: "e".repeat(20_000),
       rejectedAt: "2026-01-01T00:00:00.000Z",
