@@ -2,7 +2,14 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 
 /** A project whose tests run inside workerd against the test Worker, with the scripted mock LLM. */
-function workersProject(name: string, include: string[], exclude: string[] = [], mcp: boolean | "oauth" = false, fileParallelism = true, configPath = "./test/worker/wrangler.test.toml"): TestProjectInlineConfiguration {
+function workersProject(
+  name: string,
+  include: string[],
+  exclude: string[] = [],
+  mcp: boolean | "oauth" = false,
+  fileParallelism = true,
+  configPath = "./test/worker/wrangler.test.toml",
+): TestProjectInlineConfiguration {
   return {
     plugins: [
       cloudflareTest(({ inject }) => ({
@@ -32,7 +39,11 @@ function workersProject(name: string, include: string[], exclude: string[] = [],
       exclude,
       testTimeout: 20_000,
       fileParallelism,
-      globalSetup: ["test/support/workers-global-setup.ts", ...(mcp === true ? ["test/support/mcp-global-setup.ts"] : []), ...(mcp === "oauth" ? ["test/support/oauth-global-setup.ts"] : [])],
+      globalSetup: [
+        "test/support/workers-global-setup.ts",
+        ...(mcp === true ? ["test/support/mcp-global-setup.ts"] : []),
+        ...(mcp === "oauth" ? ["test/support/oauth-global-setup.ts"] : []),
+      ],
     },
   };
 }
@@ -46,7 +57,17 @@ export default defineConfig({
       {
         test: {
           name: "node",
-          include: ["test/core/**/*.test.ts", "test/llm/**/*.test.ts", "test/tools/**/*.test.ts", "test/scripts/**/*.test.ts", "test/client/**/*.test.ts", "test/wire/**/*.test.ts", "test/observability/**/*.test.ts", "test/**/*.node.test.ts", "test/mcp/*.test.ts"],
+          include: [
+            "test/core/**/*.test.ts",
+            "test/llm/**/*.test.ts",
+            "test/tools/**/*.test.ts",
+            "test/scripts/**/*.test.ts",
+            "test/client/**/*.test.ts",
+            "test/wire/**/*.test.ts",
+            "test/observability/**/*.test.ts",
+            "test/**/*.node.test.ts",
+            "test/mcp/*.test.ts",
+          ],
           // Slow tests that run whole scripts against a project copy live in "scripts-e2e" below, so this
           // project (`npm run test:unit`) stays a quick check of well under a minute.
           exclude: SLOW_SCRIPT_TESTS,
@@ -66,14 +87,25 @@ export default defineConfig({
           hookTimeout: 300_000,
         },
       },
-      workersProject("workers", ["test/session/**/*.test.ts", "test/http/**/*.test.ts", "test/reliability/**/*.test.ts"], ["test/session/restarts.test.ts", "test/session/schedule-restarts.test.ts", "test/**/*.node.test.ts"]),
+      workersProject(
+        "workers",
+        ["test/session/**/*.test.ts", "test/http/**/*.test.ts", "test/reliability/**/*.test.ts"],
+        ["test/session/restarts.test.ts", "test/session/schedule-restarts.test.ts", "test/**/*.node.test.ts"],
+      ),
       // Sessions with remote MCP servers configured (every session there gets their tools by default).
       // One file at a time: the restart test there resets every object of its Worker.
       workersProject("workers-mcp", ["test/mcp/workers/**/*.test.ts"], [], true, false),
       // An MCP server behind OAuth, and servers sessions add within MCP_ALLOWED_URLS.
       workersProject("workers-mcp-oauth", ["test/mcp/oauth/**/*.test.ts"], [], "oauth", false),
       // Sub-agents (parent and child sessions) with fixture sub-agents, restarts included: a Worker of their own, one file at a time.
-      workersProject("workers-subagents", ["test/subagents/**/*.test.ts"], ["test/**/*.node.test.ts"], false, false, "./test/worker/wrangler.sub-agents.toml"),
+      workersProject(
+        "workers-subagents",
+        ["test/subagents/**/*.test.ts"],
+        ["test/**/*.node.test.ts"],
+        false,
+        false,
+        "./test/worker/wrangler.sub-agents.toml",
+      ),
       // Restart tests reset every Durable Object of their Worker: a Worker of their own, one file at a time.
       workersProject("workers-restarts", ["test/session/restarts.test.ts", "test/session/schedule-restarts.test.ts"], [], false, false),
       {

@@ -24,7 +24,9 @@ const CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json
 const MAX_AUTHORIZATIONS = 3;
 
 /** A value of each property's type: enough for a conformance tool, never a real call. */
-function argumentsFor(schema: { properties?: Record<string, { type?: unknown; enum?: unknown[]; default?: unknown }> }): Record<string, unknown> {
+function argumentsFor(schema: {
+  properties?: Record<string, { type?: unknown; enum?: unknown[]; default?: unknown }>;
+}): Record<string, unknown> {
   const args: Record<string, unknown> = {};
   for (const [name, prop] of Object.entries(schema.properties ?? {})) {
     if (prop.default !== undefined) args[name] = prop.default;
@@ -42,7 +44,9 @@ function argumentsFor(schema: { properties?: Record<string, { type?: unknown; en
 function preRegisteredClient(): Pick<McpServerConfig, "clientId" | "clientSecret"> {
   const raw = process.env.MCP_CONFORMANCE_CONTEXT;
   const context = raw ? (JSON.parse(raw) as { client_id?: string; client_secret?: string }) : {};
-  return context.client_id ? { clientId: context.client_id, ...(context.client_secret ? { clientSecret: context.client_secret } : {}) } : {};
+  return context.client_id
+    ? { clientId: context.client_id, ...(context.client_secret ? { clientSecret: context.client_secret } : {}) }
+    : {};
 }
 
 /** The user's part: open the authorization URL, follow its redirect to us, complete the flow. */
@@ -51,8 +55,14 @@ async function authorizeAsUser(records: McpOAuthRecords, server: McpServerConfig
   const location = response.headers.get("location");
   if (!location) throw new Error(`the authorization server answered ${response.status} without a redirect`);
   const back = new URL(location);
-  if (`${back.origin}${back.pathname}` !== REDIRECT_URL) throw new Error(`the authorization server redirected to ${back.origin}${back.pathname}, not to our callback`);
-  const done = await completeAuthorization(records, back.searchParams.get("state") ?? "", back.searchParams.get("code") ?? "", () => server);
+  if (`${back.origin}${back.pathname}` !== REDIRECT_URL)
+    throw new Error(`the authorization server redirected to ${back.origin}${back.pathname}, not to our callback`);
+  const done = await completeAuthorization(
+    records,
+    back.searchParams.get("state") ?? "",
+    back.searchParams.get("code") ?? "",
+    () => server,
+  );
   if (!done.ok) throw new Error(done.message);
 }
 
@@ -69,7 +79,12 @@ async function main(): Promise<void> {
     sessionId: "conformance",
   });
   // Empty content: the connection declares applyDefaults, so the SDK fills in each field's default.
-  const connection = new McpConnection(server, () => undefined, auth, async () => ({ action: "accept", content: {} }));
+  const connection = new McpConnection(
+    server,
+    () => undefined,
+    auth,
+    async () => ({ action: "accept", content: {} }),
+  );
   let authorizations = 0;
   /** Runs `use`; when the server needs authorization, authorizes as the user and runs it again. */
   const withAuthorization = async <T>(use: () => Promise<T>): Promise<T> => {

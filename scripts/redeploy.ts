@@ -23,7 +23,16 @@ import type { IndexVia, ToolIndex } from "./redeploy/tool-index.ts";
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const log = (line: string) => console.log(`redeploy: ${line}`);
 
-type Options = { help: boolean; local: boolean; persistTo?: string; dryRun: boolean; noDeploy: boolean; yes: boolean; configPath: string; via?: IndexVia };
+type Options = {
+  help: boolean;
+  local: boolean;
+  persistTo?: string;
+  dryRun: boolean;
+  noDeploy: boolean;
+  yes: boolean;
+  configPath: string;
+  via?: IndexVia;
+};
 type Installed = { entry: WrittenToolEntry; undo: () => Promise<void> };
 
 /** Where `npm start` (wrangler dev) keeps its KV, R2 and Durable Object state unless told otherwise. */
@@ -49,7 +58,14 @@ Without --local the index is read from your account: that needs \`npx wrangler l
 CLOUDFLARE_API_TOKEN). To try the redeploy without an account: \`npm run redeploy -- --local --dry-run\`.`;
 
 function parseArgs(argv: readonly string[]): Options {
-  const options: Options = { help: false, local: false, dryRun: false, noDeploy: false, yes: false, configPath: path.join(PROJECT_ROOT, "wrangler.toml") };
+  const options: Options = {
+    help: false,
+    local: false,
+    dryRun: false,
+    noDeploy: false,
+    yes: false,
+    configPath: path.join(PROJECT_ROOT, "wrangler.toml"),
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -89,7 +105,11 @@ function runBin(name: string, args: string[]): Promise<{ ok: boolean; output: st
 }
 
 const regenerateRegistry = () =>
-  runBin("node", ["--experimental-transform-types", "--disable-warning=ExperimentalWarning", path.join(PROJECT_ROOT, "scripts", "generate-registry.ts")]);
+  runBin("node", [
+    "--experimental-transform-types",
+    "--disable-warning=ExperimentalWarning",
+    path.join(PROJECT_ROOT, "scripts", "generate-registry.ts"),
+  ]);
 
 /** Writes tools/<name>.ts atomically; returns how to undo it (the previous content, or none). */
 async function installTool(name: string, source: string): Promise<() => Promise<void>> {
@@ -139,11 +159,21 @@ async function deploy(options: Options): Promise<{ ok: boolean; output: string }
  * Checks the pending tools and the deployed ones to restore in one batch (one tsc, one workerd) and prints
  * each review; records nothing (that waits until every verdict is known).
  */
-async function review(index: ToolIndex, pending: readonly WrittenToolEntry[], restores: readonly WrittenToolEntry[], options: Options): Promise<{ reviewed: Reviewed[]; restored: Reviewed[] }> {
+async function review(
+  index: ToolIndex,
+  pending: readonly WrittenToolEntry[],
+  restores: readonly WrittenToolEntry[],
+  options: Options,
+): Promise<{ reviewed: Reviewed[]; restored: Reviewed[] }> {
   const entries = [...pending, ...restores];
-  const tools = await Promise.all(entries.map(async (entry) => ({ entry, source: await index.getSource(entry.sourceKey), spec: await index.getSpec(entry.specKey) })));
+  const tools = await Promise.all(
+    entries.map(async (entry) => ({ entry, source: await index.getSource(entry.sourceKey), spec: await index.getSpec(entry.specKey) })),
+  );
   const reports = await checkWrittenTools(PROJECT_ROOT, tools);
-  const items = tools.map(({ entry, source }, i): Reviewed => (i < pending.length ? { entry, source, report: reports[i]! } : { entry, source, report: reports[i]!, restore: true }));
+  const items = tools.map(
+    ({ entry, source }, i): Reviewed =>
+      i < pending.length ? { entry, source, report: reports[i]! } : { entry, source, report: reports[i]!, restore: true },
+  );
   for (const item of items) console.log(`\n${await renderReview(PROJECT_ROOT, item, { dryRun: options.dryRun })}\n`);
   return { reviewed: items.slice(0, pending.length), restored: items.slice(pending.length) };
 }
@@ -154,7 +184,13 @@ const passing = (items: readonly Reviewed[]) => items.filter((r): r is Reviewed 
 async function redeploy(options: Options): Promise<number> {
   // Loaded here, not at the top: it pulls in wrangler, which `--help` and a bad option need not wait for.
   const { openToolIndex } = await import("./redeploy/tool-index.ts");
-  const index = await openToolIndex({ root: PROJECT_ROOT, configPath: options.configPath, local: options.local, persistTo: options.persistTo, via: options.via });
+  const index = await openToolIndex({
+    root: PROJECT_ROOT,
+    configPath: options.configPath,
+    local: options.local,
+    persistTo: options.persistTo,
+    via: options.via,
+  });
   try {
     const entries = await index.listEntries();
     const pending = entries.filter((e) => e.status === "pending");
@@ -175,17 +211,24 @@ async function redeploy(options: Options): Promise<number> {
       return 1;
     }
     const rejected = reviewed.filter((r) => !r.report.ok);
-    for (const r of reviewed) log(`${r.entry.name} v${r.entry.version}: ${r.report.ok ? "checks passed" : options.dryRun ? "would reject" : "rejected"}`);
+    for (const r of reviewed)
+      log(`${r.entry.name} v${r.entry.version}: ${r.report.ok ? "checks passed" : options.dryRun ? "would reject" : "rejected"}`);
     if (!options.dryRun) {
-      for (const r of rejected) if (!r.report.ok) await updateIfUnchanged(index, r.entry, { status: "rejected", error: r.report.error, rejectedAt: new Date().toISOString() });
+      for (const r of rejected)
+        if (!r.report.ok)
+          await updateIfUnchanged(index, r.entry, { status: "rejected", error: r.report.error, rejectedAt: new Date().toISOString() });
     }
     const passed = passing(reviewed);
     if (passed.length === 0) {
-      log(`nothing to deploy: ${rejected.length} tool(s) ${options.dryRun ? "would be rejected" : "rejected"}, the deployed Worker is unchanged`);
+      log(
+        `nothing to deploy: ${rejected.length} tool(s) ${options.dryRun ? "would be rejected" : "rejected"}, the deployed Worker is unchanged`,
+      );
       return 0;
     }
     const restored = passing(restores);
-    for (const r of restores) if (!r.report.ok) log(`${r.entry.name} v${r.entry.version}: deployed, but its stored source fails the checks; it will be missing from this deploy`);
+    for (const r of restores)
+      if (!r.report.ok)
+        log(`${r.entry.name} v${r.entry.version}: deployed, but its stored source fails the checks; it will be missing from this deploy`);
     const restoring = restored.length ? ` (and restore ${names(restored)})` : "";
     const question = `${options.noDeploy ? "Write" : "Ship"} ${passed.length} tool(s): ${names(passed)}${restoring}?`;
     // A dry run changes nothing, so it needs no yes.
@@ -210,14 +253,20 @@ async function redeploy(options: Options): Promise<number> {
       return 1;
     }
     if (options.noDeploy) {
-      log(`wrote ${passed.map(({ entry }) => `tools/${entry.name}.ts`).join(", ")} and the registry; nothing deployed, no row changed. Review and merge them; then \`npm run redeploy -- --yes\` ships them.`);
+      log(
+        `wrote ${passed.map(({ entry }) => `tools/${entry.name}.ts`).join(", ")} and the registry; nothing deployed, no row changed. Review and merge them; then \`npm run redeploy -- --yes\` ships them.`,
+      );
       return 0;
     }
     const deployed = await deploy(options);
     if (!deployed.ok || options.dryRun) {
       // A dry run only proves the build; a failed deploy must not leave files that the next deploy would ship.
       await undoAll();
-      log(deployed.ok ? `dry run OK: ${passed.length} tool(s) would be deployed; tools/ is restored and no row was changed` : "wrangler deploy failed; tools/ is restored and no row was changed");
+      log(
+        deployed.ok
+          ? `dry run OK: ${passed.length} tool(s) would be deployed; tools/ is restored and no row was changed`
+          : "wrangler deploy failed; tools/ is restored and no row was changed",
+      );
       return deployed.ok ? 0 : 1;
     }
     const deployedAt = new Date().toISOString();

@@ -3,7 +3,14 @@
  * Every hook is optional; an absent hook means the spec's default (see src/core/agent-loop.ts).
  * Session bodies may override systemPrompt, toolExecution, the tool subset and the approval list.
  */
-import { DEFAULT_MAX_CONTEXT_TOKENS, DEFAULT_MAX_STEPS, type AgentHooks, type AgentTool, type AgentToolCall, type ToolExecutionMode } from "./core/index.ts";
+import {
+  DEFAULT_MAX_CONTEXT_TOKENS,
+  DEFAULT_MAX_STEPS,
+  type AgentHooks,
+  type AgentTool,
+  type AgentToolCall,
+  type ToolExecutionMode,
+} from "./core/index.ts";
 
 export type ApprovalPolicy = (toolCall: AgentToolCall, tool: AgentTool, session: { requireApproval: readonly string[] }) => boolean;
 
@@ -30,8 +37,7 @@ export type AgentConfig = {
 };
 
 export const agentConfig: AgentConfig = {
-  systemPrompt:
-    "You are a helpful assistant running at the edge. Use the tools you have when they help; call listTools to see them.",
+  systemPrompt: "You are a helpful assistant running at the edge. Use the tools you have when they help; call listTools to see them.",
   toolExecution: "parallel",
   maxSteps: DEFAULT_MAX_STEPS,
   toolTimeoutMs: 60_000,

@@ -62,7 +62,8 @@ export const DEFAULT_MAX_SCHEDULES = 100;
 /** The shortest interval of an `everyMs` or `cron` schedule (SCHEDULE_MIN_INTERVAL_MS): a minute, as cron. */
 export const DEFAULT_SCHEDULE_MIN_INTERVAL_MS = 60_000;
 
-export const readMaxSchedules = (env: { MAX_SCHEDULES?: string | undefined }): number => readPositiveInteger(env.MAX_SCHEDULES, DEFAULT_MAX_SCHEDULES);
+export const readMaxSchedules = (env: { MAX_SCHEDULES?: string | undefined }): number =>
+  readPositiveInteger(env.MAX_SCHEDULES, DEFAULT_MAX_SCHEDULES);
 
 export const readScheduleMinIntervalMs = (env: { SCHEDULE_MIN_INTERVAL_MS?: string | undefined }): number =>
   readPositiveInteger(env.SCHEDULE_MIN_INTERVAL_MS, DEFAULT_SCHEDULE_MIN_INTERVAL_MS);

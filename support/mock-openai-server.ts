@@ -184,7 +184,14 @@ function echoReply(body: MockChatRequest): MockReply {
 
 function sendError(res: ServerResponse, reply: MockReply): void {
   const status = reply.status ?? 500;
-  const body = reply.body ?? { error: { message: reply.errorMessage ?? `Mock error ${status}`, type: status < 500 ? "invalid_request_error" : "server_error", code: null, param: null } };
+  const body = reply.body ?? {
+    error: {
+      message: reply.errorMessage ?? `Mock error ${status}`,
+      type: status < 500 ? "invalid_request_error" : "server_error",
+      code: null,
+      param: null,
+    },
+  };
   if (typeof body === "string") {
     res.writeHead(status, { "content-type": "text/plain", ...reply.headers });
     res.end(body);
@@ -207,7 +214,11 @@ function finishReasonOf(reply: MockReply): string {
 
 /** Usage as the reply states it, else estimated at ~4 bytes per token (of the request body, not stringified again). */
 function usageOf(reply: MockReply, request: RecordedRequest, requestNumber: number) {
-  const output = (reply.text ?? "") + toolCallsOf(reply, requestNumber).map((c) => c.name + c.arguments).join("");
+  const output =
+    (reply.text ?? "") +
+    toolCallsOf(reply, requestNumber)
+      .map((c) => c.name + c.arguments)
+      .join("");
   const prompt = reply.usage?.prompt_tokens ?? Math.ceil(request.bytes / 4);
   const completion = reply.usage?.completion_tokens ?? Math.ceil(output.length / 4);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
@@ -227,7 +238,9 @@ function completionBody(reply: MockReply, request: RecordedRequest, requestNumbe
         message: {
           role: "assistant",
           content: reply.text ?? null,
-          ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) } : {}),
+          ...(calls.length
+            ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) }
+            : {}),
         },
         finish_reason: finishReasonOf(reply),
         logprobs: null,
@@ -246,7 +259,8 @@ function toolCallDeltas(reply: MockReply, requestNumber: number): ToolCallDelta[
   const size = Math.max(1, reply.argumentChunkSize ?? DEFAULT_ARGUMENT_CHUNK);
   const perCall = toolCallsOf(reply, requestNumber).map((call, index) => {
     const deltas: ToolCallDelta[] = [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }];
-    for (let i = 0; i < call.arguments.length; i += size) deltas.push({ index, function: { arguments: call.arguments.slice(i, i + size) } });
+    for (let i = 0; i < call.arguments.length; i += size)
+      deltas.push({ index, function: { arguments: call.arguments.slice(i, i + size) } });
     return deltas;
   });
   if (!reply.interleaveToolCalls) return perCall.flat();
@@ -261,8 +275,16 @@ async function sendStream(res: ServerResponse, reply: MockReply, request: Record
   const body = request.body;
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", ...reply.headers });
   res.flushHeaders();
-  const base = { id: `chatcmpl-mock-${requestNumber}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: reply.model ?? body.model ?? "mock-model" };
-  const choice = (delta: Record<string, unknown>, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] });
+  const base = {
+    id: `chatcmpl-mock-${requestNumber}`,
+    object: "chat.completion.chunk",
+    created: Math.floor(Date.now() / 1000),
+    model: reply.model ?? body.model ?? "mock-model",
+  };
+  const choice = (delta: Record<string, unknown>, finish: string | null = null) => ({
+    ...base,
+    choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+  });
 
   const chunks: unknown[] = [choice({ role: "assistant", content: "" })];
   for (const word of (reply.text ?? "").match(/\S+\s*|\s+/g) ?? []) chunks.push(choice({ content: word }));

@@ -90,12 +90,17 @@ async function startWranglerDevOnce(options: WranglerDevOptions): Promise<Wrangl
     "dev",
     // No remote bindings: the AI binding would otherwise need a Cloudflare login (as in `npm start`).
     "--local",
-    "--port", String(port),
-    "--inspector-port", String(inspectorPort),
-    "--ip", "127.0.0.1",
-    "--persist-to", persistTo,
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(inspectorPort),
+    "--ip",
+    "127.0.0.1",
+    "--persist-to",
+    persistTo,
     // Given an env file, wrangler skips .dev.vars and .env: the test's vars are the only ones.
-    "--env-file", emptyEnvFile,
+    "--env-file",
+    emptyEnvFile,
     "--show-interactive-dev-session=false",
     ...(options.config ? ["--config", options.config] : []),
     ...(options.extraArgs ?? []),
@@ -155,7 +160,13 @@ class PortClash extends Error {}
  * wrangler exits, cannot bind, or the time is up. An HTTP answer alone is not enough: when two servers were
  * handed the same free port, the loser's poll is answered by the winner while the loser fails to bind.
  */
-async function waitUntilReady(url: string, timeoutMs: number, output: () => string, exited: Promise<void>, spawnFailed: Promise<Error>): Promise<void> {
+async function waitUntilReady(
+  url: string,
+  timeoutMs: number,
+  output: () => string,
+  exited: Promise<void>,
+  spawnFailed: Promise<Error>,
+): Promise<void> {
   let gone: string | undefined;
   void exited.then(() => (gone = "wrangler exited before it answered"));
   void spawnFailed.then((err) => (gone = `could not spawn wrangler: ${err.message}`));

@@ -25,7 +25,10 @@ function countingZod(): string {
     // z.config is set at load on purpose (jitless mode, src/core/tool-arguments.ts): it builds nothing.
     .filter(([name, value]) => typeof value === "function" && /^[a-z]/.test(name) && name !== "config")
     // `export { f as name }`: some names (catch, function, null) are not valid as a const's name.
-    .map(([name], i) => `const f${i} = (...args) => { globalThis.${CALLS}.push("${name}"); return real["${name}"](...args); }; export { f${i} as ${name} };`);
+    .map(
+      ([name], i) =>
+        `const f${i} = (...args) => { globalThis.${CALLS}.push("${name}"); return real["${name}"](...args); }; export { f${i} as ${name} };`,
+    );
   return [`import * as real from ${real};`, `export * from ${real};`, ...wrapped].join("\n");
 }
 
@@ -67,7 +70,10 @@ let zodCallsAtLoad: string[];
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "edge-agent-startup-"));
   await writeFile(path.join(dir, "counting-zod.mjs"), countingZod());
-  await writeFile(path.join(dir, "workers-stub.mjs"), "export class DurableObject { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }\n");
+  await writeFile(
+    path.join(dir, "workers-stub.mjs"),
+    "export class DurableObject { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }\n",
+  );
   await writeFile(path.join(dir, "no-tools.mjs"), "export const toolRegistry = {};\n");
   metafile = await bundle(dir, path.join(dir, "whole.mjs"), false);
   await bundle(dir, path.join(dir, "worker.mjs"), true);
@@ -108,7 +114,9 @@ describe("start-up", () => {
   });
 
   it("builds a route's schemas on its first request, so the count above can fail", async () => {
-    const worker = (await import(pathToFileURL(path.join(dir, "worker.mjs")).href)) as { default: { request: (path: string, init: RequestInit, env: object) => Promise<Response> } };
+    const worker = (await import(pathToFileURL(path.join(dir, "worker.mjs")).href)) as {
+      default: { request: (path: string, init: RequestInit, env: object) => Promise<Response> };
+    };
     const calls = (globalThis as Record<string, unknown>)[CALLS] as string[];
     // No AGENT_SESSION binding: the request fails (a logged 500) after its checks, which is all this needs.
     const quiet = vi.spyOn(console, "error").mockImplementation(() => undefined);

@@ -56,9 +56,7 @@ function normalizeCity(city: string): string {
   return city.normalize("NFD").replace(/\p{M}/gu, "").trim().replace(/\s+/g, " ").toLowerCase();
 }
 
-const CITY_INDEX = new Map(
-  Object.entries(CITY_TIMEZONES).map(([name, timezone]) => [normalizeCity(name), { name, timezone }]),
-);
+const CITY_INDEX = new Map(Object.entries(CITY_TIMEZONES).map(([name, timezone]) => [normalizeCity(name), { name, timezone }]));
 
 type City = { name: string; timezone: string };
 let zoneCities: Map<string, City> | undefined;
@@ -83,7 +81,11 @@ function zoneCityIndex(): Map<string, City> {
  */
 function findZoneAlias(key: string): City | undefined {
   const name = key.replace(/(^|\s)\p{L}/gu, (c) => c.toUpperCase());
-  const regions = new Set(Intl.supportedValuesOf("timeZone").filter((z) => z.includes("/")).map((z) => z.split("/")[0]!));
+  const regions = new Set(
+    Intl.supportedValuesOf("timeZone")
+      .filter((z) => z.includes("/"))
+      .map((z) => z.split("/")[0]!),
+  );
   for (const region of regions) {
     const timezone = `${region}/${name.replace(/ /g, "_")}`;
     if (resolveTimezone(timezone)) return { name, timezone };
@@ -130,10 +132,7 @@ function formatLocalTime(now: Date, timeZone: string): { local: string; weekday:
 /** Built by getTool(), when a session loads its tools, rather than at module load (start-up CPU). */
 const schema = () =>
   z.object({
-    timezone: z
-      .string()
-      .optional()
-      .describe('IANA timezone name, e.g. "Europe/Paris" or "Asia/Tokyo". Takes precedence over city.'),
+    timezone: z.string().optional().describe('IANA timezone name, e.g. "Europe/Paris" or "Asia/Tokyo". Takes precedence over city.'),
     city: z.string().optional().describe('A city, e.g. "Tokyo", "New York" or "Lima".'),
   });
 
@@ -141,8 +140,7 @@ export function getTool(): AgentTool {
   return defineTool({
     name: "getTime",
     label: "Time Lookup",
-    description:
-      "Get the current local date, time and weekday for an IANA timezone (e.g. Europe/Paris) or a city. Give timezone or city.",
+    description: "Get the current local date, time and weekday for an IANA timezone (e.g. Europe/Paris) or a city. Give timezone or city.",
     schema: schema(),
     parallelToolExecute: true,
     idempotent: true,

@@ -103,7 +103,12 @@ function readLocation(body: unknown, city: string): Location {
 
 function readCurrent(body: unknown): { temperature: number; windSpeed: number; weatherCode: number; units: Record<string, unknown> } {
   const current = isPlainObject(body) ? body.current : undefined;
-  if (!isPlainObject(current) || !isNumber(current.temperature_2m) || !isNumber(current.wind_speed_10m) || !isNumber(current.weather_code)) {
+  if (
+    !isPlainObject(current) ||
+    !isNumber(current.temperature_2m) ||
+    !isNumber(current.wind_speed_10m) ||
+    !isNumber(current.weather_code)
+  ) {
     throw new Error("The weather service returned no current temperature, wind speed and weather code");
   }
   return {
@@ -125,8 +130,7 @@ export function getTool(): AgentTool {
   return defineTool({
     name: "getWeather",
     label: "Weather Lookup",
-    description:
-      "Fetch the current weather (conditions, temperature, wind) for a city. Optional units: celsius (default) or fahrenheit.",
+    description: "Fetch the current weather (conditions, temperature, wind) for a city. Optional units: celsius (default) or fahrenheit.",
     schema: schema(),
     parallelToolExecute: true,
     idempotent: true, // read-only lookups: running one again after a restart is harmless

@@ -10,7 +10,8 @@ export function getTool(): AgentTool {
   return defineTool({
     name: "listSchedules",
     label: "List Schedules",
-    description: "List this conversation's schedules (made with the schedule tool or by the user): id, kind, timing, next run (UTC) and message.",
+    description:
+      "List this conversation's schedules (made with the schedule tool or by the user): id, kind, timing, next run (UTC) and message.",
     schema: z.object({}),
     capabilities: ["schedules"],
     parallelToolExecute: true,
@@ -20,7 +21,8 @@ export function getTool(): AgentTool {
       if (!schedules) throw new Error("Schedules are not available in this session.");
       const list = schedules.list();
       const lines = list.map(
-        (s) => `- ${s.id}${s.name ? ` "${s.name}"` : ""}: ${s.kind} ${s.spec}, next ${new Date(s.nextRunAt).toISOString()}, runs ${s.runs}: ${JSON.stringify(s.message)}`,
+        (s) =>
+          `- ${s.id}${s.name ? ` "${s.name}"` : ""}: ${s.kind} ${s.spec}, next ${new Date(s.nextRunAt).toISOString()}, runs ${s.runs}: ${JSON.stringify(s.message)}`,
       );
       return {
         content: [{ type: "text", text: list.length === 0 ? "No schedules." : lines.join("\n") }],

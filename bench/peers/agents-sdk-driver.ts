@@ -16,9 +16,18 @@ const WORKER_DIR = join(dirname(fileURLToPath(import.meta.url)), "agents-sdk");
 
 export async function startAgentsSdk(llmUrl: string, model = "bench-model"): Promise<StartedRuntime> {
   // Its state where ours is (project-copy.ts: memory, not disk), so both Workers runtimes commit alike.
-  const dev = await startWranglerDev({ cwd: WORKER_DIR, config: join(WORKER_DIR, "wrangler.jsonc"), scratchRoot: benchScratchRoot(), vars: { OPENAI_BASE_URL: llmUrl, OPENAI_MODEL: model } });
+  const dev = await startWranglerDev({
+    cwd: WORKER_DIR,
+    config: join(WORKER_DIR, "wrangler.jsonc"),
+    scratchRoot: benchScratchRoot(),
+    vars: { OPENAI_BASE_URL: llmUrl, OPENAI_MODEL: model },
+  });
   const post = async <T>(path: string, body: unknown): Promise<T> => {
-    const res = await fetch(`${dev.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const res = await fetch(`${dev.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     const text = await res.text();
     if (!res.ok) throw new Error(`Agents SDK peer: POST ${path} answered ${res.status}: ${text.slice(0, 500)}`);
     return JSON.parse(text) as T;
@@ -35,7 +44,8 @@ export async function startAgentsSdk(llmUrl: string, model = "bench-model"): Pro
         tag,
         async turn(command) {
           const result = await post<TurnResult>(`/turn/${path}`, { command, streaming: mode === "streaming" });
-          if (result.status !== "completed") throw new Error(`Agents SDK peer: turn "${command}" of ${tag} ended ${result.status}: ${result.error ?? ""}`);
+          if (result.status !== "completed")
+            throw new Error(`Agents SDK peer: turn "${command}" of ${tag} ended ${result.status}: ${result.error ?? ""}`);
         },
       };
     },

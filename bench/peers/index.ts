@@ -20,6 +20,12 @@ export const runPeers: PeersEntry["runPeers"] = async (copyDir, llm, plan, log) 
   } catch (err) {
     const reason = err instanceof Error ? err.message.split("\n")[0]! : String(err);
     log(`Agents SDK start-up not measured: ${reason}`);
-    return { headlines: [...peerHeadlines(comparison), { name: `start-up CPU: Agents SDK not measured (${reason.slice(0, 80)})`, value: Number.NaN, unit: "" }], details: comparison };
+    return {
+      headlines: [
+        ...peerHeadlines(comparison),
+        { name: `start-up CPU: Agents SDK not measured (${reason.slice(0, 80)})`, value: Number.NaN, unit: "" },
+      ],
+      details: comparison,
+    };
   }
 };

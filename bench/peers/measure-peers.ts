@@ -41,7 +41,12 @@ const label = (r: PeerRuntime) => `${r.name} (${r.mode})`;
 const tagLabel = (r: PeerRuntime, size: number) => `cmp-${r.name.replace(/\W+/g, "")}-${r.mode}-${size}`;
 
 /** Starts every runtime, measures them interleaved, stops everything it started. */
-export async function runPeerComparison(copyDir: string, llm: BenchLlm, options: PeerComparisonOptions, log: Log): Promise<PeerComparisonResult> {
+export async function runPeerComparison(
+  copyDir: string,
+  llm: BenchLlm,
+  options: PeerComparisonOptions,
+  log: Log,
+): Promise<PeerComparisonResult> {
   const started: StartedRuntime[] = [];
   const unavailable: PeerComparisonResult["unavailable"] = [];
   const starters: [string, () => Promise<StartedRuntime>][] = [
@@ -67,7 +72,12 @@ export async function runPeerComparison(copyDir: string, llm: BenchLlm, options:
   }
 }
 
-export async function measurePeers(runtimes: PeerRuntime[], llm: BenchLlm, options: PeerComparisonOptions, log: Log = () => {}): Promise<Omit<PeerComparisonResult, "unavailable">> {
+export async function measurePeers(
+  runtimes: PeerRuntime[],
+  llm: BenchLlm,
+  options: PeerComparisonOptions,
+  log: Log = () => {},
+): Promise<Omit<PeerComparisonResult, "unavailable">> {
   const { sizes, sessionsPerCell, stepsPerRun, warmupSteps } = options;
   for (const runtime of runtimes) {
     // Every path once before measuring, so each runtime meets warm code (JIT, lazy imports, pools).
@@ -80,7 +90,9 @@ export async function measurePeers(runtimes: PeerRuntime[], llm: BenchLlm, optio
   }
   // What seeding left behind (settle.ts: wrangler digesting the seeds' log lines) is not any runtime's step.
   const settle = await waitForIdleCpus();
-  log(`seeded ${cells.length * sessionsPerCell} sessions; CPUs ${settle.settled ? "idle" : "still busy"} after ${(settle.waitedMs / 1000).toFixed(1)} s`);
+  log(
+    `seeded ${cells.length * sessionsPerCell} sessions; CPUs ${settle.settled ? "idle" : "still busy"} after ${(settle.waitedMs / 1000).toFixed(1)} s`,
+  );
   llm.clear();
   for (let round = 0; round < sessionsPerCell; round++) {
     // The order rotates each round, so no runtime or size always runs first or right after another.
@@ -92,13 +104,20 @@ export async function measurePeers(runtimes: PeerRuntime[], llm: BenchLlm, optio
   const results: RuntimeSteps[] = runtimes.map((runtime) => ({
     runtime: runtime.name,
     mode: runtime.mode,
-    bySize: cells.filter((c) => c.runtime === runtime).map((cell) => {
-      const tags = new Set(cell.sessions.map((s) => s.tag));
-      const gaps = llm.gaps.filter((g) => tags.has(g.tag) && g.command.startsWith("steps"));
-      if (gaps.length === 0) throw new Error(`${label(runtime)}: no steps were recorded at ${cell.size} messages`);
-      const mean = (of: (g: (typeof gaps)[number]) => number) => gaps.reduce((sum, g) => sum + of(g), 0) / gaps.length;
-      return { history: cell.size, meanHistoryAtSample: mean((g) => g.history), meanRequestBytes: Math.round(mean((g) => g.requestBytes)), gapMs: summarize(gaps.map((g) => g.gapMs)) };
-    }),
+    bySize: cells
+      .filter((c) => c.runtime === runtime)
+      .map((cell) => {
+        const tags = new Set(cell.sessions.map((s) => s.tag));
+        const gaps = llm.gaps.filter((g) => tags.has(g.tag) && g.command.startsWith("steps"));
+        if (gaps.length === 0) throw new Error(`${label(runtime)}: no steps were recorded at ${cell.size} messages`);
+        const mean = (of: (g: (typeof gaps)[number]) => number) => gaps.reduce((sum, g) => sum + of(g), 0) / gaps.length;
+        return {
+          history: cell.size,
+          meanHistoryAtSample: mean((g) => g.history),
+          meanRequestBytes: Math.round(mean((g) => g.requestBytes)),
+          gapMs: summarize(gaps.map((g) => g.gapMs)),
+        };
+      }),
   }));
   return { options, runtimes: results, ratios: ratiosToPeers(results) };
 }
@@ -111,7 +130,14 @@ function ratiosToPeers(results: readonly RuntimeSteps[]): PeerRatio[] {
     if (!ours) continue;
     for (const p of peer.bySize) {
       const o = ours.bySize.find((s) => s.history === p.history);
-      if (o) ratios.push({ peer: peer.runtime, mode: peer.mode, history: p.history, ratioP50: o.gapMs.p50 / p.gapMs.p50, ratioP95: o.gapMs.p95 / p.gapMs.p95 });
+      if (o)
+        ratios.push({
+          peer: peer.runtime,
+          mode: peer.mode,
+          history: p.history,
+          ratioP50: o.gapMs.p50 / p.gapMs.p50,
+          ratioP95: o.gapMs.p95 / p.gapMs.p95,
+        });
     }
   }
   return ratios;
@@ -124,7 +150,11 @@ export function peerHeadlines(result: PeerComparisonResult): Headline[] {
       { name: `vs peers: ${r.runtime} (${r.mode}) step p95, ${s.history} msgs`, value: s.gapMs.p95, unit: "ms" },
     ]),
   );
-  const ratios = result.ratios.map((r): Headline => ({ name: `vs peers: ours ÷ ${r.peer} (${r.mode}) p50, ${r.history} msgs`, value: r.ratioP50, unit: "×" }));
-  const missing = result.unavailable.map((u): Headline => ({ name: `vs peers: ${u.runtime} not measured (${u.reason.slice(0, 80)})`, value: Number.NaN, unit: "" }));
+  const ratios = result.ratios.map(
+    (r): Headline => ({ name: `vs peers: ours ÷ ${r.peer} (${r.mode}) p50, ${r.history} msgs`, value: r.ratioP50, unit: "×" }),
+  );
+  const missing = result.unavailable.map(
+    (u): Headline => ({ name: `vs peers: ${u.runtime} not measured (${u.reason.slice(0, 80)})`, value: Number.NaN, unit: "" }),
+  );
   return [...steps, ...ratios, ...missing];
 }

@@ -14,13 +14,23 @@ import type { StartedRuntime } from "./runtime.ts";
 import { seedHistory, toUiMessages } from "./seed-history.ts";
 import { startMockOpenAi, type MockOpenAiServer } from "../../support/mock-openai-server.ts";
 
-type Wire = { role?: string; content?: unknown; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string };
+type Wire = {
+  role?: string;
+  content?: unknown;
+  tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+};
 
 /** What a message means to the model: role, text, tool calls with parsed arguments, the answered call. */
 function meaning(messages: readonly unknown[]) {
   return (messages as Wire[]).map((m) => ({
     role: m.role,
-    text: typeof m.content === "string" ? m.content : Array.isArray(m.content) ? m.content.map((p: { text?: string }) => p.text ?? "").join("") : "",
+    text:
+      typeof m.content === "string"
+        ? m.content
+        : Array.isArray(m.content)
+          ? m.content.map((p: { text?: string }) => p.text ?? "").join("")
+          : "",
     calls: (m.tool_calls ?? []).map((c) => [c.id, c.function.name, JSON.parse(c.function.arguments) as unknown]),
     answers: m.tool_call_id,
   }));
@@ -37,9 +47,17 @@ describe("peers seeded with the canonical history", () => {
     mock.reset();
     mock.enqueue({ text: "ok" });
     const history = seedHistory(60);
-    const echo = tool({ inputSchema: jsonSchema<{ text?: string }>({ type: "object", properties: { text: { type: "string" } } }), execute: async ({ text }) => `echo ${text ?? ""}` });
+    const echo = tool({
+      inputSchema: jsonSchema<{ text?: string }>({ type: "object", properties: { text: { type: "string" } } }),
+      execute: async ({ text }) => `echo ${text ?? ""}`,
+    });
     const messages = await convertToModelMessages(toUiMessages(history, "t") as UIMessage[]);
-    await generateText({ model: createOpenAI({ baseURL: mock.url, apiKey: "test" }).chat("bench-model"), system: "bench:t", messages, tools: { benchEcho: echo } });
+    await generateText({
+      model: createOpenAI({ baseURL: mock.url, apiKey: "test" }).chat("bench-model"),
+      system: "bench:t",
+      messages,
+      tools: { benchEcho: echo },
+    });
     const sent = mock.requests[0]!.body.messages!;
     expect(meaning(sent.slice(1))).toEqual(meaning(history));
   });

@@ -48,7 +48,13 @@ function main(): void {
   const model = benchModel(baseUrl, process.env.OPENAI_MODEL ?? "bench-model");
   const models = createModels();
   models.setProvider(
-    createProvider({ id: PI_PROVIDER, baseUrl, auth: { apiKey: { name: "bench", resolve: async () => ({ auth: { apiKey: "bench" } }) } }, models: [model], api: openAICompletionsApi() }),
+    createProvider({
+      id: PI_PROVIDER,
+      baseUrl,
+      auth: { apiKey: { name: "bench", resolve: async () => ({ auth: { apiKey: "bench" } }) } },
+      models: [model],
+      api: openAICompletionsApi(),
+    }),
   );
   const agents = new Map<string, Agent>();
   const send = (answer: PiAnswer) => process.send?.(answer);
@@ -70,7 +76,11 @@ function main(): void {
         await agent.prompt(command.command);
         const last = agent.state.messages.at(-1) as { role?: string; stopReason?: string; errorMessage?: string } | undefined;
         if (last?.role !== "assistant" || last.stopReason === "error" || last.stopReason === "aborted") {
-          return { id: command.id, ok: false, error: `turn ended ${last?.stopReason ?? last?.role}: ${last?.errorMessage ?? agent.state.errorMessage ?? ""}` };
+          return {
+            id: command.id,
+            ok: false,
+            error: `turn ended ${last?.stopReason ?? last?.role}: ${last?.errorMessage ?? agent.state.errorMessage ?? ""}`,
+          };
         }
         return { id: command.id, ok: true, messages: agent.state.messages.length };
       }
@@ -80,7 +90,9 @@ function main(): void {
   }
 
   process.on("message", (command: PiCommand) => {
-    handle(command).then(send, (err: unknown) => send({ id: command.id, ok: false, error: err instanceof Error ? err.message : String(err) }));
+    handle(command).then(send, (err: unknown) =>
+      send({ id: command.id, ok: false, error: err instanceof Error ? err.message : String(err) }),
+    );
   });
   // The driver's exit (or a closed channel) ends this process too.
   process.on("disconnect", () => process.exit(0));

@@ -55,7 +55,11 @@ export async function startPiAgent(llmUrl: string, modelId = "bench-model"): Pro
         mode: "streaming",
         async seed(size, label) {
           const tag = newTag(label);
-          await call({ type: "seed", tag, messages: toPiMessages(seedHistory(size), { api: model.api, provider: PI_PROVIDER, id: model.id }) });
+          await call({
+            type: "seed",
+            tag,
+            messages: toPiMessages(seedHistory(size), { api: model.api, provider: PI_PROVIDER, id: model.id }),
+          });
           return { tag, turn: async (command) => void (await call({ type: "turn", tag, command })) };
         },
       },

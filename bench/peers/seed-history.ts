@@ -10,7 +10,11 @@ import { FINAL_TEXT, planReply, type WireMessage } from "../../scripts/bench/ben
 export type SeedCall = { id: string; name: string; arguments: string };
 export type SeedMessage =
   | { role: "user"; content: string }
-  | { role: "assistant"; content: string | null; tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[] }
+  | {
+      role: "assistant";
+      content: string | null;
+      tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[];
+    }
   | { role: "tool"; tool_call_id: string; content: string };
 
 /** What benchEcho answers in every runtime (as scripts/bench/tools/benchEcho.ts does in ours). */
@@ -21,12 +25,20 @@ export function seedHistory(size: number): SeedMessage[] {
   const messages: SeedMessage[] = [{ role: "user", content: `seed ${size}` }];
   for (let step = 0; ; step++) {
     const reply = planReply(`seed ${size}`, messages as WireMessage[], messages.length);
-    const calls = (reply.toolCalls ?? []).map((call, i) => ({ id: `call_seed_${step}_${i}`, name: call.name, arguments: JSON.stringify(call.arguments) }));
+    const calls = (reply.toolCalls ?? []).map((call, i) => ({
+      id: `call_seed_${step}_${i}`,
+      name: call.name,
+      arguments: JSON.stringify(call.arguments),
+    }));
     if (calls.length === 0) {
       messages.push({ role: "assistant", content: reply.text ?? FINAL_TEXT });
       return messages;
     }
-    messages.push({ role: "assistant", content: null, tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) });
+    messages.push({
+      role: "assistant",
+      content: null,
+      tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })),
+    });
     for (const call of calls) {
       const text = (JSON.parse(call.arguments) as { text?: string }).text ?? "";
       messages.push({ role: "tool", tool_call_id: call.id, content: echoResult(text) });
@@ -54,7 +66,13 @@ export function toUiMessages(history: readonly SeedMessage[], idPrefix: string):
       if (!assistant) out.push((assistant = { id: `${idPrefix}-${out.length}`, role: "assistant", parts: [] }));
       assistant.parts.push({ type: "step-start" });
       for (const call of m.tool_calls ?? []) {
-        assistant.parts.push({ type: `tool-${call.function.name}`, toolCallId: call.id, state: "output-available", input: JSON.parse(call.function.arguments), output: outputs.get(call.id) ?? "" });
+        assistant.parts.push({
+          type: `tool-${call.function.name}`,
+          toolCallId: call.id,
+          state: "output-available",
+          input: JSON.parse(call.function.arguments),
+          output: outputs.get(call.id) ?? "",
+        });
       }
       if (m.content) assistant.parts.push({ type: "text", text: m.content, state: "done" });
     }
@@ -67,7 +85,14 @@ export type SeedPiMessage = Record<string, unknown> & { role: "user" | "assistan
 
 export function toPiMessages(history: readonly SeedMessage[], model: { api: string; provider: string; id: string }): SeedPiMessage[] {
   const timestamp = 0;
-  const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  const usage = {
+    input: 0,
+    output: 0,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 0,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  };
   const names = new Map<string, string>();
   return history.map((m): SeedPiMessage => {
     switch (m.role) {
@@ -79,10 +104,26 @@ export function toPiMessages(history: readonly SeedMessage[], model: { api: stri
           return { type: "toolCall", id: c.id, name: c.function.name, arguments: JSON.parse(c.function.arguments) as unknown };
         });
         const content = [...(m.content ? [{ type: "text", text: m.content }] : []), ...calls];
-        return { role: "assistant", content, api: model.api, provider: model.provider, model: model.id, usage, stopReason: calls.length ? "toolUse" : "stop", timestamp };
+        return {
+          role: "assistant",
+          content,
+          api: model.api,
+          provider: model.provider,
+          model: model.id,
+          usage,
+          stopReason: calls.length ? "toolUse" : "stop",
+          timestamp,
+        };
       }
       case "tool":
-        return { role: "toolResult", toolCallId: m.tool_call_id, toolName: names.get(m.tool_call_id) ?? "", content: [{ type: "text", text: m.content }], isError: false, timestamp };
+        return {
+          role: "toolResult",
+          toolCallId: m.tool_call_id,
+          toolName: names.get(m.tool_call_id) ?? "",
+          content: [{ type: "text", text: m.content }],
+          isError: false,
+          timestamp,
+        };
       default:
         return m satisfies never;
     }

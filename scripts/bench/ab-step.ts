@@ -31,7 +31,8 @@ const traceOther = argv.includes("--trace-other");
 const STEPS_PER_TURN = 25;
 
 async function main(): Promise<void> {
-  if (!other || !existsSync(join(other, "src"))) throw new Error("usage: npm run bench:ab -- <other checkout> [--no-stream] [--history N] [--rounds N]");
+  if (!other || !existsSync(join(other, "src")))
+    throw new Error("usage: npm run bench:ab -- <other checkout> [--no-stream] [--history N] [--rounds N]");
   if (benchScratchRoot() !== "/dev/shm") process.stderr.write("bench:ab: no /dev/shm here; state on disk times its fsyncs too\n");
   const copies: ProjectCopy[] = [createProjectCopy(), createProjectCopy(other)];
   process.once("exit", () => copies.forEach((c) => c.remove()));
@@ -59,9 +60,14 @@ async function main(): Promise<void> {
       const order = round % 2 === 0 ? sides : [...sides].reverse();
       for (const side of order) await runTurn(side.session, `steps ${STEPS_PER_TURN}`);
     }
-    const stats = sides.map((side) => summarize(llm.gaps.filter((g) => g.tag === side.session.tag && g.command.startsWith("steps")).map((g) => g.gapMs)));
+    const stats = sides.map((side) =>
+      summarize(llm.gaps.filter((g) => g.tag === side.session.tag && g.command.startsWith("steps")).map((g) => g.gapMs)),
+    );
     const mode = `${stream ? "streaming" : "non-streaming"}, ${history} messages`;
-    for (const [i, side] of sides.entries()) process.stdout.write(`${side.name} (${mode}): p50 ${stats[i]!.p50.toFixed(2)} ms, p95 ${stats[i]!.p95.toFixed(2)} ms, ${stats[i]!.n} steps\n`);
+    for (const [i, side] of sides.entries())
+      process.stdout.write(
+        `${side.name} (${mode}): p50 ${stats[i]!.p50.toFixed(2)} ms, p95 ${stats[i]!.p95.toFixed(2)} ms, ${stats[i]!.n} steps\n`,
+      );
     process.stdout.write(`this ÷ other: p50 ${(stats[0]!.p50 / stats[1]!.p50).toFixed(3)}\n`);
     if (sink) process.stdout.write(`spans the OTLP receiver got: ${sink.spans()}\n`);
   } finally {

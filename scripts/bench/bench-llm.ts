@@ -68,7 +68,14 @@ export async function startBenchLlm(): Promise<BenchLlm> {
         lastToolReplyAt.delete(tag);
         const last = messages.at(-1);
         if (repliedAt !== undefined && last?.role === "tool") {
-          gaps.push({ tag, command, history: messages.length, calls: countCallsAfterLastUser(messages, true), gapMs: receivedAt - repliedAt, requestBytes: request.bytes });
+          gaps.push({
+            tag,
+            command,
+            history: messages.length,
+            calls: countCallsAfterLastUser(messages, true),
+            gapMs: receivedAt - repliedAt,
+            requestBytes: request.bytes,
+          });
         }
       },
       replied(request, repliedAt) {
@@ -164,7 +171,9 @@ export function planReply(command: string, messages: readonly WireMessage[], his
     case "stream":
       return rounds < 1 ? { toolCalls: calls(1, "benchStream", { count: nums[0] ?? 100, spacingMs: nums[1] ?? 0 }) } : done;
     case "hop": // a plain step, then one sub-agent call (its child's request has no command: it answers at once)
-      return rounds < 2 ? { toolCalls: calls(1, rounds === 0 ? "benchEcho" : "researcher", rounds === 0 ? { text: "step" } : { task: "answer" }) } : done;
+      return rounds < 2
+        ? { toolCalls: calls(1, rounds === 0 ? "benchEcho" : "researcher", rounds === 0 ? { text: "step" } : { task: "answer" }) }
+        : done;
     case "turn":
       return rounds < 1 ? { toolCalls: calls(1, "benchEcho", { text: "turn" }) } : done;
     default:

@@ -14,7 +14,12 @@ const TURN_TIMEOUT_MS = 60_000;
 export type BenchSession = { handle: SessionHandle; tag: string };
 
 /** The vars every bench `wrangler dev` of this Worker gets: the bench LLM as its OpenAI-compatible model. */
-export const benchVars = (llmUrl: string): Record<string, string> => ({ OPENAI_API_KEY: "bench", OPENAI_BASE_URL: llmUrl, OPENAI_MODEL: "bench-model", MAX_RETRY_DELAY_MS: "20" });
+export const benchVars = (llmUrl: string): Record<string, string> => ({
+  OPENAI_API_KEY: "bench",
+  OPENAI_BASE_URL: llmUrl,
+  OPENAI_MODEL: "bench-model",
+  MAX_RETRY_DELAY_MS: "20",
+});
 
 /** Streaming on or off; OPENAI_STREAM is its name in checkouts before LLM_STREAM, which bench:ab may compare. */
 export const streamVars = (stream: boolean): Record<string, string> => ({ LLM_STREAM: String(stream), OPENAI_STREAM: String(stream) });

@@ -56,11 +56,25 @@ function wakeHeadlines(w: WakeResult): Headline[] {
   const small = w.bySize[0]!;
   const large = w.bySize.at(-1)!;
   return [
-    ...w.bySize.map((s): Headline => ({ name: `wake (first request after restart) p50, ${s.history} msgs`, value: s.wakeMs.p50, unit: "ms" })),
-    { name: `wake ratio p50, ${large.history} ÷ ${small.history}`, value: w.wakeRatioP50, unit: "×", target: { op: "<=", value: WAKE_RATIO_TARGET } },
+    ...w.bySize.map(
+      (s): Headline => ({ name: `wake (first request after restart) p50, ${s.history} msgs`, value: s.wakeMs.p50, unit: "ms" }),
+    ),
+    {
+      name: `wake ratio p50, ${large.history} ÷ ${small.history}`,
+      value: w.wakeRatioP50,
+      unit: "×",
+      target: { op: "<=", value: WAKE_RATIO_TARGET },
+    },
     ...w.bySize.map((s): Headline => ({ name: `heap kept by a woken session, ${s.history} msgs`, value: s.heapKiB.p50, unit: "KiB" })),
-    { name: `heap growth, ${large.history} vs ${small.history} msgs`, value: w.heapGrowthKiB, unit: "KiB", target: { op: "<=", value: HEAP_GROWTH_TARGET_KIB } },
-    ...w.bySize.map((s): Headline => ({ name: `snapshot (page load) bytes, ${s.history} msgs`, value: Math.round(s.snapshotBytes / 1024), unit: "KiB" })),
+    {
+      name: `heap growth, ${large.history} vs ${small.history} msgs`,
+      value: w.heapGrowthKiB,
+      unit: "KiB",
+      target: { op: "<=", value: HEAP_GROWTH_TARGET_KIB },
+    },
+    ...w.bySize.map(
+      (s): Headline => ({ name: `snapshot (page load) bytes, ${s.history} msgs`, value: Math.round(s.snapshotBytes / 1024), unit: "KiB" }),
+    ),
   ];
 }
 
@@ -68,16 +82,25 @@ function stepHeadlines(result: StepOverheadResult, label: string, withTargets: b
   const small = result.bySize[0]!;
   const large = result.bySize.at(-1)!;
   return [
-    ...result.bySize.map((s): Headline => ({
-      name: `step overhead${label} p50, ${s.history} msgs`,
-      value: s.gapMs.p50,
-      unit: "ms",
-      ...(withTargets && s === small ? { target: { op: "<=" as const, value: STEP_P50_TARGET_MS } } : {}),
-    })),
+    ...result.bySize.map(
+      (s): Headline => ({
+        name: `step overhead${label} p50, ${s.history} msgs`,
+        value: s.gapMs.p50,
+        unit: "ms",
+        ...(withTargets && s === small ? { target: { op: "<=" as const, value: STEP_P50_TARGET_MS } } : {}),
+      }),
+    ),
     ...result.bySize.map((s): Headline => ({ name: `step overhead${label} p95, ${s.history} msgs`, value: s.gapMs.p95, unit: "ms" })),
-    { name: `step ratio${label} p50, ${large.history} ÷ ${small.history}`, value: result.ratioP50, unit: "×", ...(withTargets ? { target: { op: "<=" as const, value: STEP_RATIO_TARGET } } : {}) },
+    {
+      name: `step ratio${label} p50, ${large.history} ÷ ${small.history}`,
+      value: result.ratioP50,
+      unit: "×",
+      ...(withTargets ? { target: { op: "<=" as const, value: STEP_RATIO_TARGET } } : {}),
+    },
     { name: `step ratio${label} p95, ${large.history} ÷ ${small.history}`, value: result.ratioP95, unit: "×" },
-    ...(withTargets ? [{ name: `LLM request body at ${large.history} msgs`, value: Math.round(large.meanRequestBytes / 1024), unit: "KiB" }] : []),
+    ...(withTargets
+      ? [{ name: `LLM request body at ${large.history} msgs`, value: Math.round(large.meanRequestBytes / 1024), unit: "KiB" }]
+      : []),
   ];
 }
 
@@ -85,7 +108,13 @@ function stepHeadlines(result: StepOverheadResult, label: string, withTargets: b
 function tracingHeadlines(off: StepOverheadResult, on: StepOverheadResult & { spansExported: number }): Headline[] {
   return [
     ...on.bySize.map((s): Headline => ({ name: `step overhead (tracing on) p50, ${s.history} msgs`, value: s.gapMs.p50, unit: "ms" })),
-    ...on.bySize.map((s, i): Headline => ({ name: `step p50 tracing on ÷ off, ${s.history} msgs`, value: s.gapMs.p50 / off.bySize[i]!.gapMs.p50, unit: "×" })),
+    ...on.bySize.map(
+      (s, i): Headline => ({
+        name: `step p50 tracing on ÷ off, ${s.history} msgs`,
+        value: s.gapMs.p50 / off.bySize[i]!.gapMs.p50,
+        unit: "×",
+      }),
+    ),
     { name: "spans exported during the tracing-on step", value: on.spansExported, unit: "spans" },
   ];
 }
@@ -94,12 +123,24 @@ function tracingHeadlines(off: StepOverheadResult, on: StepOverheadResult & { sp
 export function startupHeadlines(ours: StartupResult, agentsSdk?: StartupResult): Headline[] {
   const of = (who: string, r: StartupResult, targets: boolean): Headline[] => [
     { name: `start-up CPU (wrangler check startup), ${who}`, value: r.activeMs.p50, unit: "ms" },
-    { name: `bundle gzip, ${who}`, value: r.bundleGzipKiB, unit: "KiB", ...(targets ? { target: { op: "<=" as const, value: BUNDLE_GZIP_TARGET_KIB } } : {}) },
+    {
+      name: `bundle gzip, ${who}`,
+      value: r.bundleGzipKiB,
+      unit: "KiB",
+      ...(targets ? { target: { op: "<=" as const, value: BUNDLE_GZIP_TARGET_KIB } } : {}),
+    },
     { name: `bundle raw, ${who}`, value: r.bundleKiB, unit: "KiB" },
   ];
   if (!agentsSdk) return of("this Worker", ours, true);
-  return [...of("this Worker", ours, true), ...of("Agents SDK", agentsSdk, false),
-    { name: "start-up CPU: ours ÷ Agents SDK", value: ours.activeMs.p50 / agentsSdk.activeMs.p50, unit: "×", target: { op: "<=", value: STARTUP_SHARE_TARGET } },
+  return [
+    ...of("this Worker", ours, true),
+    ...of("Agents SDK", agentsSdk, false),
+    {
+      name: "start-up CPU: ours ÷ Agents SDK",
+      value: ours.activeMs.p50 / agentsSdk.activeMs.p50,
+      unit: "×",
+      target: { op: "<=", value: STARTUP_SHARE_TARGET },
+    },
     { name: "bundle gzip: ours ÷ Agents SDK", value: ours.bundleGzipKiB / agentsSdk.bundleGzipKiB, unit: "×" },
   ];
 }
@@ -115,8 +156,16 @@ export function buildHeadlines(r: BenchResults): Headline[] {
     ...startupHeadlines(r.startup, r.peers?.agentsSdkStartup),
     { name: "SSE latency p50", value: r.sseLatency.latencyMs.p50, unit: "ms", target: { op: "<=", value: SSE_P50_TARGET_MS } },
     { name: "SSE latency p95", value: r.sseLatency.latencyMs.p95, unit: "ms" },
-    { name: `SSE ${r.sseThroughput.events} partials → ${r.sseThroughput.subscribers} subs, slowest sub`, value: r.sseThroughput.minEventsPerSecond, unit: "events/s" },
-    { name: `SSE ${r.sseThroughput.events} partials → ${r.sseThroughput.subscribers} subs, all delivered`, value: r.sseThroughput.totalEventsPerSecond, unit: "events/s" },
+    {
+      name: `SSE ${r.sseThroughput.events} partials → ${r.sseThroughput.subscribers} subs, slowest sub`,
+      value: r.sseThroughput.minEventsPerSecond,
+      unit: "events/s",
+    },
+    {
+      name: `SSE ${r.sseThroughput.events} partials → ${r.sseThroughput.subscribers} subs, all delivered`,
+      value: r.sseThroughput.totalEventsPerSecond,
+      unit: "events/s",
+    },
     ...(r.schedules ? scheduleHeadlines(r.schedules) : []),
     { name: `${loadName}: turns/s`, value: load.turnsPerSecond, unit: "turns/s" },
     { name: `${loadName}: errors`, value: load.errors, unit: "", target: { op: "==", value: 0 } },

@@ -8,7 +8,13 @@ import type { AgentClient } from "../../src/client/index.ts";
 import { createBenchSession, nowMs } from "./driver.ts";
 import { summarize, type Summary } from "./stats.ts";
 
-export type ColdStartResult = { sessions: number; createMs: Summary; firstSnapshotMs: Summary; warmSnapshotMs: Summary; listToolsMs: Summary };
+export type ColdStartResult = {
+  sessions: number;
+  createMs: Summary;
+  firstSnapshotMs: Summary;
+  warmSnapshotMs: Summary;
+  listToolsMs: Summary;
+};
 
 export async function measureColdStart(client: AgentClient, sessions: number): Promise<ColdStartResult> {
   const create: number[] = [];
@@ -29,5 +35,11 @@ export async function measureColdStart(client: AgentClient, sessions: number): P
     await client.listTools();
     tools.push(nowMs() - t0);
   }
-  return { sessions, createMs: summarize(create), firstSnapshotMs: summarize(first), warmSnapshotMs: summarize(warm), listToolsMs: summarize(tools) };
+  return {
+    sessions,
+    createMs: summarize(create),
+    firstSnapshotMs: summarize(first),
+    warmSnapshotMs: summarize(warm),
+    listToolsMs: summarize(tools),
+  };
 }

@@ -33,7 +33,14 @@ const TURN_CONCURRENCY = 10;
 const SETTLE_MS = 1_000;
 const DELIVERY_TIMEOUT_MS = 60_000;
 
-type Subscriber = { session: number; seqs: number[]; latencies: number[]; sawRunEnd: boolean; controller: AbortController; done: Promise<void> };
+type Subscriber = {
+  session: number;
+  seqs: number[];
+  latencies: number[];
+  sawRunEnd: boolean;
+  controller: AbortController;
+  done: Promise<void>;
+};
 
 async function subscribe(url: string, key: string, session: number): Promise<Subscriber> {
   const controller = new AbortController();
@@ -69,7 +76,8 @@ async function inBatches<T>(items: T[], size: number, run: (item: T) => Promise<
 
 export async function measureFanout(client: AgentClient, baseUrl: string, options: FanoutOptions): Promise<FanoutResult> {
   const sessions: BenchSession[] = [];
-  for (let i = 0; i < options.sessions; i++) sessions.push(await createBenchSession(client, ["benchEcho"], `fan-${randomUUID().slice(0, 4)}`));
+  for (let i = 0; i < options.sessions; i++)
+    sessions.push(await createBenchSession(client, ["benchEcho"], `fan-${randomUUID().slice(0, 4)}`));
   const rssBefore = processRssBytes("workerd", options.processGroup);
   const subscribers: Subscriber[] = [];
   const slots = sessions.flatMap((s, i) => Array.from({ length: options.subscribersPerSession }, () => ({ s, i })));

@@ -67,7 +67,10 @@ export type SseThroughputResult = {
   reconnects: number;
 };
 
-export async function measureSseThroughput(client: AgentClient, options: { events: number; subscribers: number }): Promise<SseThroughputResult> {
+export async function measureSseThroughput(
+  client: AgentClient,
+  options: { events: number; subscribers: number },
+): Promise<SseThroughputResult> {
   const session = await createBenchSession(client, ["benchStream"], "sse-throughput");
   const subscribers: Subscriber[] = [];
   for (let i = 0; i < options.subscribers; i++) subscribers.push(await subscribe(session));

@@ -32,7 +32,8 @@ export async function measureStartup(cwd: string, runs: number, config?: string)
       const output = `${stdout}\n${stderr}`;
       const match = ACTIVE.exec(output);
       bundle ??= BUNDLE.exec(output);
-      if (!match || !bundle) throw new Error(`wrangler check startup in ${cwd} printed no start-up or bundle figure:\n${output.slice(-2000)}`);
+      if (!match || !bundle)
+        throw new Error(`wrangler check startup in ${cwd} printed no start-up or bundle figure:\n${output.slice(-2000)}`);
       active.push(Number(match[1]));
     }
   } finally {

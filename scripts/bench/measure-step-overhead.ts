@@ -46,7 +46,12 @@ export async function measureStepOverhead(client: AgentClient, llm: BenchLlm, op
     const tags = new Set(sessions.get(size)!.map((s) => s.tag));
     const gaps = llm.gaps.filter((g) => tags.has(g.tag) && g.command.startsWith("steps"));
     const mean = (of: (g: (typeof gaps)[number]) => number) => gaps.reduce((sum, g) => sum + of(g), 0) / Math.max(1, gaps.length);
-    return { history: size, meanHistoryAtSample: mean((g) => g.history), meanRequestBytes: Math.round(mean((g) => g.requestBytes)), gapMs: summarize(gaps.map((g) => g.gapMs)) };
+    return {
+      history: size,
+      meanHistoryAtSample: mean((g) => g.history),
+      meanRequestBytes: Math.round(mean((g) => g.requestBytes)),
+      gapMs: summarize(gaps.map((g) => g.gapMs)),
+    };
   });
   const first = bySize[0]!;
   const last = bySize.at(-1)!;

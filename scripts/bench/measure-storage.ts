@@ -29,7 +29,8 @@ export async function measureStorage(client: AgentClient, persistTo: string): Pr
   const afterMany = readFootprint(file);
   const perStep = (key: keyof Footprint) => (afterMany[key] - afterOne[key] - (afterOne[key] - before[key])) / EXTRA_STEPS;
   return {
-    method: "rows kept and their value bytes over all tables, read from the Durable Object's SQLite file (node:sqlite); (steps 21 − steps 1) ÷ 20",
+    method:
+      "rows kept and their value bytes over all tables, read from the Durable Object's SQLite file (node:sqlite); (steps 21 − steps 1) ÷ 20",
     perStep: { rows: perStep("rows"), bytes: perStep("bytes"), fileBytes: perStep("fileBytes") },
   };
 }
@@ -50,10 +51,16 @@ function readFootprint(file: string): Footprint {
     let rows = 0;
     let bytes = 0;
     // The platform's own tables (_cf_*) and SQLite's are not the session's storage.
-    const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'`).all() as { name: string }[];
+    const tables = db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'`)
+      .all() as { name: string }[];
     for (const { name } of tables) {
-      const columns = (db.prepare(`PRAGMA table_info(${quote(name)})`).all() as { name: string }[]).map((c) => `IFNULL(LENGTH(${quote(c.name)}), 0)`);
-      const row = db.prepare(`SELECT COUNT(*) AS rows, IFNULL(SUM(${columns.join(" + ") || "0"}), 0) AS bytes FROM ${quote(name)}`).get() as { rows: number; bytes: number };
+      const columns = (db.prepare(`PRAGMA table_info(${quote(name)})`).all() as { name: string }[]).map(
+        (c) => `IFNULL(LENGTH(${quote(c.name)}), 0)`,
+      );
+      const row = db
+        .prepare(`SELECT COUNT(*) AS rows, IFNULL(SUM(${columns.join(" + ") || "0"}), 0) AS bytes FROM ${quote(name)}`)
+        .get() as { rows: number; bytes: number };
       rows += Number(row.rows);
       bytes += Number(row.bytes);
     }

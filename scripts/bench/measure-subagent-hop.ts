@@ -10,7 +10,13 @@ import { createBenchSession, runTurn } from "./driver.ts";
 import type { Headline } from "./report.ts";
 import { summarize, type Summary } from "./stats.ts";
 
-export type SubAgentHopResult = { plainStepMs: Summary; hopOverheadMs: Summary; childRunMs: Summary; ratioP50: number; headlines: Headline[] };
+export type SubAgentHopResult = {
+  plainStepMs: Summary;
+  hopOverheadMs: Summary;
+  childRunMs: Summary;
+  ratioP50: number;
+  headlines: Headline[];
+};
 
 export async function measureSubAgentHop(client: AgentClient, llm: BenchLlm, turns: number): Promise<SubAgentHopResult> {
   const session = await createBenchSession(client, ["benchEcho", "researcher"], "hop");

@@ -51,7 +51,8 @@ export async function measureWake(dev: RunningDev, restart: () => Promise<Runnin
   }
   const warm = await createBenchSession(dev.client, ["benchEcho"], "wake-warm");
   const snapshotBytes = new Map<number, number>();
-  for (const [size, { handle }] of sessions) snapshotBytes.set(size, await bytesOf(`${dev.url}/v1/sessions/${encodeURIComponent(handle.id)}`, handle.key));
+  for (const [size, { handle }] of sessions)
+    snapshotBytes.set(size, await bytesOf(`${dev.url}/v1/sessions/${encodeURIComponent(handle.id)}`, handle.key));
 
   const wake = new Map<number, number[]>(options.sizes.map((s) => [s, []]));
   const heap = new Map<number, number[]>(options.sizes.map((s) => [s, []]));
@@ -87,5 +88,10 @@ export async function measureWake(dev: RunningDev, restart: () => Promise<Runnin
   }));
   const first = bySize[0]!;
   const last = bySize.at(-1)!;
-  return { restarts: options.restarts, bySize, wakeRatioP50: last.wakeMs.p50 / first.wakeMs.p50, heapGrowthKiB: last.heapKiB.p50 - first.heapKiB.p50 };
+  return {
+    restarts: options.restarts,
+    bySize,
+    wakeRatioP50: last.wakeMs.p50 / first.wakeMs.p50,
+    heapGrowthKiB: last.heapKiB.p50 - first.heapKiB.p50,
+  };
 }

@@ -4,7 +4,18 @@
  * tools/. The real tools/ is never touched, so bench tools never ship. Called by run.ts; `remove()` deletes
  * the copy (wrangler's state included when it lives inside).
  */
-import { accessSync, constants, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -54,7 +65,9 @@ export function createProjectCopy(root = REPO_ROOT): ProjectCopy {
 
 function addBenchTools(dir: string): string[] {
   const names: string[] = [];
-  for (const file of readdirSync(BENCH_TOOLS_DIR).filter((f) => f.endsWith(".ts")).sort()) {
+  for (const file of readdirSync(BENCH_TOOLS_DIR)
+    .filter((f) => f.endsWith(".ts"))
+    .sort()) {
     // The sources import types from three levels up; in the copy's tools/ the project root is one level up.
     const source = readFileSync(join(BENCH_TOOLS_DIR, file), "utf8").replaceAll(`"../../../src/`, `"../src/`);
     writeFileSync(join(dir, "tools", file), source);

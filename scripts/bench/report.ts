@@ -17,7 +17,13 @@ export function describeMachine(): Machine {
   } catch {
     // Not Linux: os.cpus() is good enough.
   }
-  return { cpus: cpus().length, cpuModel, memoryGiB: round(totalmem() / 1024 ** 3, 1), node: process.version, platform: `${process.platform} ${process.arch}` };
+  return {
+    cpus: cpus().length,
+    cpuModel,
+    memoryGiB: round(totalmem() / 1024 ** 3, 1),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
 }
 
 export function meetsTarget(headline: Headline): boolean | undefined {
@@ -41,7 +47,11 @@ export function formatTable(headlines: readonly Headline[]): string {
   });
   const header = ["measure", "value", "target", ""];
   const widths = header.map((_, i) => Math.max(header[i]!.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 

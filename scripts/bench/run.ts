@@ -52,11 +52,37 @@ const WAKE_SIZES = [10, 1000, 10_000];
  */
 const STEPS_PER_TURN = 25;
 const PLAN = quick
-  ? { coldStarts: 5, startups: 3, warmupSteps: 5, step: { sizes: SIZES, sessionsPerSize: 2, stepsPerRun: 5 }, sseLatencyEvents: 50, scheduleFires: 10, load: { sessions: 10, turnsPerSession: 3 }, fanout: { sessions: 20, subscribersPerSession: 10 }, wake: { sizes: WAKE_SIZES, restarts: 1 } }
-  : { coldStarts: 20, startups: 5, warmupSteps: 20, step: { sizes: SIZES, sessionsPerSize: 8, stepsPerRun: STEPS_PER_TURN }, sseLatencyEvents: 300, scheduleFires: 50, load: { sessions: 50, turnsPerSession: 5 }, fanout: { sessions: 100, subscribersPerSession: 10 }, wake: { sizes: WAKE_SIZES, restarts: 6 } };
+  ? {
+      coldStarts: 5,
+      startups: 3,
+      warmupSteps: 5,
+      step: { sizes: SIZES, sessionsPerSize: 2, stepsPerRun: 5 },
+      sseLatencyEvents: 50,
+      scheduleFires: 10,
+      load: { sessions: 10, turnsPerSession: 3 },
+      fanout: { sessions: 20, subscribersPerSession: 10 },
+      wake: { sizes: WAKE_SIZES, restarts: 1 },
+    }
+  : {
+      coldStarts: 20,
+      startups: 5,
+      warmupSteps: 20,
+      step: { sizes: SIZES, sessionsPerSize: 8, stepsPerRun: STEPS_PER_TURN },
+      sseLatencyEvents: 300,
+      scheduleFires: 50,
+      load: { sessions: 50, turnsPerSession: 5 },
+      fanout: { sessions: 100, subscribersPerSession: 10 },
+      wake: { sizes: WAKE_SIZES, restarts: 6 },
+    };
 
 /** The step against other runtimes: sessions per runtime, mode and size (each one turn of STEPS_PER_TURN steps). */
-const PEERS_PLAN: PeersPlan = { sizes: [10, 1000], sessionsPerCell: quick ? 2 : 8, stepsPerRun: quick ? 5 : STEPS_PER_TURN, warmupSteps: quick ? 5 : 20, startupRuns: PLAN.startups };
+const PEERS_PLAN: PeersPlan = {
+  sizes: [10, 1000],
+  sessionsPerCell: quick ? 2 : 8,
+  stepsPerRun: quick ? 5 : STEPS_PER_TURN,
+  warmupSteps: quick ? 5 : 20,
+  startupRuns: PLAN.startups,
+};
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
@@ -116,34 +142,63 @@ async function main(): Promise<void> {
     llm.clear();
     const schedules = await timed("schedule latency", () => measureScheduleLatency(client, llm!, PLAN.scheduleFires));
     const load = await timed("load", () => measureLoad(client, PLAN.load));
-    const fanout = await timed("fan-out to idle subscribers", () => measureFanout(client, dev!.url, { ...PLAN.fanout, processGroup: dev!.processGroup }));
+    const fanout = await timed("fan-out to idle subscribers", () =>
+      measureFanout(client, dev!.url, { ...PLAN.fanout, processGroup: dev!.processGroup }),
+    );
     llm.clear();
     const restart = async () => {
       await dev!.stop();
       dev = await startDev(copy.dir, llm!, persistTo, true);
       return { client: createBenchClient(dev.url), url: dev.url, inspectorPort: dev.inspectorPort };
     };
-    const wake = await timed("wake and heap by history length", () => measureWake({ client, url: dev!.url, inspectorPort: dev!.inspectorPort }, restart, PLAN.wake));
+    const wake = await timed("wake and heap by history length", () =>
+      measureWake({ client, url: dev!.url, inspectorPort: dev!.inspectorPort }, restart, PLAN.wake),
+    );
     await dev.stop();
 
     dev = await timed("wrangler dev (LLM_STREAM=false)", () => startDev(copy.dir, llm!, join(copy.dir, ".bench-state-nostream"), false));
     await warmUp(dev.url, PLAN.warmupSteps);
-    const stepOverheadNonStreaming = await timed("step overhead, non-streaming", () => measureStepOverhead(createBenchClient(dev!.url), llm!, PLAN.step));
+    const stepOverheadNonStreaming = await timed("step overhead, non-streaming", () =>
+      measureStepOverhead(createBenchClient(dev!.url), llm!, PLAN.step),
+    );
     await dev.stop();
 
     // The same step with every run traced and exported: what tracing adds to the step, in this run.
     const sink = await startOtlpSink();
     const tracingVars = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url };
-    dev = await timed("wrangler dev (tracing on)", () => startDev(copy.dir, llm!, join(copy.dir, ".bench-state-traced"), true, tracingVars));
+    dev = await timed("wrangler dev (tracing on)", () =>
+      startDev(copy.dir, llm!, join(copy.dir, ".bench-state-traced"), true, tracingVars),
+    );
     await warmUp(dev.url, PLAN.warmupSteps);
-    const stepOverheadTracing = { ...(await timed("step overhead, tracing on", () => measureStepOverhead(createBenchClient(dev!.url), llm!, PLAN.step))), spansExported: 0 };
+    const stepOverheadTracing = {
+      ...(await timed("step overhead, tracing on", () => measureStepOverhead(createBenchClient(dev!.url), llm!, PLAN.step))),
+      spansExported: 0,
+    };
     await dev.stop();
     stepOverheadTracing.spansExported = sink.spans();
     await sink.close();
     const peersRun = peers ? await runPeers(copy, llm, peers) : undefined;
 
-    const results: BenchResults = { stepOverhead, stepOverheadNonStreaming, stepOverheadTracing, sseLatency, sseThroughput, schedules, load, fanout, wake, storage, coldStart, startup, ...(peersRun ? { peers: peersRun } : {}) };
-    writeOutput([...buildHeadlines(results), ...subAgentHop.headlines], { ...results, subAgentHop, peers: peersRun?.details }, { durationS: (nowMs() - started) / 1000, devReadyMs });
+    const results: BenchResults = {
+      stepOverhead,
+      stepOverheadNonStreaming,
+      stepOverheadTracing,
+      sseLatency,
+      sseThroughput,
+      schedules,
+      load,
+      fanout,
+      wake,
+      storage,
+      coldStart,
+      startup,
+      ...(peersRun ? { peers: peersRun } : {}),
+    };
+    writeOutput(
+      [...buildHeadlines(results), ...subAgentHop.headlines],
+      { ...results, subAgentHop, peers: peersRun?.details },
+      { durationS: (nowMs() - started) / 1000, devReadyMs },
+    );
   } finally {
     await dev?.stop();
     await llm?.close();
@@ -154,11 +209,23 @@ async function main(): Promise<void> {
 function writeOutput(headlines: Headline[], details: unknown, extra: { durationS: number; devReadyMs?: number }): void {
   const machine = describeMachine();
   // The load average says how far absolute times from a shared machine can be trusted (ratios hold better).
-  const output = { generatedAt: new Date().toISOString(), quick, peers: withPeers, peersOnly, machine, loadAverage: loadavg().map((l) => round(l)), ...extra, headlines: headlines.map((h) => ({ ...h, met: meetsTarget(h) })), details };
+  const output = {
+    generatedAt: new Date().toISOString(),
+    quick,
+    peers: withPeers,
+    peersOnly,
+    machine,
+    loadAverage: loadavg().map((l) => round(l)),
+    ...extra,
+    headlines: headlines.map((h) => ({ ...h, met: meetsTarget(h) })),
+    details,
+  };
   mkdirSync(dirname(outFile), { recursive: true });
   writeFileSync(outFile, `${JSON.stringify(output, null, 2)}\n`);
   const what = peersOnly ? "bench, against other runtimes" : "bench";
-  process.stdout.write(`\nedge-agent ${what}${quick ? " (quick)" : ""}: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}, load ${output.loadAverage.join(" ")}\n\n`);
+  process.stdout.write(
+    `\nedge-agent ${what}${quick ? " (quick)" : ""}: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}, load ${output.loadAverage.join(" ")}\n\n`,
+  );
   process.stdout.write(`${formatTable(headlines)}\n\nJSON: ${outFile} (${extra.durationS.toFixed(0)} s)\n`);
 }
 

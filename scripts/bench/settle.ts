@@ -19,7 +19,11 @@ export type SettleOptions = { busyBelow?: number; windowMs?: number; timeoutMs?:
  * Resolves once the CPUs were busy less than `busyBelow` (a fraction of all of them) over one window, or at
  * the timeout; returns how long it waited (ms) and whether the machine settled.
  */
-export async function waitForIdleCpus({ busyBelow = 0.1, windowMs = 250, timeoutMs = 60_000 }: SettleOptions = {}): Promise<{ waitedMs: number; settled: boolean }> {
+export async function waitForIdleCpus({
+  busyBelow = 0.1,
+  windowMs = 250,
+  timeoutMs = 60_000,
+}: SettleOptions = {}): Promise<{ waitedMs: number; settled: boolean }> {
   const started = performance.now();
   if (!existsSync("/proc/stat")) return { waitedMs: 0, settled: false };
   while (performance.now() - started < timeoutMs) {

@@ -17,7 +17,14 @@ export function summarize(samples: readonly number[]): Summary {
   const sorted = [...samples].sort((a, b) => a - b);
   const n = sorted.length;
   const mean = n === 0 ? Number.NaN : sorted.reduce((sum, x) => sum + x, 0) / n;
-  return { n, p50: percentile(sorted, 50), p95: percentile(sorted, 95), mean, min: n === 0 ? Number.NaN : sorted[0]!, max: n === 0 ? Number.NaN : sorted[n - 1]! };
+  return {
+    n,
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    mean,
+    min: n === 0 ? Number.NaN : sorted[0]!,
+    max: n === 0 ? Number.NaN : sorted[n - 1]!,
+  };
 }
 
 /** Rounds to `digits` decimals for the report (JSON keeps these rounded values too). */

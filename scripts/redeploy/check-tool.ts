@@ -28,7 +28,9 @@ export type CheckStep = { check: string; ok: boolean; detail?: string };
  * `blame` says whose fault a failure is: "tool" rejects the written tool; "project" means a file it does
  * not own (a hand-written tool, src/) fails to typecheck, so no verdict on the tool is possible.
  */
-export type ToolCheckReport = { ok: true; steps: CheckStep[] } | { ok: false; steps: CheckStep[]; error: string; blame: "tool" | "project" };
+export type ToolCheckReport =
+  | { ok: true; steps: CheckStep[] }
+  | { ok: false; steps: CheckStep[]; error: string; blame: "tool" | "project" };
 export type ToolUnderCheck = { entry: WrittenToolEntry; source: string | null; spec: WrittenToolSpec | null };
 
 const clip = (text: string) => (text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text);
@@ -73,9 +75,14 @@ async function typecheck(root: string, tsconfig: string): Promise<string | undef
   const flags = await readOnlyNodeFlags(root);
   const tsc = path.join(await realpath(path.join(root, "node_modules")), "typescript", "bin", "tsc");
   return new Promise((resolve) => {
-    execFile(process.execPath, [...flags, tsc, "-p", tsconfig, "--pretty", "false"], { cwd: root, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      resolve(err ? (stdout || stderr || err.message).trim() : undefined);
-    });
+    execFile(
+      process.execPath,
+      [...flags, tsc, "-p", tsconfig, "--pretty", "false"],
+      { cwd: root, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        resolve(err ? (stdout || stderr || err.message).trim() : undefined);
+      },
+    );
   });
 }
 
@@ -83,7 +90,10 @@ async function typecheck(root: string, tsconfig: string): Promise<string | undef
 async function smokeLoad(files: readonly { file: string; name: string }[]): Promise<Map<string, string[]>> {
   const outDir = await mkdtemp(path.join(tmpdir(), "redeploy-load-"));
   try {
-    const bundled = await bundleTools(files.map((f) => f.file), outDir);
+    const bundled = await bundleTools(
+      files.map((f) => f.file),
+      outDir,
+    );
     const checks = files.filter((f) => bundled.entries.has(f.file)).map((f) => ({ name: f.name, module: bundled.entries.get(f.file)! }));
     const loaded = await checkModulesInWorkerd(outDir, checks);
     return new Map(files.map((f) => [f.name, bundled.errors.get(f.file) ?? loaded.get(f.name) ?? []]));
@@ -152,24 +162,38 @@ async function checkStaged(root: string, staged: readonly Checking[]): Promise<v
   try {
     for (const c of staged) await writeFile(path.join(stagingDir, fileOf(c)), c.tool.source!);
     // The Workers runtime's types (the tools run there), not Node's: also the faster check.
-    const tsconfig = { extends: "../tsconfig.json", compilerOptions: { types: [] }, include: [], files: [...staged.map(fileOf), "../worker-configuration.d.ts"] };
+    const tsconfig = {
+      extends: "../tsconfig.json",
+      compilerOptions: { types: [] },
+      include: [],
+      files: [...staged.map(fileOf), "../worker-configuration.d.ts"],
+    };
     await writeFile(path.join(stagingDir, "tsconfig.json"), JSON.stringify(tsconfig));
     const typeErrors = await typecheck(root, path.join(stagingDir, "tsconfig.json"));
     if (typeErrors) {
       // tsc also reads what the tools' types import (worker-configuration.d.ts reaches the whole app and
       // so every tool of the registry): only a tool's own diagnostics judge it.
-      const { byFile, others } = groupDiagnostics(typeErrors, staged.map((c) => path.join(STAGING_DIR, fileOf(c))));
+      const { byFile, others } = groupDiagnostics(
+        typeErrors,
+        staged.map((c) => path.join(STAGING_DIR, fileOf(c))),
+      );
       for (const c of staged) {
         const own = byFile.get(path.normalize(path.join(STAGING_DIR, fileOf(c))));
         if (own) c.fail("typecheck", asTools(own.join("\n")));
         else if (others.some((line) => line.trim() !== "")) {
-          c.fail("typecheck", `the project itself does not typecheck (not this tool's fault; \`npx tsc --noEmit\` shows it):\n${others.join("\n")}`, "project");
+          c.fail(
+            "typecheck",
+            `the project itself does not typecheck (not this tool's fault; \`npx tsc --noEmit\` shows it):\n${others.join("\n")}`,
+            "project",
+          );
         }
       }
     }
     const typed = staged.filter((c) => c.report === undefined);
     for (const c of typed) c.pass("typecheck", "tsc (Node permission model: read-only, no child processes)");
-    const loaded = typed.length ? await smokeLoad(typed.map((c) => ({ file: path.join(stagingDir, fileOf(c)), name: c.tool.entry.name }))) : new Map<string, string[]>();
+    const loaded = typed.length
+      ? await smokeLoad(typed.map((c) => ({ file: path.join(stagingDir, fileOf(c)), name: c.tool.entry.name })))
+      : new Map<string, string[]>();
     for (const c of typed) {
       const problems = loaded.get(c.tool.entry.name) ?? [];
       if (problems.length) c.fail("load", problems.map((p) => `tools/${fileOf(c)}: ${p}`).join("\n"));

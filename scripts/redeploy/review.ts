@@ -29,18 +29,33 @@ function verdict(report: ToolCheckReport, restore: boolean, { dryRun }: ReviewMo
 const indent = (text: string, prefix = "    ") => text.replace(/^/gm, prefix);
 
 function describeAuthor(entry: WrittenToolEntry): string {
-  const who = [entry.author.sessionId && `session ${entry.author.sessionId}`, entry.author.toolCallId && `call ${entry.author.toolCallId}`].filter(Boolean).join(", ");
+  const who = [entry.author.sessionId && `session ${entry.author.sessionId}`, entry.author.toolCallId && `call ${entry.author.toolCallId}`]
+    .filter(Boolean)
+    .join(", ");
   return `${who || "unknown author"}, ${entry.writtenAt}`;
 }
 
 /** The review text of one tool: header, check results, source (numbered) and the diff. */
 export async function renderReview(root: string, { entry, source, report, restore }: Reviewed, mode: ReviewMode): Promise<string> {
   const what = restore ? " (deployed, missing from tools/: restored from R2)" : "";
-  const lines = [`━━ ${entry.name} v${entry.version}${what} — ${verdict(report, restore === true, mode)} (written by ${describeAuthor(entry)})`, "checks:"];
-  for (const step of report.steps) lines.push(`  ${step.ok ? "✓" : "✗"} ${step.check}${step.detail ? `: ${step.ok ? step.detail : ""}` : ""}`, ...(step.ok || !step.detail ? [] : [indent(step.detail)]));
+  const lines = [
+    `━━ ${entry.name} v${entry.version}${what} — ${verdict(report, restore === true, mode)} (written by ${describeAuthor(entry)})`,
+    "checks:",
+  ];
+  for (const step of report.steps)
+    lines.push(
+      `  ${step.ok ? "✓" : "✗"} ${step.check}${step.detail ? `: ${step.ok ? step.detail : ""}` : ""}`,
+      ...(step.ok || !step.detail ? [] : [indent(step.detail)]),
+    );
   if (source === null) return escapeForTerminal(lines.join("\n"));
   const width = String(source.split("\n").length).length;
-  lines.push(`source (tools/${entry.name}.ts):`, ...source.replace(/\n$/, "").split("\n").map((l, i) => `  ${String(i + 1).padStart(width)} │ ${l}`));
+  lines.push(
+    `source (tools/${entry.name}.ts):`,
+    ...source
+      .replace(/\n$/, "")
+      .split("\n")
+      .map((l, i) => `  ${String(i + 1).padStart(width)} │ ${l}`),
+  );
   const deployedFile = path.join(root, "tools", `${entry.name}.ts`);
   const deployed = existsSync(deployedFile) ? await readFile(deployedFile, "utf8") : undefined;
   if (deployed === undefined) lines.push(`diff: no deployed version in tools/ (a new tool)`);

@@ -10,7 +10,11 @@ import { renderToolSource, type CodeField, type RenderMeta } from "../../src/too
 import type { WrittenToolSpec } from "../../src/tools/written/spec.ts";
 
 /** The template's function that holds each code field. */
-const BODY_FUNCTIONS: Readonly<Record<string, CodeField>> = { executeTool: "executeCode", validateArgs: "validateCode", prepareArgs: "prepareCode" };
+const BODY_FUNCTIONS: Readonly<Record<string, CodeField>> = {
+  executeTool: "executeCode",
+  validateArgs: "validateCode",
+  prepareArgs: "prepareCode",
+};
 const EMPTY_BODY = "";
 
 const normalize = (code: string) => code.split(/\r\n|\r|\n/).join("\n");
@@ -68,7 +72,9 @@ export function checkRenderedStructure(source: string, spec: WrittenToolSpec, me
   const got = actual.file.statements;
   const want = template.statements;
   if (got.length !== want.length) {
-    return [`the file has ${got.length} top-level statements where its template has ${want.length}: code escaped the function it was placed in`];
+    return [
+      `the file has ${got.length} top-level statements where its template has ${want.length}: code escaped the function it was placed in`,
+    ];
   }
   const problems: string[] = [];
   for (const [i, expected] of want.entries()) {
@@ -87,9 +93,11 @@ export function checkRenderedStructure(source: string, spec: WrittenToolSpec, me
       continue;
     }
     const head = (decl: ts.FunctionDeclaration, file: ts.SourceFile) => file.text.slice(decl.getStart(file), decl.body!.getStart(file));
-    if (head(statement, actual.file) !== head(expectedDecl, template)) problems.push(`${where}: the signature of ${fn} differs from the template`);
+    if (head(statement, actual.file) !== head(expectedDecl, template))
+      problems.push(`${where}: the signature of ${fn} differs from the template`);
     const inner = actual.file.text.slice(statement.body.getStart(actual.file) + 1, statement.body.end - 1);
-    if (inner !== `\n${normalize(spec[field] ?? "")}\n`) problems.push(`${field} does not stay inside function ${fn}: the parser closes the function elsewhere`);
+    if (inner !== `\n${normalize(spec[field] ?? "")}\n`)
+      problems.push(`${field} does not stay inside function ${fn}: the parser closes the function elsewhere`);
     findImports(statement.body, actual.file, field, problems);
   }
   return problems;

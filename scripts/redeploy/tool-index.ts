@@ -53,7 +53,10 @@ async function storageOnlyConfig(config: Unstable_Config, configPath: string, di
   const r2 = (config.r2_buckets as Binding[]).filter((b) => b.binding === R2_BINDING);
   if (kv.length !== 1 || r2.length !== 1) throw new Error(`${configPath} must bind ${KV_BINDING} (KV) and ${R2_BINDING} (R2)`);
   const file = path.join(dir, "wrangler.json");
-  await writeFile(file, JSON.stringify({ name: config.name, compatibility_date: config.compatibility_date, kv_namespaces: kv, r2_buckets: r2 }));
+  await writeFile(
+    file,
+    JSON.stringify({ name: config.name, compatibility_date: config.compatibility_date, kv_namespaces: kv, r2_buckets: r2 }),
+  );
   return file;
 }
 
@@ -96,15 +99,26 @@ async function openLocal(config: Unstable_Config, configPath: string, persistTo:
 
 function run(bin: string, args: string[], cwd: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(bin, args, { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" } }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`wrangler ${args.slice(0, 3).join(" ")} failed: ${stderr || err.message}`));
-      else resolve(stdout);
-    });
+    execFile(
+      bin,
+      args,
+      { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" } },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`wrangler ${args.slice(0, 3).join(" ")} failed: ${stderr || err.message}`));
+        else resolve(stdout);
+      },
+    );
   });
 }
 
 /** Index through the wrangler CLI: `--remote` for the account's resources, or `--local` for a state dir. */
-async function openCli(root: string, configPath: string, bucketName: string, persistTo: string | undefined, remote: boolean): Promise<IndexPort> {
+async function openCli(
+  root: string,
+  configPath: string,
+  bucketName: string,
+  persistTo: string | undefined,
+  remote: boolean,
+): Promise<IndexPort> {
   const wrangler = path.join(root, "node_modules", ".bin", "wrangler");
   const where = remote ? ["--remote"] : ["--local", "--persist-to", persistTo ?? ""];
   const common = [...where, "--config", configPath];
@@ -125,7 +139,11 @@ async function openCli(root: string, configPath: string, bucketName: string, per
     async putText(key, value, metadata) {
       const file = path.join(scratch, "value.json");
       await writeFile(file, value);
-      await run(wrangler, ["kv", "key", "put", key, "--path", file, "--metadata", JSON.stringify(metadata), "--binding", KV_BINDING, ...common], root);
+      await run(
+        wrangler,
+        ["kv", "key", "put", key, "--path", file, "--metadata", JSON.stringify(metadata), "--binding", KV_BINDING, ...common],
+        root,
+      );
     },
     async getObject(key) {
       try {
@@ -141,10 +159,15 @@ async function openCli(root: string, configPath: string, bucketName: string, per
 /** Opens the index; `via` forces "proxy" or "cli" (default: proxy locally, cli remotely). */
 export async function openToolIndex({ root, configPath, local, persistTo, via }: IndexOptions): Promise<ToolIndex> {
   const config = unstable_readConfig({ config: configPath });
-  const bucketName = (config.r2_buckets as { binding: string; bucket_name?: string }[] | undefined)?.find((b) => b.binding === R2_BINDING)?.bucket_name;
+  const bucketName = (config.r2_buckets as { binding: string; bucket_name?: string }[] | undefined)?.find(
+    (b) => b.binding === R2_BINDING,
+  )?.bucket_name;
   if (!bucketName) throw new Error(`${configPath} has no R2 bucket bound as ${R2_BINDING}`);
   const mode = via ?? (local ? "proxy" : "cli");
-  const port = mode === "proxy" ? await openLocal(config, configPath, persistTo ?? "") : await openCli(root, configPath, bucketName, persistTo, !local);
+  const port =
+    mode === "proxy"
+      ? await openLocal(config, configPath, persistTo ?? "")
+      : await openCli(root, configPath, bucketName, persistTo, !local);
   return {
     async listEntries() {
       const keys = await port.listKeys();

@@ -55,9 +55,10 @@ const OPTIONS: BuildOptions = {
 };
 
 function formatBuildErrors(err: unknown): string[] {
-  const messages: Partial<Message>[] = Array.isArray((err as { errors?: unknown })?.errors) && (err as { errors: Message[] }).errors.length
-    ? (err as { errors: Message[] }).errors
-    : [{ text: describeError(err) }];
+  const messages: Partial<Message>[] =
+    Array.isArray((err as { errors?: unknown })?.errors) && (err as { errors: Message[] }).errors.length
+      ? (err as { errors: Message[] }).errors
+      : [{ text: describeError(err) }];
   return messages.map((m) => {
     const where = m.location ? ` (${displayPath(path.resolve(m.location.file))}:${m.location.line}:${m.location.column})` : "";
     return `cannot be bundled: ${m.text ?? ""}${where}`;

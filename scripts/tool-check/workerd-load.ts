@@ -44,7 +44,11 @@ async function startSandbox(dir: string): Promise<Sandbox> {
 const timeout = (ms: number) => new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), ms).unref());
 
 /** Checks each module in `dir` (a bundle from bundleTools); returns each name's problems (empty when fine). */
-export async function checkModulesInWorkerd(dir: string, checks: readonly ModuleCheck[], timeoutMs = LOAD_TIMEOUT_MS): Promise<Map<string, string[]>> {
+export async function checkModulesInWorkerd(
+  dir: string,
+  checks: readonly ModuleCheck[],
+  timeoutMs = LOAD_TIMEOUT_MS,
+): Promise<Map<string, string[]>> {
   const results = new Map<string, string[]>();
   if (checks.length === 0) return results;
   let sandbox: Sandbox | undefined;
@@ -54,7 +58,10 @@ export async function checkModulesInWorkerd(dir: string, checks: readonly Module
       const before = sandbox.outbound.length;
       const reply = sandbox.mf
         .dispatchFetch("http://tool-check.invalid/", { method: "POST", body: JSON.stringify({ module: `./${module}`, name }) })
-        .then(async (res) => ((await res.json()) as { problems: string[] }).problems, (err: unknown) => [`failed to load: ${describeError(err)}`]);
+        .then(
+          async (res) => ((await res.json()) as { problems: string[] }).problems,
+          (err: unknown) => [`failed to load: ${describeError(err)}`],
+        );
       const outcome = await Promise.race([reply, timeout(timeoutMs)]);
       if (outcome === "timeout") {
         results.set(name, [`did not finish loading within ${timeoutMs} ms (a loop at load time?)`]);

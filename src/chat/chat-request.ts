@@ -27,7 +27,13 @@ export function readChatRequest(messages: readonly UiMessage[]): ChatRequest {
     const answers = last.parts.flatMap((part): ApprovalAnswer[] => {
       const approval = part.approval as { approved?: unknown; reason?: unknown } | undefined;
       if (part.state !== "approval-responded" || typeof part.toolCallId !== "string" || typeof approval?.approved !== "boolean") return [];
-      return [{ toolCallId: part.toolCallId, approve: approval.approved, ...(typeof approval.reason === "string" ? { reason: approval.reason } : {}) }];
+      return [
+        {
+          toolCallId: part.toolCallId,
+          approve: approval.approved,
+          ...(typeof approval.reason === "string" ? { reason: approval.reason } : {}),
+        },
+      ];
     });
     const knownToolCallIds = last.parts.flatMap((p) => (typeof p.toolCallId === "string" ? [p.toolCallId] : []));
     if (answers.length > 0) return { kind: "approvals", answers, knownToolCallIds };

@@ -59,7 +59,10 @@ export function uiMessageStream({ events, messageId, awaiting, knownToolCallIds 
         const { value, done: ended } = await reader.read();
         if (ended) {
           // The session shut down (or the object restarted) before this run ended.
-          write(controller, [{ type: "error", errorText: "The session's event stream ended before the run finished" }, { type: "finish", finishReason: "other" }]);
+          write(controller, [
+            { type: "error", errorText: "The session's event stream ended before the run finished" },
+            { type: "finish", finishReason: "other" },
+          ]);
           return done(controller);
         }
         for (const item of parser.feed(value)) {

@@ -21,8 +21,16 @@ export type UiMessageChunk =
   | { type: "tool-approval-request"; approvalId: string; toolCallId: string }
   | { type: "tool-output-available"; toolCallId: string; output: unknown; dynamic: true; preliminary?: boolean }
   | { type: "tool-output-error"; toolCallId: string; errorText: string; dynamic: true }
-  | { type: "data-notice"; data: { level: "error" | "warning" | "info" | "retry"; message: string; authorizationUrl?: string }; transient: true }
-  | { type: "data-mcp-elicitation"; id: string; data: { elicitationId: string; server: string; message: string; requestedSchema: Record<string, unknown> } }
+  | {
+      type: "data-notice";
+      data: { level: "error" | "warning" | "info" | "retry"; message: string; authorizationUrl?: string };
+      transient: true;
+    }
+  | {
+      type: "data-mcp-elicitation";
+      id: string;
+      data: { elicitationId: string; server: string; message: string; requestedSchema: Record<string, unknown> };
+    }
   | { type: "error"; errorText: string }
   | { type: "finish"; finishReason: UiFinishReason };
 
@@ -86,7 +94,10 @@ export class UiMessageChunker {
       case "toolExecStart":
         return this.announce(event.toolCallId, event.toolName, event.arguments);
       case "toolApprovalRequired":
-        return [...this.announce(event.toolCallId, event.toolName, event.arguments), { type: "tool-approval-request", approvalId: event.toolCallId, toolCallId: event.toolCallId }];
+        return [
+          ...this.announce(event.toolCallId, event.toolName, event.arguments),
+          { type: "tool-approval-request", approvalId: event.toolCallId, toolCallId: event.toolCallId },
+        ];
       case "toolExecUpdate":
         return [
           ...this.announce(event.toolCallId, event.toolName, event.arguments),
@@ -98,7 +109,12 @@ export class UiMessageChunker {
           const errorText = event.result.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n") || "Tool failed";
           out.push({ type: "tool-output-error", toolCallId: event.toolCallId, errorText, dynamic: true });
         } else {
-          out.push({ type: "tool-output-available", toolCallId: event.toolCallId, output: { content: event.result.content, details: event.result.details }, dynamic: true });
+          out.push({
+            type: "tool-output-available",
+            toolCallId: event.toolCallId,
+            output: { content: event.result.content, details: event.result.details },
+            dynamic: true,
+          });
         }
         return out;
       }
@@ -106,15 +122,47 @@ export class UiMessageChunker {
         // Session errors (an unreachable MCP server, a retried call) do not end the run: a notice, not an error chunk.
         return [{ type: "data-notice", data: { level: "error", message: event.message }, transient: true }];
       case "mcpAuthRequired":
-        return [{ type: "data-notice", data: { level: "info", message: `MCP server "${event.server}" needs authorization`, authorizationUrl: event.authorizationUrl }, transient: true }];
+        return [
+          {
+            type: "data-notice",
+            data: { level: "info", message: `MCP server "${event.server}" needs authorization`, authorizationUrl: event.authorizationUrl },
+            transient: true,
+          },
+        ];
       case "mcpToolsChanged":
-        return [{ type: "data-notice", data: { level: event.changed.length > 0 ? "warning" : "info", message: describeToolsChange(event) }, transient: true }];
+        return [
+          {
+            type: "data-notice",
+            data: { level: event.changed.length > 0 ? "warning" : "info", message: describeToolsChange(event) },
+            transient: true,
+          },
+        ];
       case "mcpElicitation":
         // A data part a useChat client can render as a form; the answer goes to the elicitations route.
-        return [{ type: "data-mcp-elicitation", id: event.elicitationId, data: { elicitationId: event.elicitationId, server: event.server, message: event.message, requestedSchema: event.requestedSchema } }];
+        return [
+          {
+            type: "data-mcp-elicitation",
+            id: event.elicitationId,
+            data: {
+              elicitationId: event.elicitationId,
+              server: event.server,
+              message: event.message,
+              requestedSchema: event.requestedSchema,
+            },
+          },
+        ];
       case "llmRetry":
         // Transient (useChat's onData sees it, the message keeps nothing): the answer is late, not lost.
-        return [{ type: "data-notice", data: { level: "retry", message: `The model's endpoint failed (${event.message}); retry ${event.retry} in ${event.delayMs} ms` }, transient: true }];
+        return [
+          {
+            type: "data-notice",
+            data: {
+              level: "retry",
+              message: `The model's endpoint failed (${event.message}); retry ${event.retry} in ${event.delayMs} ms`,
+            },
+            transient: true,
+          },
+        ];
       case "contextTrimmed":
       case "scheduleFired":
         return []; // bookkeeping (what the model saw, a schedule's fire): nothing for the chat to show

@@ -72,7 +72,11 @@ class Transport {
     try {
       response = await fetchImpl(this.url(path, options.query), init);
     } catch (err) {
-      const error = new ApiClientError(0, "network_error", `Could not reach ${this.baseUrl || "the server"}: ${err instanceof Error ? err.message : String(err)}`);
+      const error = new ApiClientError(
+        0,
+        "network_error",
+        `Could not reach ${this.baseUrl || "the server"}: ${err instanceof Error ? err.message : String(err)}`,
+      );
       throw Object.assign(error, { cause: err });
     }
     if (!response.ok) throw await errorFromResponse(response);
@@ -122,8 +126,16 @@ export class SessionHandle {
   }
 
   /** Answers an MCP server's question (event mcpElicitation); `content` with accept, checked against its form. */
-  answerElicitation(elicitationId: string, action: "accept" | "decline" | "cancel", content?: Record<string, unknown>): Promise<{ elicitationId: string; action: string }> {
-    return this.call("POST", `/elicitations/${encodeURIComponent(elicitationId)}`, content === undefined ? { action } : { action, content });
+  answerElicitation(
+    elicitationId: string,
+    action: "accept" | "decline" | "cancel",
+    content?: Record<string, unknown>,
+  ): Promise<{ elicitationId: string; action: string }> {
+    return this.call(
+      "POST",
+      `/elicitations/${encodeURIComponent(elicitationId)}`,
+      content === undefined ? { action } : { action, content },
+    );
   }
 
   /** The next final assistant message, waiting up to `waitMs` (server cap 60 s); null when none came. */

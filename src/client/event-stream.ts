@@ -61,7 +61,11 @@ export async function* streamSessionEvents(
           retryAfterMs = (error.retryAfterSeconds ?? 0) * 1000;
         } else if (!isEventStream(response)) {
           await response.body?.cancel().catch(() => undefined);
-          throw new ApiClientError(response.status, "bad_response", `Expected text/event-stream, got ${response.headers.get("content-type") ?? "no content type"}`);
+          throw new ApiClientError(
+            response.status,
+            "bad_response",
+            `Expected text/event-stream, got ${response.headers.get("content-type") ?? "no content type"}`,
+          );
         } else {
           notify("open");
           const openedAt = Date.now();

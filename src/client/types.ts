@@ -9,7 +9,16 @@ import type { WireEvent } from "../wire/events.ts";
 export type { AgentMessage, AssistantMessage, ToolResultMessage, UserContent, UserMessage } from "../core/index.ts";
 export type { EventsDroppedEvent, StampedEvent, WireEvent, WireEventType } from "../wire/events.ts";
 export type { McpCatalogEntry, ToolEntry, ToolList, ToolStatus } from "../wire/tool-list.ts";
-export type { McpServerEntry, McpToolEntry, MessagePage, PendingApproval, QueueDepths, ScheduleEntry, SessionSnapshot, SessionStatus } from "../wire/snapshot.ts";
+export type {
+  McpServerEntry,
+  McpToolEntry,
+  MessagePage,
+  PendingApproval,
+  QueueDepths,
+  ScheduleEntry,
+  SessionSnapshot,
+  SessionStatus,
+} from "../wire/snapshot.ts";
 
 export type ClientOptions = {
   /** Where the Worker is, e.g. "https://agent.example.com" or "" for the page's own origin. */
@@ -37,7 +46,6 @@ export type MessageContent = string | UserContent[];
 
 /** Settings a session may change while it lives (PATCH /v1/sessions/:id). */
 export type SessionSettingsPatch = { requireApproval?: string[] };
-
 
 /** What `events()` yields: every stamped event once, in seq order, and eventsDropped notices. */
 export type SessionStreamEvent = WireEvent;

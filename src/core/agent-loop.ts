@@ -121,7 +121,10 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
     if (signal?.aborted) return finish(stopped("aborted", "Aborted by request"), true);
     // At the limit nothing more is drained: pending messages stay queued and start the next run.
     if (step >= maxSteps) {
-      return finish(stopped("max_steps", `Stopped after ${maxSteps} LLM calls (maxSteps)`, `I stopped after ${maxSteps} steps without a final answer.`), true);
+      return finish(
+        stopped("max_steps", `Stopped after ${maxSteps} LLM calls (maxSteps)`, `I stopped after ${maxSteps} steps without a final answer.`),
+        true,
+      );
     }
     for (const message of (await run.drainPending?.()) ?? []) await append(message);
 
@@ -141,7 +144,8 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
           streamed = true;
           void emit({ type: "messageDelta", text });
         },
-        onRetry: ({ retryNumber, delayMs, error }) => void emit({ type: "llmRetry", retry: retryNumber, delayMs, message: describeError(error) }),
+        onRetry: ({ retryNumber, delayMs, error }) =>
+          void emit({ type: "llmRetry", retry: retryNumber, delayMs, message: describeError(error) }),
       });
       if (!response || typeof response !== "object" || !Array.isArray(response.content)) {
         throw new Error(`llmCall returned an invalid response: ${describeError(response)}`);

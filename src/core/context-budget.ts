@@ -48,7 +48,11 @@ export function estimateMessageTokens(message: AgentMessage): number {
       case "thinking":
         break; // not sent back to the model
       case "toolCall":
-        chars += block.name.length + (typeof block.arguments === "string" ? block.arguments.length : JSON.stringify(block.arguments).length) + block.id.length + TOOL_CALL_OVERHEAD_CHARS;
+        chars +=
+          block.name.length +
+          (typeof block.arguments === "string" ? block.arguments.length : JSON.stringify(block.arguments).length) +
+          block.id.length +
+          TOOL_CALL_OVERHEAD_CHARS;
         break;
       default: {
         // A block written by an older version: estimate it by its JSON rather than fail the run.

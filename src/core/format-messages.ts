@@ -65,11 +65,19 @@ export function formatMessage(message: AgentMessage): ChatMessage | undefined {
       const text = message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
       const toolCalls: ChatToolCall[] = message.content.flatMap((b) =>
         b.type === "toolCall"
-          ? [{ id: b.id, type: "function" as const, function: { name: b.name, arguments: typeof b.arguments === "string" ? b.arguments : JSON.stringify(b.arguments) } }]
+          ? [
+              {
+                id: b.id,
+                type: "function" as const,
+                function: { name: b.name, arguments: typeof b.arguments === "string" ? b.arguments : JSON.stringify(b.arguments) },
+              },
+            ]
           : [],
       );
       if (!text && toolCalls.length === 0) return undefined;
-      return toolCalls.length > 0 ? { role: "assistant", content: text || null, tool_calls: toolCalls } : { role: "assistant", content: text };
+      return toolCalls.length > 0
+        ? { role: "assistant", content: text || null, tool_calls: toolCalls }
+        : { role: "assistant", content: text };
     }
     case "toolResult":
       return { role: "tool", tool_call_id: message.toolCallId, content: toolResultText(message.content, message.isError) };

@@ -140,7 +140,9 @@ export function fitJson(value: unknown, maxBytes: number = MAX_ROW_BYTES): strin
       return v;
     };
     const shrunk = shrink(safe);
-    const noted = isPlainObject(shrunk) ? { ...shrunk, storageNote: `too large to store whole: ${cut} characters cut from long strings` } : shrunk;
+    const noted = isPlainObject(shrunk)
+      ? { ...shrunk, storageNote: `too large to store whole: ${cut} characters cut from long strings` }
+      : shrunk;
     const text = JSON.stringify(noted);
     if (fits(text, maxBytes)) return text;
   }

@@ -3,9 +3,7 @@
  * speaks. Declared by hand so the core stays free of the `openai` package; made by formatMsgForLLM
  * (format-messages.ts), read by the adapters in src/llm. Types only, so any core module may import them.
  */
-export type ChatContentPart =
-  | { type: "text"; text: string }
-  | { type: "image_url"; image_url: { url: string } };
+export type ChatContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
 
 export type ChatToolCall = { id: string; type: "function"; function: { name: string; arguments: string } };
 

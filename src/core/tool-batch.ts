@@ -14,14 +14,7 @@ import {
 } from "./tool-pipeline.ts";
 import { parseToolArguments } from "./tool-arguments.ts";
 import { createErrorToolResult, createToolResultMessage } from "./tool-results.ts";
-import type {
-  AgentContext,
-  AgentLoopConfig,
-  AgentToolCall,
-  AgentToolCallBatch,
-  AssistantMessage,
-  FinalizedOutcome,
-} from "./types.ts";
+import type { AgentContext, AgentLoopConfig, AgentToolCall, AgentToolCallBatch, AssistantMessage, FinalizedOutcome } from "./types.ts";
 import type { EmitEvent } from "./events.ts";
 
 export const SKIPPED_AFTER_ABORT = "Tool call skipped: the run was aborted before it started";

@@ -15,7 +15,6 @@ export type ExtractedToolCalls = {
   toolCalls: AgentToolCall[];
 };
 
-
 export function newToolCallId(): string {
   return `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
 }
@@ -23,7 +22,13 @@ export function newToolCallId(): string {
 /** Reads one tool-call entry in any accepted shape. */
 export function readToolCall(entry: unknown): AgentToolCall {
   if (!isPlainObject(entry)) {
-    return { type: "function", id: newToolCallId(), name: "unreadable_tool_call", arguments: {}, invalid: `Malformed tool call: expected an object, got ${JSON.stringify(entry) ?? String(entry)}` };
+    return {
+      type: "function",
+      id: newToolCallId(),
+      name: "unreadable_tool_call",
+      arguments: {},
+      invalid: `Malformed tool call: expected an object, got ${JSON.stringify(entry) ?? String(entry)}`,
+    };
   }
   const fn = isPlainObject(entry.function) ? entry.function : entry;
   const id = typeof entry.id === "string" && entry.id !== "" ? entry.id : newToolCallId();
@@ -55,7 +60,13 @@ export function extractToolCalls(
     if (used.has(call.id) || isTaken(call.id)) call.id = newToolCallId();
     used.add(call.id);
     toolCalls.push(call);
-    content.push({ type: "toolCall", id: call.id, name: call.name, arguments: call.arguments, ...(call.invalid ? { invalid: call.invalid } : {}) });
+    content.push({
+      type: "toolCall",
+      id: call.id,
+      name: call.name,
+      arguments: call.arguments,
+      ...(call.invalid ? { invalid: call.invalid } : {}),
+    });
   };
   const blocks: unknown[] = Array.isArray(response.content) ? response.content : [];
   for (const block of blocks) {

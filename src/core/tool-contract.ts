@@ -65,16 +65,19 @@ export function checkToolModule(mod: unknown, expectedName: string): string[] {
     if (tool[key] !== undefined && typeof tool[key] !== "boolean") problems.push(`tool ${key} must be a boolean when present`);
   }
   const timeoutMs = tool.timeoutMs;
-  if (timeoutMs !== undefined && !(typeof timeoutMs === "number" && timeoutMs > 0)) problems.push("tool timeoutMs must be a positive number when present");
+  if (timeoutMs !== undefined && !(typeof timeoutMs === "number" && timeoutMs > 0))
+    problems.push("tool timeoutMs must be a positive number when present");
   for (const key of ["env", "capabilities"] as const) {
     const list = tool[key];
-    if (list !== undefined && !(Array.isArray(list) && list.every((v) => typeof v === "string"))) problems.push(`tool ${key} must be an array of names when present`);
+    if (list !== undefined && !(Array.isArray(list) && list.every((v) => typeof v === "string")))
+      problems.push(`tool ${key} must be an array of names when present`);
   }
   if (tool.annotations !== undefined && !isPlainObject(tool.annotations)) problems.push("tool annotations must be an object when present");
   if (tool.outputSchema !== undefined && !(isPlainObject(tool.outputSchema) && tool.outputSchema.type === "object")) {
     problems.push('tool outputSchema must be a JSON Schema object with type "object" when present');
   }
-  if (typeof tool.name === "string" && tool.name !== expectedName) problems.push(`tool name "${tool.name}" does not match the file name "${expectedName}"`);
+  if (typeof tool.name === "string" && tool.name !== expectedName)
+    problems.push(`tool name "${tool.name}" does not match the file name "${expectedName}"`);
   problems.push(...checkInputSchema(tool.inputSchema));
   return problems;
 }

@@ -84,7 +84,11 @@ export async function prepareToolCall(
     }
     if (signal?.aborted) return immediateError(ABORTED_MESSAGE);
     // A permission hook that answers nonsense fails closed: the call does not run.
-    if (before !== undefined && before !== null && (typeof before !== "object" || ("block" in before && typeof before.block !== "boolean"))) {
+    if (
+      before !== undefined &&
+      before !== null &&
+      (typeof before !== "object" || ("block" in before && typeof before.block !== "boolean"))
+    ) {
       return immediateError(`beforeToolCall hook returned an invalid value: ${describeError(before)}`);
     }
     if (before && before.block === true) {
@@ -138,9 +142,7 @@ export async function executePreparedToolCall(
       const timedOut = controller.signal.reason === TIMEOUT;
       resolve({
         kind: "executed",
-        result: createErrorToolResult(
-          timedOut ? `Tool "${tool.name}" timed out after ${timeoutMs} ms` : ABORTED_MESSAGE,
-        ),
+        result: createErrorToolResult(timedOut ? `Tool "${tool.name}" timed out after ${timeoutMs} ms` : ABORTED_MESSAGE),
         isError: true,
       });
     };
@@ -210,7 +212,12 @@ export async function finalizeExecutedToolCall(
       isError = true;
     }
   }
-  return { kind: "finalized", toolCall: prepared.toolCall, result: limitToolResult(result, Math.min(config.maxToolResultChars ?? MAX_STORED_RESULT_CHARS, MAX_STORED_RESULT_CHARS)), isError };
+  return {
+    kind: "finalized",
+    toolCall: prepared.toolCall,
+    result: limitToolResult(result, Math.min(config.maxToolResultChars ?? MAX_STORED_RESULT_CHARS, MAX_STORED_RESULT_CHARS)),
+    isError,
+  };
 }
 
 export function emitToolExecutionEnd(finalized: FinalizedOutcome, emit: EmitEvent): void | Promise<void> {

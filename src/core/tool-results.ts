@@ -4,7 +4,15 @@
  */
 import { boundObject } from "./json-safe.ts";
 import { contentBlockSize } from "./content-text.ts";
-import type { AgentToolResult, AudioContent, EmbeddedResourceContent, FinalizedOutcome, ResourceLinkContent, ToolResultMessage, Usage } from "./types.ts";
+import type {
+  AgentToolResult,
+  AudioContent,
+  EmbeddedResourceContent,
+  FinalizedOutcome,
+  ResourceLinkContent,
+  ToolResultMessage,
+  Usage,
+} from "./types.ts";
 
 /** Cap on a result's `details` as JSON text: room for real metadata, far below a storage row's 2 MB. */
 export const MAX_DETAILS_CHARS = 100_000;
@@ -15,7 +23,8 @@ export const MAX_STORED_RESULT_CHARS = 500_000;
 const MAX_ERROR_CHARS = 20_000;
 
 export function createErrorToolResult(message: string): AgentToolResult {
-  const text = message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS)} [error message cut: ${message.length} characters]` : message;
+  const text =
+    message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS)} [error message cut: ${message.length} characters]` : message;
   return { content: [{ type: "text", text }], details: {}, terminate: false };
 }
 
@@ -78,7 +87,11 @@ export function normalizeToolResult(value: unknown): { ok: true; result: AgentTo
   if (v.usage !== undefined && v.usage !== null) {
     const usage = readUsage(v.usage);
     if (usage) result.usage = usage;
-    else result.details = { ...details, storageNotes: [...noteList(details), "usage was not {inputTokens, outputTokens, totalTokens} numbers: left out"] };
+    else
+      result.details = {
+        ...details,
+        storageNotes: [...noteList(details), "usage was not {inputTokens, outputTokens, totalTokens} numbers: left out"],
+      };
   }
   if (Array.isArray(v.addedToolNames)) result.addedToolNames = v.addedToolNames.filter((n): n is string => typeof n === "string");
   return { ok: true, result };
@@ -134,7 +147,9 @@ function readMcpKindBlock(b: Record<string, unknown>): AudioContent | ResourceLi
   const opt = <K extends string>(key: K, v: unknown): { [P in K]?: string } => (str(v) ? ({ [key]: v } as { [P in K]?: string }) : {});
   if (b.type === "audio") return str(b.data) && str(b.mimeType) ? { type: "audio", data: b.data, mimeType: b.mimeType } : undefined;
   if (b.type === "resource_link") {
-    return str(b.uri) && str(b.name) ? { type: "resource_link", uri: b.uri, name: b.name, ...opt("mimeType", b.mimeType), ...opt("description", b.description) } : undefined;
+    return str(b.uri) && str(b.name)
+      ? { type: "resource_link", uri: b.uri, name: b.name, ...opt("mimeType", b.mimeType), ...opt("description", b.description) }
+      : undefined;
   }
   if (b.type === "resource" && b.resource && typeof b.resource === "object") {
     const r = b.resource as Record<string, unknown>;

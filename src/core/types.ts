@@ -37,14 +37,7 @@ export type Usage = {
   totalTokens: number;
 };
 
-export type StopReason =
-  | "stop"
-  | "length"
-  | "toolUse"
-  | "tool_use_terminated"
-  | "aborted"
-  | "error"
-  | "max_steps";
+export type StopReason = "stop" | "length" | "toolUse" | "tool_use_terminated" | "aborted" | "error" | "max_steps";
 
 export type UserMessage = {
   role: "user";
@@ -131,7 +124,14 @@ export type ToolCapability = "registerDraft" | "subAgent" | "schedules";
  * as the HTTP routes are. Failures are values naming the problem (a bad spec, the MAX_SCHEDULES limit).
  */
 export type ScheduleAccess = {
-  create: (request: { message: string; at?: string | number; delayMs?: number; cron?: string; everyMs?: number; name?: string }) => { ok: true; value: { id: string; nextRunAt: number } } | { ok: false; message: string };
+  create: (request: {
+    message: string;
+    at?: string | number;
+    delayMs?: number;
+    cron?: string;
+    everyMs?: number;
+    name?: string;
+  }) => { ok: true; value: { id: string; nextRunAt: number } } | { ok: false; message: string };
   list: () => readonly ScheduleListing[];
   cancel: (scheduleId: string) => boolean;
 };
@@ -299,20 +299,13 @@ export type AfterToolCallContext = {
   context: AgentContext;
 };
 export type AfterToolCallResult =
-  | Partial<Pick<AgentToolResult, "content" | "details" | "usage" | "terminate">> & { isError?: boolean }
+  | (Partial<Pick<AgentToolResult, "content" | "details" | "usage" | "terminate">> & { isError?: boolean })
   | undefined
   | null
   | void;
 
-export type BeforeToolCall = (
-  ctx: BeforeToolCallContext,
-  signal?: AbortSignal,
-) => BeforeToolCallResult | Promise<BeforeToolCallResult>;
-export type AfterToolCall = (
-  ctx: AfterToolCallContext,
-  signal?: AbortSignal,
-) => AfterToolCallResult | Promise<AfterToolCallResult>;
-
+export type BeforeToolCall = (ctx: BeforeToolCallContext, signal?: AbortSignal) => BeforeToolCallResult | Promise<BeforeToolCallResult>;
+export type AfterToolCall = (ctx: AfterToolCallContext, signal?: AbortSignal) => AfterToolCallResult | Promise<AfterToolCallResult>;
 
 /**
  * Where a host records how far each tool call got, so a restarted run never silently re-runs one. The
@@ -330,9 +323,7 @@ export type ToolCallJournal = {
 };
 export type ToolCallJournalEntry =
   /** Announced (toolExecStart sent) but not yet executing, e.g. waiting for approval: prepare again. */
-  | { state: "started" }
-  | { state: "executing" }
-  | { state: "ended"; result: AgentToolResult; isError: boolean };
+  { state: "started" } | { state: "executing" } | { state: "ended"; result: AgentToolResult; isError: boolean };
 
 export type ToolExecutionMode = "sequential" | "parallel";
 
@@ -342,7 +333,10 @@ export type ApprovalDecision = { approved: boolean; reason?: string };
  * Asks whether a call may run, waiting as long as the host's own approval deadline says (so it is not
  * held to `hookTimeoutMs`); resolves `{approved:false}` when the run's signal aborts. Absent: every call may run.
  */
-export type AwaitApproval = (ctx: BeforeToolCallContext, signal?: AbortSignal) => ApprovalDecision | undefined | Promise<ApprovalDecision | undefined>;
+export type AwaitApproval = (
+  ctx: BeforeToolCallContext,
+  signal?: AbortSignal,
+) => ApprovalDecision | undefined | Promise<ApprovalDecision | undefined>;
 
 /** Chooses what the model sees at a step; the default keeps the request within `maxContextTokens`. */
 export type PrepareContext = (state: AgentState, signal?: AbortSignal) => AgentContext | Promise<AgentContext>;

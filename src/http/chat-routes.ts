@@ -25,23 +25,34 @@ export const chatRoutes = new Hono<HonoEnv>();
 /** What a repeat of a /chat request needs to answer the same stream. */
 type ChatAnswer = { afterSeq: number; messageId: string; view: { awaiting: UserContent[] } | { knownToolCallIds: string[] } };
 
-chatRoutes.post("/v1/sessions/:id/chat", sessionParam, limitRate("MESSAGE_RATE_LIMIT", "send a message"), jsonBody(chatBody), idempotent, async (c) => {
-  const stub = sessionStub(c.env, c.req.valid("param").id);
-  const key = sessionKey(c);
-  const request = readChatRequest(c.req.valid("json").messages);
-  if (request.kind === "invalid") throw new ApiError(400, "bad_request", `Invalid chat request: ${request.message}`);
-  let answer = replayOf<ChatAnswer>(c);
-  if (!answer) {
-    const afterSeq = settle(await stub.lastEventSeq(key)).lastEventSeq;
-    let messageId: string = crypto.randomUUID();
-    if (request.kind === "message") messageId = settle(await stub.enqueue(key, "input", request.content)).messageId;
-    else for (const a of request.answers) settle(await stub.decideApproval(key, a.toolCallId, a.approve, a.reason));
-    answer = { afterSeq, messageId, view: request.kind === "message" ? { awaiting: request.content } : { knownToolCallIds: request.knownToolCallIds } };
-    keepAnswer(c, answer);
-  }
-  const events = settle(await stub.openEvents(key, answer.afterSeq));
-  return new Response(uiMessageStream({ events, messageId: answer.messageId, ...answer.view }), { headers: UI_MESSAGE_STREAM_HEADERS });
-});
+chatRoutes.post(
+  "/v1/sessions/:id/chat",
+  sessionParam,
+  limitRate("MESSAGE_RATE_LIMIT", "send a message"),
+  jsonBody(chatBody),
+  idempotent,
+  async (c) => {
+    const stub = sessionStub(c.env, c.req.valid("param").id);
+    const key = sessionKey(c);
+    const request = readChatRequest(c.req.valid("json").messages);
+    if (request.kind === "invalid") throw new ApiError(400, "bad_request", `Invalid chat request: ${request.message}`);
+    let answer = replayOf<ChatAnswer>(c);
+    if (!answer) {
+      const afterSeq = settle(await stub.lastEventSeq(key)).lastEventSeq;
+      let messageId: string = crypto.randomUUID();
+      if (request.kind === "message") messageId = settle(await stub.enqueue(key, "input", request.content)).messageId;
+      else for (const a of request.answers) settle(await stub.decideApproval(key, a.toolCallId, a.approve, a.reason));
+      answer = {
+        afterSeq,
+        messageId,
+        view: request.kind === "message" ? { awaiting: request.content } : { knownToolCallIds: request.knownToolCallIds },
+      };
+      keepAnswer(c, answer);
+    }
+    const events = settle(await stub.openEvents(key, answer.afterSeq));
+    return new Response(uiMessageStream({ events, messageId: answer.messageId, ...answer.view }), { headers: UI_MESSAGE_STREAM_HEADERS });
+  },
+);
 
 /** `:id` and useChat's `:chatId` (any id the app chose; it names no state here, the session is the chat). */
 const resumeParams = validator("param", (params: Record<string, string>) => {

@@ -12,7 +12,10 @@ export function clientKey(request: Request): string {
 
 /** `2001:db8:1:2::5` → `2001:db8:1:2::/64`; IPv4 and anything unparsable as given (lower-cased). */
 export function addressBucket(ip: string): string {
-  const address = ip.toLowerCase().replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  const address = ip
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/%.*$/, "");
   if (!address.includes(":")) return address;
   const mapped = address.match(/^(?:0{0,4}:){0,5}:?ffff:(\d{1,3}(?:\.\d{1,3}){3})$/);
   if (mapped) return mapped[1]!;

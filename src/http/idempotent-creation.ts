@@ -22,7 +22,11 @@ async function creationScope(c: Context<HonoEnv>): Promise<string> {
 }
 
 /** The id and creation record of an idempotent creation under `idempotencyKey`. */
-export async function idempotentCreation(c: Context<HonoEnv>, idempotencyKey: string, sessionKey: string): Promise<{ id: string; creation: CreationKey }> {
+export async function idempotentCreation(
+  c: Context<HonoEnv>,
+  idempotencyKey: string,
+  sessionKey: string,
+): Promise<{ id: string; creation: CreationKey }> {
   const scope = await creationScope(c);
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`session\n${scope}\n${idempotencyKey}`)));
   return { id: sessionIdOf(digest), creation: { idempotencyKey, fingerprint: await fingerprintOf(c), sessionKey } };

@@ -37,7 +37,12 @@ mcpOAuthRoutes.get(MCP_OAUTH_CALLBACK_PATH, queryOf(callbackQuery), async (c) =>
   const { state, code, error, error_description } = c.req.valid("query");
   const sessionMatch = SESSION_STATE.exec(state);
   if (!WORKER_STATE.test(state) && !sessionMatch) throw new ApiError(400, "bad_request", "Unknown authorization state");
-  if (error || !code) throw new ApiError(400, "bad_request", `The authorization was not granted: ${error ?? "no code"}${error_description ? ` (${error_description})` : ""}`);
+  if (error || !code)
+    throw new ApiError(
+      400,
+      "bad_request",
+      `The authorization was not granted: ${error ?? "no code"}${error_description ? ` (${error_description})` : ""}`,
+    );
   let done: AuthCompletion;
   if (sessionMatch) {
     done = await sessionStub(c.env, sessionMatch[1]!).completeMcpAuth(state, code);
@@ -46,10 +51,13 @@ mcpOAuthRoutes.get(MCP_OAUTH_CALLBACK_PATH, queryOf(callbackQuery), async (c) =>
     // The session that asked lists the server's tools now; others find the tokens at their next run.
     if (done.ok) {
       forgetMcpListing(); // GET /v1/tools lists the server's tools now
-      await sessionStub(c.env, done.sessionId).mcpAuthorized(done.server).catch(() => undefined);
+      await sessionStub(c.env, done.sessionId)
+        .mcpAuthorized(done.server)
+        .catch(() => undefined);
     }
   }
-  if (!done.ok) throw new ApiError(done.status, done.status === 502 ? "internal" : done.status === 404 ? "not_found" : "bad_request", done.message);
+  if (!done.ok)
+    throw new ApiError(done.status, done.status === 502 ? "internal" : done.status === 404 ? "not_found" : "bad_request", done.message);
   return c.html(
     `<!doctype html><meta charset="utf-8"><title>Connected</title><p>MCP server <b>${escapeHtml(done.server)}</b> is connected. You can close this tab; its tools are available to the session.</p>`,
   );

@@ -15,7 +15,11 @@ export async function requireApiToken(c: Context<HonoEnv>): Promise<void> {
   const token = c.env.API_TOKEN?.trim();
   if (token) return checkApiToken(c.req.raw, token);
   if (!isLocalWorker(c.env)) {
-    throw new ApiError(403, "forbidden", "Operator routes of a deployed Worker need API_TOKEN: set it with `wrangler secret put API_TOKEN`");
+    throw new ApiError(
+      403,
+      "forbidden",
+      "Operator routes of a deployed Worker need API_TOKEN: set it with `wrangler secret put API_TOKEN`",
+    );
   }
 }
 

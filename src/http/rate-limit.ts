@@ -20,10 +20,20 @@ export type RateLimitBinding = { limit(options: { key: string }): Promise<{ succ
 export type LimitedAction = "create a session" | "send a message" | "add an MCP server" | "present a wrong credential";
 
 const tooMany = (action: LimitedAction) =>
-  new ApiError(429, "rate_limited", `Too many requests to ${action} from this client; retry after ${RATE_LIMIT_PERIOD_SECONDS} s`, RATE_LIMIT_PERIOD_SECONDS);
+  new ApiError(
+    429,
+    "rate_limited",
+    `Too many requests to ${action} from this client; retry after ${RATE_LIMIT_PERIOD_SECONDS} s`,
+    RATE_LIMIT_PERIOD_SECONDS,
+  );
 
 /** Throws a 429 with Retry-After when this client used up its allowance for `action`. */
-export async function enforceRateLimit(request: Request, env: { LOCAL_DEV?: string | undefined }, binding: RateLimitBinding | undefined, action: LimitedAction): Promise<void> {
+export async function enforceRateLimit(
+  request: Request,
+  env: { LOCAL_DEV?: string | undefined },
+  binding: RateLimitBinding | undefined,
+  action: LimitedAction,
+): Promise<void> {
   if (!binding || isLocalWorker(env)) return;
   const { success } = await binding.limit({ key: `${action}:${clientKey(request)}` });
   if (!success) throw tooMany(action);

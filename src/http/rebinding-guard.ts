@@ -23,6 +23,10 @@ export function refuseRebinding(request: Request): void {
   const hostOk = host === null || LOOPBACK_NAMES.has(hostnameOf(host, false) ?? "");
   const originOk = origin === null || LOOPBACK_NAMES.has(hostnameOf(origin, true) ?? "");
   if (!hostOk || !originOk) {
-    throw new ApiError(403, "forbidden", "A local /mcp without API_TOKEN answers only requests addressed to localhost (DNS-rebinding protection)");
+    throw new ApiError(
+      403,
+      "forbidden",
+      "A local /mcp without API_TOKEN answers only requests addressed to localhost (DNS-rebinding protection)",
+    );
   }
 }

@@ -21,7 +21,10 @@ export const createSessionBody = lazySchema(() =>
     systemPrompt: z.string().max(50_000).optional(),
     toolExecution: z.enum(["sequential", "parallel"]).optional(),
     tools: z.array(toolName()).max(256).optional(),
-    requireApproval: z.array(z.union([toolName(), z.literal("*")])).max(256).optional(),
+    requireApproval: z
+      .array(z.union([toolName(), z.literal("*")]))
+      .max(256)
+      .optional(),
     /** Names of MCP_SERVERS entries whose tools the session uses; absent means all of them. */
     mcpServers: z.array(z.string().max(64)).max(32).optional(),
     /** One of the MODELS allowlist; checked by the router, which knows the configuration. */
@@ -33,7 +36,10 @@ const textBlock = () => z.strictObject({ type: z.literal("text"), text: z.string
 const imageBlock = () =>
   z.strictObject({
     type: z.literal("image"),
-    data: z.string().max(MAX_BODY_BYTES).regex(/^[A-Za-z0-9+/]*={0,2}$/, "must be base64"),
+    data: z
+      .string()
+      .max(MAX_BODY_BYTES)
+      .regex(/^[A-Za-z0-9+/]*={0,2}$/, "must be base64"),
     mimeType: z.string().regex(/^image\/[a-z0-9.+-]+$/i, "must be an image MIME type"),
   });
 
@@ -41,7 +47,10 @@ export const messageBody = lazySchema(() =>
   z.strictObject({
     content: z.union([
       z.string().min(1, "must not be empty").max(MAX_TEXT_CHARS),
-      z.array(z.discriminatedUnion("type", [textBlock(), imageBlock()])).min(1, "must have at least one block").max(64),
+      z
+        .array(z.discriminatedUnion("type", [textBlock(), imageBlock()]))
+        .min(1, "must have at least one block")
+        .max(64),
     ]),
   }),
 );
@@ -49,7 +58,10 @@ export const messageBody = lazySchema(() =>
 export const settingsBody = lazySchema(() =>
   z
     .strictObject({
-      requireApproval: z.array(z.union([toolName(), z.literal("*")])).max(256).optional(),
+      requireApproval: z
+        .array(z.union([toolName(), z.literal("*")]))
+        .max(256)
+        .optional(),
     })
     .refine((body) => body.requireApproval !== undefined, "name at least one setting to change (requireApproval)"),
 );
@@ -58,7 +70,9 @@ export const settingsBody = lazySchema(() =>
 export const chatBody = lazySchema(() => {
   const uiPart = z.looseObject({ type: z.string().max(200) });
   return z.looseObject({
-    messages: z.array(z.looseObject({ role: z.enum(["system", "user", "assistant"]), parts: z.array(uiPart).max(10_000) })).min(1, "must not be empty"),
+    messages: z
+      .array(z.looseObject({ role: z.enum(["system", "user", "assistant"]), parts: z.array(uiPart).max(10_000) }))
+      .min(1, "must not be empty"),
   });
 });
 
@@ -91,7 +105,13 @@ export const elicitationAnswerBody = lazySchema(() =>
 export const elicitationIdParam = lazySchema(() => z.string().regex(/^elc_[0-9a-f-]{36}$/, "is not a valid elicitation id"));
 
 export const sessionIdParam = lazySchema(() => z.string().regex(SESSION_ID_PATTERN, "is not a valid session id"));
-export const toolCallIdParam = lazySchema(() => z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/, "is not a valid tool call id"));
+export const toolCallIdParam = lazySchema(() =>
+  z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[\x21-\x7e]+$/, "is not a valid tool call id"),
+);
 
 export const waitQuery = lazySchema(() =>
   z.object({

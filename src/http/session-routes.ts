@@ -25,9 +25,27 @@ import type { HonoEnv } from "./hono-env.ts";
 import { idempotent, readIdempotencyKey } from "./idempotency.ts";
 import { idempotentCreation } from "./idempotent-creation.ts";
 import { limitRate } from "./rate-limit.ts";
-import { addMcpServerBody, approvalBody, createSessionBody, elicitationAnswerBody, messageBody, messagePageQuery, settingsBody, waitQuery } from "./schemas.ts";
+import {
+  addMcpServerBody,
+  approvalBody,
+  createSessionBody,
+  elicitationAnswerBody,
+  messageBody,
+  messagePageQuery,
+  settingsBody,
+  waitQuery,
+} from "./schemas.ts";
 import { eventsKey, sessionKey, sessionStub } from "./session-stub.ts";
-import { checkSessionId, elicitationParams, jsonBody, mcpServerParams, noBody, queryOf, sessionParam, toolCallParams } from "./validation.ts";
+import {
+  checkSessionId,
+  elicitationParams,
+  jsonBody,
+  mcpServerParams,
+  noBody,
+  queryOf,
+  sessionParam,
+  toolCallParams,
+} from "./validation.ts";
 import { scheduleRequest } from "../schedules/schedule-request.ts";
 
 export const sessionRoutes = new Hono<HonoEnv>();
@@ -48,7 +66,12 @@ sessionRoutes.post(
     const mcp = parseMcpServers(c.env.MCP_SERVERS);
     if (!mcp.ok) throw new ApiError(500, "misconfigured", mcp.message);
     const chosen = selectMcpServers(mcp.servers, body.mcpServers);
-    if (!chosen.ok) throw new ApiError(400, "bad_request", `Unknown MCP server(s): ${chosen.unknown.join(", ")} (configured: ${mcp.servers.map((s) => s.name).join(", ") || "none"})`);
+    if (!chosen.ok)
+      throw new ApiError(
+        400,
+        "bad_request",
+        `Unknown MCP server(s): ${chosen.unknown.join(", ")} (configured: ${mcp.servers.map((s) => s.name).join(", ") || "none"})`,
+      );
     const bundled = new Set(bundledToolNames());
     const chosenNames = chosen.servers.map((s) => s.name);
     const unknown = [
@@ -60,43 +83,63 @@ sessionRoutes.post(
     if (!model.ok) throw new ApiError(400, "bad_request", `Invalid body: ${model.message}`);
     const idempotencyKey = readIdempotencyKey(c.req.raw);
     const fresh = newSessionKey();
-    const { id, creation } = idempotencyKey === undefined ? { id: newSessionId(), creation: undefined } : await idempotentCreation(c, idempotencyKey, fresh);
+    const { id, creation } =
+      idempotencyKey === undefined ? { id: newSessionId(), creation: undefined } : await idempotentCreation(c, idempotencyKey, fresh);
     const created = settle(
-      await sessionStub(c.env, id).init({
-        id,
-        keyHash: await sha256Hex(fresh),
-        createdAt: Date.now(),
-        systemPrompt: body.systemPrompt ?? agentConfig.systemPrompt,
-        toolExecution: body.toolExecution ?? agentConfig.toolExecution,
-        tools: body.tools,
-        requireApproval: body.requireApproval ?? [],
-        mcpServers: chosenNames,
-        ...(body.model === undefined ? {} : { model: model.model }),
-        // Where MCP OAuth redirects return: the origin this Worker was reached at (Cloudflare routes by it).
-        origin: new URL(c.req.url).origin,
-      }, creation),
+      await sessionStub(c.env, id).init(
+        {
+          id,
+          keyHash: await sha256Hex(fresh),
+          createdAt: Date.now(),
+          systemPrompt: body.systemPrompt ?? agentConfig.systemPrompt,
+          toolExecution: body.toolExecution ?? agentConfig.toolExecution,
+          tools: body.tools,
+          requireApproval: body.requireApproval ?? [],
+          mcpServers: chosenNames,
+          ...(body.model === undefined ? {} : { model: model.model }),
+          // Where MCP OAuth redirects return: the origin this Worker was reached at (Cloudflare routes by it).
+          origin: new URL(c.req.url).origin,
+        },
+        creation,
+      ),
     );
     // A repeat under the same Idempotency-Key: the key the first request was given.
     return c.json({ id, key: created.key ?? fresh }, 201);
   },
 );
 
-sessionRoutes.get("/v1/sessions/:id", sessionParam, async (c) => c.json(settle(await sessionStub(c.env, c.req.valid("param").id).snapshot(sessionKey(c)))));
+sessionRoutes.get("/v1/sessions/:id", sessionParam, async (c) =>
+  c.json(settle(await sessionStub(c.env, c.req.valid("param").id).snapshot(sessionKey(c)))),
+);
 
-sessionRoutes.post("/v1/sessions/:id/messages", sessionParam, limitRate("MESSAGE_RATE_LIMIT", "send a message"), jsonBody(messageBody), idempotent, async (c) => {
-  const stub = sessionStub(c.env, c.req.valid("param").id);
-  return c.json(settle(await stub.enqueue(sessionKey(c), "input", toBlocks(c.req.valid("json").content))), 202);
-});
+sessionRoutes.post(
+  "/v1/sessions/:id/messages",
+  sessionParam,
+  limitRate("MESSAGE_RATE_LIMIT", "send a message"),
+  jsonBody(messageBody),
+  idempotent,
+  async (c) => {
+    const stub = sessionStub(c.env, c.req.valid("param").id);
+    return c.json(settle(await stub.enqueue(sessionKey(c), "input", toBlocks(c.req.valid("json").content))), 202);
+  },
+);
 
 sessionRoutes.get("/v1/sessions/:id/messages", sessionParam, queryOf(messagePageQuery), async (c) => {
   const { before, limit } = c.req.valid("query");
   return c.json(settle(await sessionStub(c.env, c.req.valid("param").id).messagePage(sessionKey(c), before, limit)));
 });
 
-sessionRoutes.post("/v1/sessions/:id/follow-ups", sessionParam, limitRate("MESSAGE_RATE_LIMIT", "send a message"), jsonBody(messageBody), idempotent, async (c) => {
-  const stub = sessionStub(c.env, c.req.valid("param").id);
-  return c.json(settle(await stub.enqueue(sessionKey(c), "followUp", toBlocks(c.req.valid("json").content))), 202);
-});
+sessionRoutes.post(
+  "/v1/sessions/:id/follow-ups",
+  sessionParam,
+  limitRate("MESSAGE_RATE_LIMIT", "send a message"),
+  jsonBody(messageBody),
+  idempotent,
+  async (c) => {
+    const stub = sessionStub(c.env, c.req.valid("param").id);
+    return c.json(settle(await stub.enqueue(sessionKey(c), "followUp", toBlocks(c.req.valid("json").content))), 202);
+  },
+);
 
 sessionRoutes.get("/v1/sessions/:id/responses/next", sessionParam, queryOf(waitQuery), async (c) => {
   const stub = sessionStub(c.env, c.req.valid("param").id);
@@ -113,7 +156,9 @@ sessionRoutes.post("/v1/sessions/:id/continue", sessionParam, limitRate("MESSAGE
   c.json(settle(await sessionStub(c.env, c.req.valid("param").id).continueRun(sessionKey(c))), 202),
 );
 
-sessionRoutes.post("/v1/sessions/:id/abort", sessionParam, noBody, async (c) => c.json(settle(await sessionStub(c.env, c.req.valid("param").id).abort(sessionKey(c))), 202));
+sessionRoutes.post("/v1/sessions/:id/abort", sessionParam, noBody, async (c) =>
+  c.json(settle(await sessionStub(c.env, c.req.valid("param").id).abort(sessionKey(c))), 202),
+);
 
 sessionRoutes.post("/v1/sessions/:id/tool-calls/:toolCallId/approval", toolCallParams, jsonBody(approvalBody), async (c) => {
   const { id, toolCallId } = c.req.valid("param");
@@ -131,11 +176,17 @@ sessionRoutes.patch("/v1/sessions/:id", sessionParam, jsonBody(settingsBody), as
   c.json(settle(await sessionStub(c.env, c.req.valid("param").id).updateSettings(sessionKey(c), c.req.valid("json")))),
 );
 
-sessionRoutes.delete("/v1/sessions/:id", sessionParam, noBody, async (c) => c.json(settle(await sessionStub(c.env, c.req.valid("param").id).shutdown(sessionKey(c)))));
+sessionRoutes.delete("/v1/sessions/:id", sessionParam, noBody, async (c) =>
+  c.json(settle(await sessionStub(c.env, c.req.valid("param").id).shutdown(sessionKey(c)))),
+);
 
 // Each add connects to the server: limited like messages, so add/remove loops cannot hammer a server.
-sessionRoutes.post("/v1/sessions/:id/mcp-servers", sessionParam, limitRate("MESSAGE_RATE_LIMIT", "add an MCP server"), jsonBody(addMcpServerBody), async (c) =>
-  c.json(settle(await sessionStub(c.env, c.req.valid("param").id).addMcpServer(sessionKey(c), c.req.valid("json"))), 201),
+sessionRoutes.post(
+  "/v1/sessions/:id/mcp-servers",
+  sessionParam,
+  limitRate("MESSAGE_RATE_LIMIT", "add an MCP server"),
+  jsonBody(addMcpServerBody),
+  async (c) => c.json(settle(await sessionStub(c.env, c.req.valid("param").id).addMcpServer(sessionKey(c), c.req.valid("json"))), 201),
 );
 
 sessionRoutes.delete("/v1/sessions/:id/mcp-servers/:name", mcpServerParams, noBody, async (c) => {
@@ -155,7 +206,9 @@ sessionRoutes.post("/v1/sessions/:id/schedules", sessionParam, jsonBody(schedule
   c.json(settle(await sessionStub(c.env, c.req.valid("param").id).createSchedule(sessionKey(c), c.req.valid("json"))), 201),
 );
 
-sessionRoutes.get("/v1/sessions/:id/schedules", sessionParam, async (c) => c.json(settle(await sessionStub(c.env, c.req.valid("param").id).listSchedules(sessionKey(c)))));
+sessionRoutes.get("/v1/sessions/:id/schedules", sessionParam, async (c) =>
+  c.json(settle(await sessionStub(c.env, c.req.valid("param").id).listSchedules(sessionKey(c)))),
+);
 
 sessionRoutes.delete("/v1/sessions/:id/schedules/:scheduleId", scheduleParams, noBody, async (c) => {
   const { id, scheduleId } = c.req.valid("param");

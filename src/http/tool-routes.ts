@@ -38,7 +38,10 @@ export const toolRoutes = new Hono<HonoEnv>();
 
 toolRoutes.get("/v1/tools", async (c) => {
   const operator = await isOperator(c);
-  const [{ draftRuntime, written, partial }, mcp] = await Promise.all([describeWrittenTools(c.env), describeMcpServers(c.env.MCP_SERVERS, operator, { vault: workerVault(c.env), origin: new URL(c.req.url).origin })]);
+  const [{ draftRuntime, written, partial }, mcp] = await Promise.all([
+    describeWrittenTools(c.env),
+    describeMcpServers(c.env.MCP_SERVERS, operator, { vault: workerVault(c.env), origin: new URL(c.req.url).origin }),
+  ]);
   // Drafts belong to the session that wrote them: their text and code are for the operator only.
   const visible = operator ? written : written.filter((t) => t.status === "deployed");
   return c.json({

@@ -46,7 +46,10 @@ export function jsonBody<S extends z.ZodType>(source: SchemaSource<S>, options: 
 }
 
 /** Routes that take no body: nothing, or an empty JSON object; never a form or text body. */
-export const noBody = jsonBody(lazySchema(() => z.strictObject({})), { optional: true });
+export const noBody = jsonBody(
+  lazySchema(() => z.strictObject({})),
+  { optional: true },
+);
 
 export function checkSessionId(raw: string | undefined): string {
   const parsed = sessionIdParam().safeParse(raw);
@@ -76,4 +79,5 @@ export const elicitationParams = validator("param", (params: Record<string, stri
 }));
 
 /** The query, checked by `source`'s schema. */
-export const queryOf = <S extends z.ZodType>(source: SchemaSource<S>) => validator("query", (value) => parseWith(resolveSchema(source), value, "query"));
+export const queryOf = <S extends z.ZodType>(source: SchemaSource<S>) =>
+  validator("query", (value) => parseWith(resolveSchema(source), value, "query"));

@@ -23,7 +23,11 @@ export type ChatCompletionsEndpoint = {
 };
 
 /** The endpoint for a base URL (default OpenAI's); undefined when it is not a usable http(s) URL. */
-export function chatCompletionsEndpoint(baseURL: string | undefined, apiKey: string, fetchImpl: typeof fetch = fetch): ChatCompletionsEndpoint | undefined {
+export function chatCompletionsEndpoint(
+  baseURL: string | undefined,
+  apiKey: string,
+  fetchImpl: typeof fetch = fetch,
+): ChatCompletionsEndpoint | undefined {
   let base: URL;
   try {
     base = new URL(baseURL || DEFAULT_OPENAI_BASE_URL);
@@ -36,7 +40,12 @@ export function chatCompletionsEndpoint(baseURL: string | undefined, apiKey: str
 }
 
 /** Sends the request; a non-2xx answer is thrown as an LlmError. */
-export async function postChatCompletions(endpoint: ChatCompletionsEndpoint, body: Uint8Array, stream: boolean, signal: AbortSignal): Promise<Response> {
+export async function postChatCompletions(
+  endpoint: ChatCompletionsEndpoint,
+  body: Uint8Array,
+  stream: boolean,
+  signal: AbortSignal,
+): Promise<Response> {
   // Called unbound: workerd's fetch throws "Illegal invocation" when called as a method of another object.
   const send = endpoint.fetch;
   const response = await send(endpoint.url, {
@@ -88,7 +97,8 @@ export async function* readCompletionChunks(response: Response, onBytes: () => v
         }
         const chunk = parseJson(item.data, "stream chunk");
         if (isPlainObject(chunk) && isPlainObject(chunk.error)) throw streamError(chunk.error);
-        if (!isPlainObject(chunk)) throw new LlmError(`LLM stream chunk is not an object: ${preview(item.data)}`, { kind: "invalid_response", retryable: false });
+        if (!isPlainObject(chunk))
+          throw new LlmError(`LLM stream chunk is not an object: ${preview(item.data)}`, { kind: "invalid_response", retryable: false });
         yield chunk as unknown as ChatCompletionChunk;
       }
     }

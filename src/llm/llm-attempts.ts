@@ -56,7 +56,12 @@ export async function runLlmAttempts<T>(
   } catch (err) {
     if (signal?.aborted) throw err instanceof LlmError && err.kind === "aborted" ? err : abortedError(err);
     if (err instanceof LlmError && err.retryable && attempts > 1) {
-      throw new LlmError(`${err.message} (gave up after ${attempts} attempts)`, { kind: err.kind, retryable: false, status: err.status, cause: err });
+      throw new LlmError(`${err.message} (gave up after ${attempts} attempts)`, {
+        kind: err.kind,
+        retryable: false,
+        status: err.status,
+        cause: err,
+      });
     }
     throw err;
   }

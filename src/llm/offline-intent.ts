@@ -23,17 +23,83 @@ const TIMEZONE_PATTERN = /\b(?:[A-Z][A-Za-z]+(?:\/[A-Z][A-Za-z0-9_+-]+)+|UTC|GMT
 const PAIR_PATTERN = /\b([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|:)\s*(?:"([^"]*)"|'([^']*)'|([^\s,;]+))/g;
 // Words that follow "in/for/at" without naming a place.
 const NOT_A_PLACE = new Set([
-  "the", "a", "an", "me", "my", "us", "you", "it", "this", "that", "there", "here", "now", "today", "tonight",
-  "tomorrow", "yesterday", "morning", "evening", "afternoon", "night", "general", "detail", "details", "short", "total",
-  "all", "use", "using", "example", "instance", "least", "most", "once", "first", "last", "case", "order",
+  "the",
+  "a",
+  "an",
+  "me",
+  "my",
+  "us",
+  "you",
+  "it",
+  "this",
+  "that",
+  "there",
+  "here",
+  "now",
+  "today",
+  "tonight",
+  "tomorrow",
+  "yesterday",
+  "morning",
+  "evening",
+  "afternoon",
+  "night",
+  "general",
+  "detail",
+  "details",
+  "short",
+  "total",
+  "all",
+  "use",
+  "using",
+  "example",
+  "instance",
+  "least",
+  "most",
+  "once",
+  "first",
+  "last",
+  "case",
+  "order",
 ]);
 // Words that end a lower-case place phrase ("in new york and ...").
-const PHRASE_STOP = new Set(["and", "or", "but", "please", "then", "with", "using", "now", "today", "tomorrow", "right", "in", "for", "at", "on", "is", "are", "what", "how"]);
+const PHRASE_STOP = new Set([
+  "and",
+  "or",
+  "but",
+  "please",
+  "then",
+  "with",
+  "using",
+  "now",
+  "today",
+  "tomorrow",
+  "right",
+  "in",
+  "for",
+  "at",
+  "on",
+  "is",
+  "are",
+  "what",
+  "how",
+]);
 const MAX_PLACE_WORDS = 4;
 // Number properties that say "how many": filled from the first number no other property claimed.
 const COUNT_PROPERTIES = new Set(["n", "count", "number", "num", "times", "quantity", "amount", "dice"]);
 const NUMBER_WORDS: Readonly<Record<string, number>> = {
-  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
 };
 const NUMBER = `\\d+(?:\\.\\d+)?|${Object.keys(NUMBER_WORDS).join("|")}`;
 
@@ -51,7 +117,9 @@ export function planToolCalls(message: string, tools: readonly ChatTool[]): Plan
 function findMentions(message: string, tools: readonly ChatTool[]): Mention[] {
   const mentions: Mention[] = [];
   // A quoted value (`task="what time is it"`) is one argument: the words inside it mention no tool.
-  const quoted = [...message.matchAll(PAIR_PATTERN)].filter((m) => m[2] !== undefined || m[3] !== undefined).map((m) => [m.index, m.index + m[0].length] as const);
+  const quoted = [...message.matchAll(PAIR_PATTERN)]
+    .filter((m) => m[2] !== undefined || m[3] !== undefined)
+    .map((m) => [m.index, m.index + m[0].length] as const);
   const firstOutsideQuotes = (pattern: RegExp): number | undefined => {
     for (const hit of message.matchAll(new RegExp(pattern.source, pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`))) {
       if (!quoted.some(([from, to]) => hit.index > from && hit.index < to)) return hit.index;
@@ -91,7 +159,8 @@ function readArguments(text: string, schema: Record<string, unknown>): Record<st
   const args: Record<string, unknown> = {};
   const pairs = readPairs(text);
   const enumWords = new Set<string>();
-  for (const property of Object.values(properties)) if (isPlainObject(property) && Array.isArray(property.enum)) for (const v of property.enum) enumWords.add(String(v).toLowerCase());
+  for (const property of Object.values(properties))
+    if (isPlainObject(property) && Array.isArray(property.enum)) for (const v of property.enum) enumWords.add(String(v).toLowerCase());
 
   const numbers = readNumbers(text.replace(PAIR_PATTERN, " ; "), properties, pairs);
   for (const [key, raw] of Object.entries(properties)) {
@@ -162,7 +231,8 @@ function readPairs(text: string): Map<string, string> {
 }
 
 function coerce(value: string, property: Record<string, unknown>): unknown {
-  if ((property.type === "number" || property.type === "integer") && value.trim() !== "" && Number.isFinite(Number(value))) return Number(value);
+  if ((property.type === "number" || property.type === "integer") && value.trim() !== "" && Number.isFinite(Number(value)))
+    return Number(value);
   if (property.type === "boolean" && /^(?:true|false)$/i.test(value)) return value.toLowerCase() === "true";
   return value;
 }
@@ -171,7 +241,9 @@ function coerce(value: string, property: Record<string, unknown>): unknown {
 function findPlace(text: string, excluded: ReadonlySet<string>, propertyKeys: readonly string[]): string | undefined {
   // Time zones and the tool's own key=value pairs are not places ("time in Europe/Berlin" has no city).
   const keys = new Set(propertyKeys.map((k) => k.toLowerCase()));
-  const cleaned = text.replace(TIMEZONE_PATTERN, " ; ").replace(PAIR_PATTERN, (pair, key: string) => (keys.has(key.toLowerCase()) ? " ; " : pair));
+  const cleaned = text
+    .replace(TIMEZONE_PATTERN, " ; ")
+    .replace(PAIR_PATTERN, (pair, key: string) => (keys.has(key.toLowerCase()) ? " ; " : pair));
   // The phrase is captured inside a lookahead so "for tomorrow in Berlin" still finds "in Berlin".
   for (const m of cleaned.matchAll(/\b(?:in|for|at)\s+(?=([^?!.,;:()"]+))/gi)) {
     const words = m[1]!.trim().split(/\s+/);

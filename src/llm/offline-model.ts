@@ -63,7 +63,14 @@ function decideReply(request: LlmRequest, reason: OfflineReason): Reply {
     if (planned.length > 0) {
       // Numbered after the calls already in the history, so ids stay unique across a conversation.
       const earlier = conversation.reduce((n, m) => n + (m.role === "assistant" ? (m.tool_calls?.length ?? 0) : 0), 0);
-      const calls = planned.map((call, i): ToolCallContent => ({ type: "toolCall", id: `offline_call_${earlier + i + 1}`, name: call.name, arguments: JSON.stringify(call.arguments) }));
+      const calls = planned.map(
+        (call, i): ToolCallContent => ({
+          type: "toolCall",
+          id: `offline_call_${earlier + i + 1}`,
+          name: call.name,
+          arguments: JSON.stringify(call.arguments),
+        }),
+      );
       return { kind: "toolCalls", calls };
     }
   }
@@ -102,7 +109,12 @@ function introduction(tools: readonly ChatTool[], reason: OfflineReason): string
   return `${intro} I can use these tools: ${names.join(", ")}. Ask for one by name, e.g. "use ${names[0]}", and give arguments as key=value pairs.`;
 }
 
-async function streamWords(text: string, wordDelayMs: number, onTextDelta: ((text: string) => void) | undefined, signal: AbortSignal | undefined): Promise<void> {
+async function streamWords(
+  text: string,
+  wordDelayMs: number,
+  onTextDelta: ((text: string) => void) | undefined,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   for (const word of text.match(/\S+\s*|\s+/g) ?? []) {
     if (signal?.aborted) throw abortedError(signal.reason);
     onTextDelta?.(word);

@@ -9,7 +9,13 @@ import type { ChatCompletionCreateParamsBase } from "openai/resources/chat/compl
 import type { LlmCall, LlmRequest, LlmResponse } from "../core/index.ts";
 import { LlmError } from "./llm-error.ts";
 import { guardAttempt } from "./attempt-guard.ts";
-import { chatCompletionsEndpoint, postChatCompletions, readCompletionBody, readCompletionChunks, type ChatCompletionsEndpoint } from "./chat-completions-http.ts";
+import {
+  chatCompletionsEndpoint,
+  postChatCompletions,
+  readCompletionBody,
+  readCompletionChunks,
+  type ChatCompletionsEndpoint,
+} from "./chat-completions-http.ts";
 import { toLlmError } from "./openai-errors.ts";
 import { createChunkAccumulator, readCompletion, type CompletionParts } from "./openai-response.ts";
 import { listJsonLength, RequestEncoder, type EncodedRequest } from "./request-json.ts";
@@ -44,7 +50,10 @@ type RequestBody = Omit<ChatCompletionCreateParamsBase, "stream">;
 export function createOpenAiLlmCall(options: OpenAiLlmOptions): LlmCall {
   const endpoint = chatCompletionsEndpoint(options.baseURL, options.apiKey, options.fetch);
   if (endpoint === undefined) {
-    const error = new LlmError(`The LLM base URL is not a valid http(s) URL: ${JSON.stringify(options.baseURL)}`, { kind: "config", retryable: false });
+    const error = new LlmError(`The LLM base URL is not a valid http(s) URL: ${JSON.stringify(options.baseURL)}`, {
+      kind: "config",
+      retryable: false,
+    });
     return () => Promise.reject(error);
   }
   const provider = options.baseURL ? new URL(endpoint.url).host : "openai";
@@ -58,7 +67,9 @@ export function createOpenAiLlmCall(options: OpenAiLlmOptions): LlmCall {
   return async (request, call) => {
     const body = toRequestBody(request, options.model);
     const settings: AttemptSettings = { body, stream, includeUsage, timeoutMs, encoder };
-    const parts = await runLlmAttempts(policy, call, ({ deliver, delivered }) => attemptOnce(endpoint, settings, deliver, delivered, call.signal));
+    const parts = await runLlmAttempts(policy, call, ({ deliver, delivered }) =>
+      attemptOnce(endpoint, settings, deliver, delivered, call.signal),
+    );
     return toResponse(parts, request, options.model, provider);
   };
 }
@@ -87,7 +98,9 @@ async function attemptOnce(
   try {
     armTimer();
     // The body goes out as ready bytes, most of them encoded at earlier steps (request-json.ts).
-    request = encoder.encode(stream ? { ...body, stream: true, ...(includeUsage ? { stream_options: { include_usage: true } } : {}) } : { ...body, stream: false });
+    request = encoder.encode(
+      stream ? { ...body, stream: true, ...(includeUsage ? { stream_options: { include_usage: true } } : {}) } : { ...body, stream: false },
+    );
     const response = await postChatCompletions(endpoint, request.bytes, stream, controller.signal);
     if (!stream) return readCompletion(await readCompletionBody(response));
     const accumulator = createChunkAccumulator();
@@ -96,7 +109,8 @@ async function attemptOnce(
       if (text) deliver(text);
     }
     if (controller.signal.aborted) throw controller.signal.reason;
-    if (!accumulator.finished) throw new LlmError("LLM stream ended before the model finished its answer", { kind: "network", retryable: true });
+    if (!accumulator.finished)
+      throw new LlmError("LLM stream ended before the model finished its answer", { kind: "network", retryable: true });
     return accumulator.result();
   } catch (err) {
     const error = toLlmError(err, state, endpoint.url);

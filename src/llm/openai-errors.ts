@@ -8,13 +8,17 @@ import { abortedError, LlmError } from "./llm-error.ts";
 import type { AttemptState } from "./attempt-guard.ts";
 
 /** The endpoint as an error may name it: no user info, query or fragment (they may carry credentials). */
-const shownUrl = (url: string) => URL.canParse(url) ? ((u) => `${u.origin}${u.pathname}`)(new URL(url)) : "the configured URL";
+const shownUrl = (url: string) => (URL.canParse(url) ? ((u) => `${u.origin}${u.pathname}`)(new URL(url)) : "the configured URL");
 
 export function toLlmError(err: unknown, attempt: AttemptState, url?: string): LlmError {
   if (err instanceof LlmError) return err;
   if (attempt.aborted) return abortedError(err);
   if (attempt.timedOut) {
-    return new LlmError(`LLM request timed out: no response data for ${attempt.timeoutMs} ms`, { kind: "timeout", retryable: true, cause: err });
+    return new LlmError(`LLM request timed out: no response data for ${attempt.timeoutMs} ms`, {
+      kind: "timeout",
+      retryable: true,
+      cause: err,
+    });
   }
   // fetch reports refused connections and sockets closed mid-body as TypeError ("fetch failed", "Network connection lost").
   const message = err instanceof Error ? err.message : String(err);

@@ -81,7 +81,12 @@ export type RetryHooks = {
  * Runs `attempt` until it succeeds, `decide` says stop, or the retries are used up; then rethrows the
  * last error. Aborting the signal during a wait rejects at once with the signal's reason.
  */
-export async function withRetries<T>(attempt: (attemptNumber: number) => Promise<T>, policy: RetryPolicy, hooks: RetryHooks, signal?: AbortSignal): Promise<T> {
+export async function withRetries<T>(
+  attempt: (attemptNumber: number) => Promise<T>,
+  policy: RetryPolicy,
+  hooks: RetryHooks,
+  signal?: AbortSignal,
+): Promise<T> {
   for (let attemptNumber = 1; ; attemptNumber++) {
     try {
       return await attempt(attemptNumber);

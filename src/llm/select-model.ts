@@ -59,12 +59,18 @@ export function configuredModel(env: LlmEnv): string {
 
 /** The models a session may choose at creation: the configured one, plus MODELS. */
 export function allowedModels(env: LlmEnv): string[] {
-  const listed = setting(env.MODELS).split(",").map((s) => s.trim()).filter(Boolean);
+  const listed = setting(env.MODELS)
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   return [...new Set([configuredModel(env), ...listed])];
 }
 
 /** A session's requested model → the model to store, or a message naming the allowed ones. */
-export function checkSessionModel(env: LlmEnv, requested: string | undefined): { ok: true; model: string } | { ok: false; message: string } {
+export function checkSessionModel(
+  env: LlmEnv,
+  requested: string | undefined,
+): { ok: true; model: string } | { ok: false; message: string } {
   if (requested === undefined) return { ok: true, model: configuredModel(env) };
   const allowed = allowedModels(env);
   if (allowed.includes(requested)) return { ok: true, model: requested };
@@ -80,7 +86,10 @@ export function sessionModel(env: LlmEnv, stored: string | undefined): string {
 export function describeLlmSelection(env: LlmEnv, model?: string): LlmSelection {
   const provider = resolveProvider(env);
   if (typeof provider === "object") {
-    return { kind: "invalid", message: `MODEL_PROVIDER must be one of ${MODEL_PROVIDERS.join(", ")} (or empty), not "${provider.invalid}"` };
+    return {
+      kind: "invalid",
+      message: `MODEL_PROVIDER must be one of ${MODEL_PROVIDERS.join(", ")} (or empty), not "${provider.invalid}"`,
+    };
   }
   if (provider === "offline") return { kind: "offline" };
   const common = {
@@ -104,7 +113,12 @@ export function selectLlmCall(env: LlmEnv, choice: LlmChoice = {}): LlmCall {
       return () => Promise.reject(error);
     }
     case "workers-ai":
-      return createWorkersAiLlmCall({ binding: env.AI, model: selection.model, maxRetryDelayMs: selection.maxRetryDelayMs, stream: selection.stream });
+      return createWorkersAiLlmCall({
+        binding: env.AI,
+        model: selection.model,
+        maxRetryDelayMs: selection.maxRetryDelayMs,
+        stream: selection.stream,
+      });
     case "openai":
       return createOpenAiLlmCall({
         apiKey: setting(env.OPENAI_API_KEY),

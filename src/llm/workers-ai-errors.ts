@@ -11,22 +11,45 @@ import { abortedError, LlmError } from "./llm-error.ts";
 const RETRYABLE_CODES = new Set([3040, 3007, 3008]);
 /** The HTTP status Workers AI documents for a code, so messages read like the OpenAI adapter's. */
 const STATUS_BY_CODE: Record<number, number> = {
-  3003: 400, 3006: 413, 3007: 408, 3008: 408, 3023: 403, 3036: 429, 3040: 429, 3041: 403, 3042: 404,
-  4006: 429, 5004: 400, 5005: 405, 5006: 400, 5007: 400, 5016: 403, 5018: 403, 5019: 405,
+  3003: 400,
+  3006: 413,
+  3007: 408,
+  3008: 408,
+  3023: 403,
+  3036: 429,
+  3040: 429,
+  3041: 403,
+  3042: 404,
+  4006: 429,
+  5004: 400,
+  5005: 405,
+  5006: 400,
+  5007: 400,
+  5016: 403,
+  5018: 403,
+  5019: 405,
 };
-
 
 export function toWorkersAiError(err: unknown, attempt: AttemptState): LlmError {
   if (err instanceof LlmError) return err;
   if (attempt.aborted) return abortedError(err);
   if (attempt.timedOut) {
-    return new LlmError(`Workers AI timed out: no response data for ${attempt.timeoutMs} ms`, { kind: "timeout", retryable: true, cause: err });
+    return new LlmError(`Workers AI timed out: no response data for ${attempt.timeoutMs} ms`, {
+      kind: "timeout",
+      retryable: true,
+      cause: err,
+    });
   }
   const message = err instanceof Error ? err.message : String(err);
   // `wrangler dev --local` has no remote proxy for the binding: every attempt fails alike, so never retried.
   if (/needs to be run remotely/.test(message)) {
-    const fix = "locally, set MODEL_PROVIDER in .dev.vars (offline, or openai with OPENAI_API_KEY), or `npx wrangler login` and `npm run dev:remote`";
-    return new LlmError(`Workers AI does not run under \`npm start\` (${message}): ${fix}`, { kind: "config", retryable: false, cause: err });
+    const fix =
+      "locally, set MODEL_PROVIDER in .dev.vars (offline, or openai with OPENAI_API_KEY), or `npx wrangler login` and `npm run dev:remote`";
+    return new LlmError(`Workers AI does not run under \`npm start\` (${message}): ${fix}`, {
+      kind: "config",
+      retryable: false,
+      cause: err,
+    });
   }
   const code = Number(/\b([345]\d{3}):/.exec(message)?.[1]);
   if (Number.isInteger(code) && code > 0) {

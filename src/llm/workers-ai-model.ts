@@ -56,7 +56,9 @@ export function createWorkersAiLlmCall(options: WorkersAiLlmOptions): LlmCall {
 
   return async (request, call) => {
     const inputs = toInputs(request, stream);
-    const parts = await runLlmAttempts(policy, call, ({ deliver, delivered }) => attemptOnce(binding, model, inputs, { stream, timeoutMs }, deliver, delivered, call.signal));
+    const parts = await runLlmAttempts(policy, call, ({ deliver, delivered }) =>
+      attemptOnce(binding, model, inputs, { stream, timeoutMs }, deliver, delivered, call.signal),
+    );
     return toResponse(parts, request, model);
   };
 }
@@ -111,16 +113,20 @@ async function attemptOnce(
         if (text) deliver(text);
       }
     }
-    if (!accumulator.finished) throw new LlmError("Workers AI stream ended before the model finished its answer", { kind: "network", retryable: true });
+    if (!accumulator.finished)
+      throw new LlmError("Workers AI stream ended before the model finished its answer", { kind: "network", retryable: true });
     return accumulator.result();
   } catch (err) {
     const error = toWorkersAiError(err, state);
     if (error.retryable && hasDelivered()) {
-      throw new LlmError(`Workers AI stream broke after text was already streamed (not retried, so the text is not repeated): ${error.message}`, {
-        kind: "stream_interrupted",
-        retryable: false,
-        cause: error,
-      });
+      throw new LlmError(
+        `Workers AI stream broke after text was already streamed (not retried, so the text is not repeated): ${error.message}`,
+        {
+          kind: "stream_interrupted",
+          retryable: false,
+          cause: error,
+        },
+      );
     }
     throw error;
   } finally {

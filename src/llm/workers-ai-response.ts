@@ -13,7 +13,8 @@ import { makeUsage } from "./usage.ts";
 type PendingCall = { id: string; name: string; arguments: string };
 
 /** A string as it is, nothing as "", anything else as its JSON (model output and call arguments alike). */
-const text = (value: unknown): string => (typeof value === "string" ? value : value === undefined || value === null ? "" : JSON.stringify(value));
+const text = (value: unknown): string =>
+  typeof value === "string" ? value : value === undefined || value === null ? "" : JSON.stringify(value);
 
 /** One tool call in the classic `{name, arguments}` or the OpenAI-like `{id, function: {name, arguments}}` shape. */
 function readCall(raw: unknown): PendingCall & { index?: number } {

@@ -37,9 +37,7 @@ export function fallbackValidator(schema: JsonSchema, toolName: string): ((args:
  * the deepest locations say what to fix, so those come first and parents are dropped.
  */
 function describeErrors(errors: readonly OutputUnit[]): string[] {
-  const leaves = errors.filter(
-    (e) => !errors.some((other) => other !== e && other.keywordLocation.startsWith(`${e.keywordLocation}/`)),
-  );
+  const leaves = errors.filter((e) => !errors.some((other) => other !== e && other.keywordLocation.startsWith(`${e.keywordLocation}/`)));
   const lines = [...new Set(leaves.map((e) => `- ${pointerToPath(e.instanceLocation)}: ${e.error}`))];
   return lines.length > MAX_PROBLEMS ? [...lines.slice(0, MAX_PROBLEMS), `- … ${lines.length - MAX_PROBLEMS} more`] : lines;
 }

@@ -57,7 +57,8 @@ export function attachMcpTools(
     if (server) servers.push(server);
     else missing.push(name);
   }
-  const problems = missing.length > 0 ? [`MCP server(s) ${missing.join(", ")} are no longer in MCP_SERVERS; their tools are unavailable`] : [];
+  const problems =
+    missing.length > 0 ? [`MCP server(s) ${missing.join(", ")} are no longer in MCP_SERVERS; their tools are unavailable`] : [];
   return new SessionMcpTools(store, servers, emit, problems, authFor, added, elicit);
 }
 

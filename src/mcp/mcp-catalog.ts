@@ -36,7 +36,11 @@ export async function describeMcpServers(
     cached = { raw: key, at: now, listing: Promise.all(parsed.servers.map((s) => listServer(s, credentials))) };
   }
   const listed = await cached.listing;
-  return { servers: listed.map(({ entry, publicError }) => (operator || !("error" in entry) ? entry : { ...entry, error: publicError ?? "unreachable" })) };
+  return {
+    servers: listed.map(({ entry, publicError }) =>
+      operator || !("error" in entry) ? entry : { ...entry, error: publicError ?? "unreachable" },
+    ),
+  };
 }
 
 /** A user authorized the Worker for a server: this isolate lists again on the next request. */
@@ -57,12 +61,20 @@ async function listServer(server: McpServerConfig, credentials: McpCatalogCreden
   const connection = new McpConnection(server, () => undefined, auth);
   try {
     const tools = await connection.listTools();
-    const listedTools = tools.map((t) => ({ name: mcpToolName(server.name, t.name), tool: t.name, ...(t.description ? { description: t.description } : {}) }));
+    const listedTools = tools.map((t) => ({
+      name: mcpToolName(server.name, t.name),
+      tool: t.name,
+      ...(t.description ? { description: t.description } : {}),
+    }));
     return { entry: { server: server.name, requireApproval, tools: listedTools } };
   } catch (err) {
-    if (err instanceof McpAuthRequiredError && err.authorizationUrl) return { entry: { server: server.name, requireApproval, authRequired: true } };
+    if (err instanceof McpAuthRequiredError && err.authorizationUrl)
+      return { entry: { server: server.name, requireApproval, authRequired: true } };
     const error = err instanceof McpOperatorError ? err.operatorMessage : err instanceof Error ? err.message : String(err);
-    return { entry: { server: server.name, requireApproval, error }, ...(err instanceof McpAuthFailedError ? { publicError: "could not be authorized" } : {}) };
+    return {
+      entry: { server: server.name, requireApproval, error },
+      ...(err instanceof McpAuthFailedError ? { publicError: "could not be authorized" } : {}),
+    };
   } finally {
     await connection.close();
   }

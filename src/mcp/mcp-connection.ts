@@ -53,7 +53,11 @@ export class McpConnection {
       return await this.listPages(client);
     } catch (err) {
       // A 401 on tools/list (a token revoked after connecting) names the server like any other failure.
-      throw authRefusal(await import("./client-sdk.ts"), this.server, err, this.auth) ?? this.authFailure(err) ?? new Error(`MCP server "${this.server.name}": ${reason(err)}`);
+      throw (
+        authRefusal(await import("./client-sdk.ts"), this.server, err, this.auth) ??
+        this.authFailure(err) ??
+        new Error(`MCP server "${this.server.name}": ${reason(err)}`)
+      );
     }
   }
 
@@ -76,7 +80,9 @@ export class McpConnection {
         signal: options.signal,
         timeout: SDK_REQUEST_TIMEOUT_MS,
         resetTimeoutOnProgress: true,
-        onprogress: options.onProgress ? (p) => options.onProgress!({ progress: p.progress, total: p.total, message: p.message }) : undefined,
+        onprogress: options.onProgress
+          ? (p) => options.onProgress!({ progress: p.progress, total: p.total, message: p.message })
+          : undefined,
       });
       return result as CallToolResult;
     } catch (err) {
@@ -118,7 +124,11 @@ export class McpConnection {
     let streamableError: unknown;
     try {
       const auth = this.auth;
-      const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers }, authProvider: auth, ...(auth ? { fetch: noticingStepUp(auth) } : {}) });
+      const transport = new StreamableHTTPClientTransport(url, {
+        requestInit: { headers },
+        authProvider: auth,
+        ...(auth ? { fetch: noticingStepUp(auth) } : {}),
+      });
       return await this.openWith(transport, deadline);
     } catch (err) {
       streamableError = err;
@@ -177,9 +187,12 @@ export class McpConnection {
     }
     client.onclose = () => {
       // The server or the network ended the connection: reconnect on next use.
-      void this.client?.then((current) => {
-        if (current === client) this.client = undefined;
-      }, () => undefined);
+      void this.client?.then(
+        (current) => {
+          if (current === client) this.client = undefined;
+        },
+        () => undefined,
+      );
     };
     const timedOut = new Promise<never>((_, reject) => {
       const onTimeout = () => reject(new Error(`no answer within ${MCP_CONNECT_TIMEOUT_MS} ms`));
@@ -228,9 +241,15 @@ export class McpAuthRequiredError extends Error {
 }
 
 /** The refusal `err` stands for, when the server answered 401/403 or the SDK's OAuth flow needs the user. */
-function authRefusal(sdk: ClientSdk, server: McpServerConfig, err: unknown, auth: McpOAuthProvider | undefined): McpAuthRequiredError | undefined {
+function authRefusal(
+  sdk: ClientSdk,
+  server: McpServerConfig,
+  err: unknown,
+  auth: McpOAuthProvider | undefined,
+): McpAuthRequiredError | undefined {
   if (err instanceof McpAuthRequiredError) return err;
-  const unauthorized = err instanceof sdk.UnauthorizedError || (err instanceof sdk.StreamableHTTPError && (err.code === 401 || err.code === 403));
+  const unauthorized =
+    err instanceof sdk.UnauthorizedError || (err instanceof sdk.StreamableHTTPError && (err.code === 401 || err.code === 403));
   return unauthorized ? new McpAuthRequiredError(server.name, auth?.authorizationUrl) : undefined;
 }
 

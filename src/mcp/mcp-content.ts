@@ -30,7 +30,8 @@ export function toAgentToolResult(result: CallToolResult): AgentToolResult {
         break;
       case "resource": {
         const r = block.resource;
-        const body = "text" in r && typeof r.text === "string" ? { text: r.text } : "blob" in r && typeof r.blob === "string" ? { blob: r.blob } : {};
+        const body =
+          "text" in r && typeof r.text === "string" ? { text: r.text } : "blob" in r && typeof r.blob === "string" ? { blob: r.blob } : {};
         content.push({ type: "resource", resource: { uri: r.uri, ...(r.mimeType ? { mimeType: r.mimeType } : {}), ...body } });
         break;
       }

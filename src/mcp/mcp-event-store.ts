@@ -40,7 +40,10 @@ export class BoundedEventStore implements EventStore {
     return streamOf(eventId);
   }
 
-  async replayEventsAfter(lastEventId: string, { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
+  async replayEventsAfter(
+    lastEventId: string,
+    { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<string> {
     const streamId = streamOf(lastEventId) ?? "";
     const after = sequenceOf(lastEventId);
     for (const event of [...this.events]) {

@@ -45,7 +45,9 @@ export const MCP_SERVER_INFO = { name: "edge-agent", version: "0.1.0" };
  */
 export function servedToolStore(): ToolStore {
   const store = new ToolStore("mcp");
-  const registry = Object.fromEntries(Object.entries(bundledRegistry()).filter(([, mod]) => (mod.getTool().capabilities ?? []).length === 0));
+  const registry = Object.fromEntries(
+    Object.entries(bundledRegistry()).filter(([, mod]) => (mod.getTool().capabilities ?? []).length === 0),
+  );
   loadTools(store, registry);
   return store;
 }
@@ -53,7 +55,10 @@ export function servedToolStore(): ToolStore {
 export function createMcpServer(env: Readonly<Record<string, unknown>>): Server {
   const store = servedToolStore();
   const host: ToolHost = { sessionId: "", env, capabilities: { registerDraft: () => false, bundledToolNames: () => [] } };
-  const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: {}, logging: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  const server = new Server(MCP_SERVER_INFO, {
+    capabilities: { tools: {}, logging: {} },
+    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+  });
   // One server per MCP session, so its level is this session's (the SDK's own handler keys it by header).
   let logLevel: ToolLogLevel = "info";
   server.setRequestHandler(SetLevelRequestSchema, (request) => {
@@ -68,7 +73,14 @@ export function createMcpServer(env: Readonly<Record<string, unknown>>): Server 
     const canElicit = capabilities?.elicitation !== undefined;
     // Sent on this call's own stream (related to the request), which the client is reading.
     const elicit = async (question: ToolElicitation): Promise<ToolElicitationAnswer> => {
-      const answer = await extra.sendRequest({ method: "elicitation/create", params: { mode: "form", message: question.message, requestedSchema: question.requestedSchema as never } }, ElicitResultSchema, { signal: extra.signal });
+      const answer = await extra.sendRequest(
+        {
+          method: "elicitation/create",
+          params: { mode: "form", message: question.message, requestedSchema: question.requestedSchema as never },
+        },
+        ElicitResultSchema,
+        { signal: extra.signal },
+      );
       return { action: answer.action, ...(answer.content ? { content: answer.content } : {}) };
     };
     const sample = async (question: ToolSampling): Promise<ToolSamplingAnswer> => {
@@ -77,12 +89,16 @@ export function createMcpServer(env: Readonly<Record<string, unknown>>): Server 
         maxTokens: question.maxTokens,
         ...(question.systemPrompt !== undefined ? { systemPrompt: question.systemPrompt } : {}),
       };
-      const reply = await extra.sendRequest({ method: "sampling/createMessage", params }, CreateMessageResultSchema, { signal: extra.signal });
+      const reply = await extra.sendRequest({ method: "sampling/createMessage", params }, CreateMessageResultSchema, {
+        signal: extra.signal,
+      });
       return { text: reply.content.type === "text" ? reply.content.text : `[${reply.content.type}]`, model: reply.model };
     };
     const log = (level: ToolLogLevel, data: unknown) => {
       if (TOOL_LOG_LEVELS.indexOf(level) < TOOL_LOG_LEVELS.indexOf(logLevel)) return;
-      void extra.sendNotification({ method: "notifications/message", params: { level: level as LoggingLevel, logger: request.params.name, data } }).catch(() => undefined);
+      void extra
+        .sendNotification({ method: "notifications/message", params: { level: level as LoggingLevel, logger: request.params.name, data } })
+        .catch(() => undefined);
     };
     const tool = store.get(request.params.name);
     const outcome = await runServedToolCall(store, request.params.name, request.params.arguments ?? {}, {
@@ -97,7 +113,9 @@ export function createMcpServer(env: Readonly<Record<string, unknown>>): Server 
       onPartialResult: (partial) => {
         if (token === undefined) return;
         const params = progressOf(partial, ++count);
-        void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...params } }).catch(() => undefined);
+        void extra
+          .sendNotification({ method: "notifications/progress", params: { progressToken: token, ...params } })
+          .catch(() => undefined);
       },
     });
     return toCallToolResult(outcome.result, outcome.isError, tool?.outputSchema !== undefined);

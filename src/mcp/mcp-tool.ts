@@ -42,7 +42,8 @@ export function createMcpTool(server: McpServerConfig, def: Tool, call: McpCall)
     parallelToolExecute: readOnly,
     ...(def.annotations ? { annotations: { ...def.annotations } } : {}),
     idempotent: readOnly,
-    requiresApproval: server.requireApproval === true || (Array.isArray(server.requireApproval) && server.requireApproval.includes(def.name)),
+    requiresApproval:
+      server.requireApproval === true || (Array.isArray(server.requireApproval) && server.requireApproval.includes(def.name)),
     validateRequiredArgs: fallbackValidator(inputSchema, name),
     timeoutMs: server.timeoutMs,
     async execute(_toolCallId, args, signal, onPartialResult) {
@@ -57,7 +58,6 @@ export function createMcpTool(server: McpServerConfig, def: Tool, call: McpCall)
   return tool;
 }
 
-const textOf = (result: AgentToolResult): string =>
-  result.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
+const textOf = (result: AgentToolResult): string => result.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
 
 export { toAgentToolResult };

@@ -43,9 +43,14 @@ export async function completeAuthorization(
     // Loaded here, not at start-up: only an OAuth callback needs the SDK's auth flow.
     const { auth } = await import("@modelcontextprotocol/sdk/client/auth.js");
     const result = await auth(provider, { serverUrl: server.url, authorizationCode: code });
-    if (result !== "AUTHORIZED") return { ok: false, status: 502, message: `MCP server "${server.name}": the authorization server did not issue tokens` };
+    if (result !== "AUTHORIZED")
+      return { ok: false, status: 502, message: `MCP server "${server.name}": the authorization server did not issue tokens` };
   } catch (err) {
-    return { ok: false, status: 502, message: `MCP server "${server.name}": exchanging the authorization code failed: ${err instanceof Error ? err.message : String(err)}` };
+    return {
+      ok: false,
+      status: 502,
+      message: `MCP server "${server.name}": exchanging the authorization code failed: ${err instanceof Error ? err.message : String(err)}`,
+    };
   }
   return { ok: true, server: server.name, sessionId: flow.sessionId };
 }

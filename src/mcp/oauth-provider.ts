@@ -88,12 +88,16 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   state(): string {
     const bytes = crypto.getRandomValues(new Uint8Array(32));
-    this.pendingState = `${this.options.stateRoute}.${btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}`;
+    this.pendingState = `${this.options.stateRoute}.${btoa(String.fromCharCode(...bytes))
+      .replace(/\+/g, "-")
+      .replace(/\//g, "_")
+      .replace(/=+$/, "")}`;
     return this.pendingState;
   }
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
-    if (this.server.clientId) return { client_id: this.server.clientId, ...(this.server.clientSecret ? { client_secret: this.server.clientSecret } : {}) };
+    if (this.server.clientId)
+      return { client_id: this.server.clientId, ...(this.server.clientSecret ? { client_secret: this.server.clientSecret } : {}) };
     const stored = await this.readJson<OAuthClientInformationMixed & { redirect_uris?: string[] }>("client");
     // A client made for another origin (the Worker moved) cannot complete a flow here: register again.
     if (stored?.redirect_uris && !stored.redirect_uris.includes(this.options.redirectUrl)) return undefined;

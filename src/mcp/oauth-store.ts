@@ -39,8 +39,14 @@ export class McpOAuthStore implements McpOAuthRecords {
   }
 
   write(server: string, kind: OAuthRecordKind, value: string): void {
-    if (new TextEncoder().encode(value).byteLength > MAX_RECORD_BYTES) throw new Error(`the authorization server's ${kind} record is over ${MAX_RECORD_BYTES} bytes`);
-    this.sql.exec(`INSERT INTO mcp_oauth (server, kind, value) VALUES (?, ?, ?) ON CONFLICT (server, kind) DO UPDATE SET value = excluded.value`, server, kind, value);
+    if (new TextEncoder().encode(value).byteLength > MAX_RECORD_BYTES)
+      throw new Error(`the authorization server's ${kind} record is over ${MAX_RECORD_BYTES} bytes`);
+    this.sql.exec(
+      `INSERT INTO mcp_oauth (server, kind, value) VALUES (?, ?, ?) ON CONFLICT (server, kind) DO UPDATE SET value = excluded.value`,
+      server,
+      kind,
+      value,
+    );
   }
 
   drop(server: string, kinds: readonly OAuthRecordKind[]): void {
@@ -64,12 +70,19 @@ export class McpOAuthStore implements McpOAuthRecords {
       `DELETE FROM mcp_oauth_flows WHERE state_hash IN (SELECT state_hash FROM mcp_oauth_flows ORDER BY expires_at DESC LIMIT -1 OFFSET ?)`,
       MAX_FLOWS - 1,
     );
-    sql.exec(`INSERT OR REPLACE INTO mcp_oauth_flows (state_hash, json, expires_at) VALUES (?, ?, ?)`, stateHash, JSON.stringify(flow), flow.expiresAt);
+    sql.exec(
+      `INSERT OR REPLACE INTO mcp_oauth_flows (state_hash, json, expires_at) VALUES (?, ?, ?)`,
+      stateHash,
+      JSON.stringify(flow),
+      flow.expiresAt,
+    );
   }
 
   /** The flow of this state, removed so it completes once; undefined when unknown or expired. */
   takeFlow(stateHash: string, now = Date.now()): PendingFlow | undefined {
-    const row = this.sql.exec<{ json: string; expires_at: number }>(`DELETE FROM mcp_oauth_flows WHERE state_hash = ? RETURNING json, expires_at`, stateHash).toArray()[0];
+    const row = this.sql
+      .exec<{ json: string; expires_at: number }>(`DELETE FROM mcp_oauth_flows WHERE state_hash = ? RETURNING json, expires_at`, stateHash)
+      .toArray()[0];
     return row && row.expires_at > now ? (JSON.parse(row.json) as PendingFlow) : undefined;
   }
 }

@@ -17,7 +17,7 @@ export function progressOf(partial: unknown, count: number): ProgressFields {
     if (typeof partial.message === "string") fields.message = partial.message.slice(0, MAX_PROGRESS_MESSAGE_CHARS);
     return fields;
   }
-  const message = (typeof partial === "string" ? partial : JSON.stringify(partial) ?? "").slice(0, MAX_PROGRESS_MESSAGE_CHARS);
+  const message = (typeof partial === "string" ? partial : (JSON.stringify(partial) ?? "")).slice(0, MAX_PROGRESS_MESSAGE_CHARS);
   return { progress: count, message };
 }
 

@@ -46,10 +46,17 @@ const approvalByElicitation =
   async (ctx) => {
     const tool = store.get(ctx.toolCall.name);
     if (!tool || !agentConfig.needsApproval(ctx.toolCall, tool, { requireApproval: [] })) return undefined;
-    if (!elicit) return { approved: false, reason: `Tool "${tool.name}" needs a human's approval, and this MCP client cannot be asked (no elicitation capability)` };
+    if (!elicit)
+      return {
+        approved: false,
+        reason: `Tool "${tool.name}" needs a human's approval, and this MCP client cannot be asked (no elicitation capability)`,
+      };
     let answer: ToolElicitationAnswer;
     try {
-      answer = await elicit({ message: `Allow tool "${tool.name}" to run with ${JSON.stringify(ctx.args).slice(0, 2_000)}?`, requestedSchema: { ...APPROVAL_SCHEMA } });
+      answer = await elicit({
+        message: `Allow tool "${tool.name}" to run with ${JSON.stringify(ctx.args).slice(0, 2_000)}?`,
+        requestedSchema: { ...APPROVAL_SCHEMA },
+      });
     } catch (err) {
       return { approved: false, reason: `Approval could not be asked: ${err instanceof Error ? err.message : String(err)}` };
     }
@@ -57,9 +64,19 @@ const approvalByElicitation =
     return { approved: false, reason: answer.action === "accept" ? "Rejected by the user" : `The user answered ${answer.action}` };
   };
 
-export async function runServedToolCall(store: ToolStore, name: string, args: Record<string, unknown>, options: ServedCallOptions): Promise<ServedCallOutcome> {
+export async function runServedToolCall(
+  store: ToolStore,
+  name: string,
+  args: Record<string, unknown>,
+  options: ServedCallOptions,
+): Promise<ServedCallOutcome> {
   const toolCall: AgentToolCall = { type: "function", id: `mcp_${crypto.randomUUID()}`, name, arguments: args };
-  const assistantMessage: AssistantMessage = { role: "assistant", content: [{ type: "toolCall", id: toolCall.id, name, arguments: args }], stopReason: "toolUse", timestamp: Date.now() };
+  const assistantMessage: AssistantMessage = {
+    role: "assistant",
+    content: [{ type: "toolCall", id: toolCall.id, name, arguments: args }],
+    stopReason: "toolUse",
+    timestamp: Date.now(),
+  };
   const context: AgentContext = { systemPrompt: "", messages: [assistantMessage], tools: store.tools };
   const config: AgentLoopConfig = {
     toolExecution: "sequential",

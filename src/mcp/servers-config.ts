@@ -12,26 +12,32 @@ import { lazySchema } from "../lazy-schema.ts";
 
 export const MCP_SERVER_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
 
-const serverConfig = () => z.strictObject({
-  name: z.string().regex(MCP_SERVER_NAME_PATTERN, "must start with a letter and use at most 32 letters, digits, _ or -"),
-  url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
-  headers: z.record(z.string(), z.string()).optional(),
-  /** true: every call of this server's tools waits for a human; a list: only those (MCP) tool names. */
-  requireApproval: z.union([z.boolean(), z.array(z.string())]).optional(),
-  /** A call to this server's tools running longer becomes an error result (and an MCP cancellation). */
-  timeoutMs: z.number().int().positive().optional(),
-  /** A client registered with the server's authorization server beforehand (else: dynamic registration). */
-  clientId: z.string().min(1).max(512).optional(),
-  clientSecret: z.string().min(1).max(2048).optional(),
-});
+const serverConfig = () =>
+  z.strictObject({
+    name: z.string().regex(MCP_SERVER_NAME_PATTERN, "must start with a letter and use at most 32 letters, digits, _ or -"),
+    url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
+    headers: z.record(z.string(), z.string()).optional(),
+    /** true: every call of this server's tools waits for a human; a list: only those (MCP) tool names. */
+    requireApproval: z.union([z.boolean(), z.array(z.string())]).optional(),
+    /** A call to this server's tools running longer becomes an error result (and an MCP cancellation). */
+    timeoutMs: z.number().int().positive().optional(),
+    /** A client registered with the server's authorization server beforehand (else: dynamic registration). */
+    clientId: z.string().min(1).max(512).optional(),
+    clientSecret: z.string().min(1).max(2048).optional(),
+  });
 
-const serversConfig = lazySchema(() => z.array(serverConfig()).max(32).superRefine((servers, ctx) => {
-  const seen = new Set<string>();
-  for (const [i, s] of servers.entries()) {
-    if (seen.has(s.name)) ctx.addIssue({ code: "custom", path: [i, "name"], message: `duplicate server name "${s.name}"` });
-    seen.add(s.name);
-  }
-}));
+const serversConfig = lazySchema(() =>
+  z
+    .array(serverConfig())
+    .max(32)
+    .superRefine((servers, ctx) => {
+      const seen = new Set<string>();
+      for (const [i, s] of servers.entries()) {
+        if (seen.has(s.name)) ctx.addIssue({ code: "custom", path: [i, "name"], message: `duplicate server name "${s.name}"` });
+        seen.add(s.name);
+      }
+    }),
+);
 
 export type McpServerConfig = z.infer<ReturnType<typeof serverConfig>>;
 
@@ -46,11 +52,16 @@ export function parseMcpServers(raw: string | undefined): McpServersResult {
   } catch {
     // V8's message quotes the text around the error, which may be a header's token: name the spot only.
     const at = locateJsonError(raw);
-    return { ok: false, message: `MCP_SERVERS is not valid JSON: the error is at position ${at.offset} (line ${at.line}, column ${at.column})` };
+    return {
+      ok: false,
+      message: `MCP_SERVERS is not valid JSON: the error is at position ${at.offset} (line ${at.line}, column ${at.column})`,
+    };
   }
   const parsed = serversConfig().safeParse(json);
   if (parsed.success) return { ok: true, servers: parsed.data };
-  const problems = parsed.error.issues.map((i) => `${i.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("")}: ${i.message}`);
+  const problems = parsed.error.issues.map(
+    (i) => `${i.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("")}: ${i.message}`,
+  );
   return { ok: false, message: `MCP_SERVERS is invalid: ${problems.join("; ")}` };
 }
 

@@ -136,7 +136,9 @@ export class SessionMcpTools {
     const auth = this.authFor(server, source);
     const calls = new Set<AbortSignal>();
     const elicit = this.elicit;
-    const onElicitation = elicit ? (question: McpElicitation, signal: AbortSignal) => elicit(server.name, question, whileCallsRun(calls, signal)) : undefined;
+    const onElicitation = elicit
+      ? (question: McpElicitation, signal: AbortSignal) => elicit(server.name, question, whileCallsRun(calls, signal))
+      : undefined;
     const connection = new McpConnection(server, (tools) => this.register(state, tools), auth, onElicitation);
     const state: ServerState = { server, source, connection, names: [], listed: false, failed: false, calls };
     this.servers.set(server.name, state);
@@ -159,7 +161,10 @@ export class SessionMcpTools {
       state.failed = true;
       // The URL and the reasons go to the Worker's logs (operators); the session learns only the name.
       if (err instanceof McpOperatorError) console.warn(err.operatorMessage);
-      this.emit({ type: "error", message: `${err instanceof Error ? err.message : String(err)}; its tools are unavailable until it answers` });
+      this.emit({
+        type: "error",
+        message: `${err instanceof Error ? err.message : String(err)}; its tools are unavailable until it answers`,
+      });
     }
   }
 
@@ -190,7 +195,8 @@ export class SessionMcpTools {
       const added = [...definitions.keys()].filter((n) => !before.has(n));
       const removed = [...before.keys()].filter((n) => !definitions.has(n));
       const changed = [...definitions].filter(([n, f]) => before.has(n) && before.get(n) !== f).map(([n]) => n);
-      if (added.length + removed.length + changed.length > 0) this.emit({ type: "mcpToolsChanged", server: server.name, added, removed, changed });
+      if (added.length + removed.length + changed.length > 0)
+        this.emit({ type: "mcpToolsChanged", server: server.name, added, removed, changed });
     }
     state.definitions = definitions;
     this.unregister(state);
@@ -224,7 +230,10 @@ export class SessionMcpTools {
     state.names = names;
     state.listed = true;
     if (clashes.length > 0) {
-      this.emit({ type: "error", message: `MCP server "${server.name}": tool(s) ${clashes.join(", ")} not added, their names clash with other tools` });
+      this.emit({
+        type: "error",
+        message: `MCP server "${server.name}": tool(s) ${clashes.join(", ")} not added, their names clash with other tools`,
+      });
     }
   }
 }

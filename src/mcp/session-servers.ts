@@ -31,7 +31,8 @@ export async function addSessionServer(
   allowedUrls: string | undefined,
   request: AddServerRequest,
 ): Promise<SessionResult<McpServerView>> {
-  if (!MCP_SERVER_NAME_PATTERN.test(request.name)) return refuse("bad_request", "name must start with a letter and use at most 32 letters, digits, _ or -");
+  if (!MCP_SERVER_NAME_PATTERN.test(request.name))
+    return refuse("bad_request", "name must start with a letter and use at most 32 letters, digits, _ or -");
   if (!isAllowedMcpUrl(request.url, parseAllowedUrls(allowedUrls))) {
     return refuse("url_not_allowed", "This URL is not among the MCP server URLs this Worker allows sessions to add (MCP_ALLOWED_URLS)");
   }
@@ -39,17 +40,26 @@ export async function addSessionServer(
   if (headerBytes > MAX_SERVER_HEADER_BYTES) return refuse("bad_request", `headers are over ${MAX_SERVER_HEADER_BYTES} bytes`);
   if (mcp.has(request.name)) return refuse("name_taken", `An MCP server named "${request.name}" is already in this session`);
   const stored = readAddedServers(meta);
-  if (stored.length >= MAX_SESSION_MCP_SERVERS) return refuse("too_many", `A session may add at most ${MAX_SESSION_MCP_SERVERS} MCP servers; remove one first`);
+  if (stored.length >= MAX_SESSION_MCP_SERVERS)
+    return refuse("too_many", `A session may add at most ${MAX_SESSION_MCP_SERVERS} MCP servers; remove one first`);
   const server: McpServerConfig = { name: request.name, url: request.url, ...(request.headers ? { headers: request.headers } : {}) };
   meta.write(STORED_KEY, [...stored, server]);
   await mcp.add(server);
   return ok(mcp.describe().find((s) => s.name === server.name)!);
 }
 
-export async function removeSessionServer(meta: MetaRows, mcp: SessionMcpTools, credentials: McpOAuthStore, name: string): Promise<SessionResult<{ removed: string }>> {
+export async function removeSessionServer(
+  meta: MetaRows,
+  mcp: SessionMcpTools,
+  credentials: McpOAuthStore,
+  name: string,
+): Promise<SessionResult<{ removed: string }>> {
   const stored = readAddedServers(meta);
   if (!stored.some((s) => s.name === name)) return refuse("not_found", `This session added no MCP server named "${name}"`);
-  meta.write(STORED_KEY, stored.filter((s) => s.name !== name));
+  meta.write(
+    STORED_KEY,
+    stored.filter((s) => s.name !== name),
+  );
   credentials.forget(name);
   await mcp.remove(name);
   return ok({ removed: name });

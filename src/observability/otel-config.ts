@@ -17,7 +17,8 @@ export function readOtelConfig(env: { OTEL_EXPORTER_OTLP_ENDPOINT?: string; OTEL
   } catch {
     return { ok: false, message: "OTEL_EXPORTER_OTLP_ENDPOINT is not a URL" };
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return { ok: false, message: "OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL" };
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    return { ok: false, message: "OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL" };
   const base = url.href.replace(/\/+$/, "");
   const headers: Record<string, string> = {};
   const raw = env.OTEL_EXPORTER_OTLP_HEADERS?.trim();
@@ -25,7 +26,8 @@ export function readOtelConfig(env: { OTEL_EXPORTER_OTLP_ENDPOINT?: string; OTEL
     for (const [i, entry] of raw.split(",").entries()) {
       const at = entry.indexOf("=");
       const key = at > 0 ? entry.slice(0, at).trim() : "";
-      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key)) return { ok: false, message: `OTEL_EXPORTER_OTLP_HEADERS entry ${i + 1} is not key=value` };
+      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key))
+        return { ok: false, message: `OTEL_EXPORTER_OTLP_HEADERS entry ${i + 1} is not key=value` };
       try {
         headers[key] = decodeURIComponent(entry.slice(at + 1).trim());
       } catch {

@@ -40,7 +40,15 @@ export type RunLogLine = {
 
 export type LogLine = ToolCallLogLine | RunLogLine;
 
-type RunState = { startedAt: number; resumed: boolean; toolCalls: number; toolErrors: number; retries: number; tokens: Usage; lastError?: string };
+type RunState = {
+  startedAt: number;
+  resumed: boolean;
+  toolCalls: number;
+  toolErrors: number;
+  retries: number;
+  tokens: Usage;
+  lastError?: string;
+};
 
 const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
 
@@ -67,7 +75,14 @@ export class RunLog {
   }
 
   private fold(event: StampedEvent): void {
-    const run = (this.run ??= { startedAt: event.ts, resumed: event.type !== "runStart", toolCalls: 0, toolErrors: 0, retries: 0, tokens: emptyUsage() });
+    const run = (this.run ??= {
+      startedAt: event.ts,
+      resumed: event.type !== "runStart",
+      toolCalls: 0,
+      toolErrors: 0,
+      retries: 0,
+      tokens: emptyUsage(),
+    });
     switch (event.type) {
       case "runStart":
         this.run = { startedAt: event.ts, resumed: false, toolCalls: 0, toolErrors: 0, retries: 0, tokens: emptyUsage() };

@@ -78,8 +78,15 @@ export class RunTracer {
         });
         return;
       case "llmRetry": {
-        const span = (run.chat ??= this.child(run, `chat ${this.options.model}`, "client", event.ts, { "gen_ai.operation.name": "chat", "gen_ai.request.model": this.options.model }));
-        span.events.push({ name: "gen_ai.llm.retry", timeMs: event.ts, attributes: { "edge_agent.retry": event.retry, "edge_agent.retry.delay_ms": event.delayMs, "error.message": event.message } });
+        const span = (run.chat ??= this.child(run, `chat ${this.options.model}`, "client", event.ts, {
+          "gen_ai.operation.name": "chat",
+          "gen_ai.request.model": this.options.model,
+        }));
+        span.events.push({
+          name: "gen_ai.llm.retry",
+          timeMs: event.ts,
+          attributes: { "edge_agent.retry": event.retry, "edge_agent.retry.delay_ms": event.delayMs, "error.message": event.message },
+        });
         return;
       }
       case "messageEnd": {
@@ -117,7 +124,10 @@ export class RunTracer {
       case "toolApprovalRequired": {
         const parent = run.tools.get(event.toolCallId) ?? run.root;
         run.approvals.set(event.toolCallId, {
-          ...this.span(parent.traceId, `await_approval ${event.toolName}`, "internal", event.ts, { "gen_ai.tool.name": event.toolName, "gen_ai.tool.call.id": event.toolCallId }),
+          ...this.span(parent.traceId, `await_approval ${event.toolName}`, "internal", event.ts, {
+            "gen_ai.tool.name": event.toolName,
+            "gen_ai.tool.call.id": event.toolCallId,
+          }),
           parentSpanId: parent.spanId,
         });
         return;
@@ -146,7 +156,8 @@ export class RunTracer {
       case "runEnd": {
         this.closeChat(event.ts, { code: "error", message: "the run ended during this LLM call" });
         for (const [id] of run.approvals) this.approvalDecided(id, false, event.ts);
-        for (const span of run.tools.values()) this.finish({ ...span, status: { code: "error", message: "the run ended before the tool" } }, event.ts);
+        for (const span of run.tools.values())
+          this.finish({ ...span, status: { code: "error", message: "the run ended before the tool" } }, event.ts);
         const root = run.root;
         root.attributes["gen_ai.usage.input_tokens"] = run.usage.inputTokens;
         root.attributes["gen_ai.usage.output_tokens"] = run.usage.outputTokens;
@@ -158,7 +169,11 @@ export class RunTracer {
         return;
       }
       case "contextTrimmed":
-        run.root.events.push({ name: "edge_agent.context_trimmed", timeMs: event.ts, attributes: { "edge_agent.omitted_messages": event.omittedMessages } });
+        run.root.events.push({
+          name: "edge_agent.context_trimmed",
+          timeMs: event.ts,
+          attributes: { "edge_agent.omitted_messages": event.omittedMessages },
+        });
         return;
       case "scheduleFired":
         return; // a session event between runs: it queues a message, the run it starts has its own span
@@ -198,7 +213,13 @@ export class RunTracer {
   }
 
   private child(run: OpenRun, name: string, kind: Span["kind"], startMs: number, attributes: SpanAttributes): OpenSpan {
-    return { ...this.span(run.root.traceId, name, kind, startMs, { ...attributes, "edge_agent.session.id": String(run.root.attributes["edge_agent.session.id"]) }), parentSpanId: run.root.spanId };
+    return {
+      ...this.span(run.root.traceId, name, kind, startMs, {
+        ...attributes,
+        "edge_agent.session.id": String(run.root.attributes["edge_agent.session.id"]),
+      }),
+      parentSpanId: run.root.spanId,
+    };
   }
 
   private span(traceId: string, name: string, kind: Span["kind"], startMs: number, attributes: SpanAttributes): OpenSpan {
@@ -222,7 +243,8 @@ export function traceIdOf(runId: string): string {
  */
 export function toolCallSpanId(runId: string, toolCallId: string): string {
   let hash = 0xcbf29ce484222325n;
-  for (const byte of new TextEncoder().encode(`${runId}\n${toolCallId}`)) hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  for (const byte of new TextEncoder().encode(`${runId}\n${toolCallId}`))
+    hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
   return (hash === 0n ? 1n : hash).toString(16).padStart(16, "0");
 }
 

@@ -31,8 +31,16 @@ export function sessionTracing(
 ): SessionTracing | undefined {
   const target = exportTarget(env);
   if (!target) return undefined;
-  const exporter = new TraceExporter({ target, resource: { serviceName: SERVICE_NAME }, defer, ...(fetchImpl ? { fetch: fetchImpl } : {}) });
-  const tracer = new RunTracer({ agentName: SERVICE_NAME, provider: run.provider, model: run.model, ...(run.parent ? { parent: run.parent } : {}) }, (span) => exporter.add(span));
+  const exporter = new TraceExporter({
+    target,
+    resource: { serviceName: SERVICE_NAME },
+    defer,
+    ...(fetchImpl ? { fetch: fetchImpl } : {}),
+  });
+  const tracer = new RunTracer(
+    { agentName: SERVICE_NAME, provider: run.provider, model: run.model, ...(run.parent ? { parent: run.parent } : {}) },
+    (span) => exporter.add(span),
+  );
   return {
     observe: (event) => tracer.observe(event),
     approvalDecided: (toolCallId, approved) => tracer.approvalDecided(toolCallId, approved),

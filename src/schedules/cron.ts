@@ -44,7 +44,8 @@ const FIELDS: FieldSpec[] = [
 export function parseCron(expression: string): CronParse {
   const text = SHORTHANDS[expression.trim().toLowerCase()] ?? expression.trim();
   const parts = text.split(/\s+/);
-  if (parts.length !== 5) return { ok: false, message: `cron needs 5 fields (minute hour day-of-month month day-of-week), got ${parts.length}` };
+  if (parts.length !== 5)
+    return { ok: false, message: `cron needs 5 fields (minute hour day-of-month month day-of-week), got ${parts.length}` };
   const sets: Set<number>[] = [];
   for (const [i, part] of parts.entries()) {
     const field = parseField(part, FIELDS[i]!);
@@ -53,7 +54,14 @@ export function parseCron(expression: string): CronParse {
   }
   const [minutes, hours, daysOfMonth, months, weekdays] = sets as [Set<number>, Set<number>, Set<number>, Set<number>, Set<number>];
   if (weekdays.delete(7)) weekdays.add(0);
-  const schedule: CronSchedule = { minutes, hours, daysOfMonth, months, daysOfWeek: weekdays, eitherDay: !parts[2]!.startsWith("*") && !parts[4]!.startsWith("*") };
+  const schedule: CronSchedule = {
+    minutes,
+    hours,
+    daysOfMonth,
+    months,
+    daysOfWeek: weekdays,
+    eitherDay: !parts[2]!.startsWith("*") && !parts[4]!.startsWith("*"),
+  };
   if (nextCronTime(schedule, Date.UTC(2000, 0, 1)) === undefined) return { ok: false, message: "cron never matches a real date" };
   return { ok: true, value: schedule };
 }

@@ -29,9 +29,12 @@ const PAST_TOLERANCE_MS = 60_000;
 
 export function checkSchedule(request: ScheduleRequest, limits: ScheduleLimits, now: number): ScheduleCheck {
   const given = (["at", "delayMs", "cron", "everyMs"] as const).filter((k) => request[k] !== undefined);
-  if (given.length !== 1) return { ok: false, message: `give exactly one of at, delayMs, cron, everyMs (got ${given.length === 0 ? "none" : given.join(", ")})` };
-  if (typeof request.message !== "string" || request.message.trim() === "") return { ok: false, message: "message must be a non-empty string" };
-  if (request.message.length > MAX_SCHEDULE_MESSAGE_CHARS) return { ok: false, message: `message is longer than ${MAX_SCHEDULE_MESSAGE_CHARS} characters` };
+  if (given.length !== 1)
+    return { ok: false, message: `give exactly one of at, delayMs, cron, everyMs (got ${given.length === 0 ? "none" : given.join(", ")})` };
+  if (typeof request.message !== "string" || request.message.trim() === "")
+    return { ok: false, message: "message must be a non-empty string" };
+  if (request.message.length > MAX_SCHEDULE_MESSAGE_CHARS)
+    return { ok: false, message: `message is longer than ${MAX_SCHEDULE_MESSAGE_CHARS} characters` };
   if (request.name !== undefined && (typeof request.name !== "string" || request.name.length > MAX_SCHEDULE_NAME_CHARS)) {
     return { ok: false, message: `name must be a string of at most ${MAX_SCHEDULE_NAME_CHARS} characters` };
   }
@@ -47,13 +50,15 @@ export function checkSchedule(request: ScheduleRequest, limits: ScheduleLimits, 
     }
     case "delayMs": {
       const delay = request.delayMs!;
-      if (!Number.isInteger(delay) || delay < 0 || delay > MAX_SCHEDULE_AHEAD_MS) return { ok: false, message: "delayMs must be a whole number of milliseconds between 0 and a year" };
+      if (!Number.isInteger(delay) || delay < 0 || delay > MAX_SCHEDULE_AHEAD_MS)
+        return { ok: false, message: "delayMs must be a whole number of milliseconds between 0 and a year" };
       const at = now + delay;
       return { ok: true, value: { ...base, kind: "at", spec: new Date(at).toISOString(), nextRunAt: at } };
     }
     case "everyMs": {
       const every = request.everyMs!;
-      if (!Number.isInteger(every) || every > MAX_SCHEDULE_AHEAD_MS) return { ok: false, message: "everyMs must be a whole number of milliseconds of at most a year" };
+      if (!Number.isInteger(every) || every > MAX_SCHEDULE_AHEAD_MS)
+        return { ok: false, message: "everyMs must be a whole number of milliseconds of at most a year" };
       if (every < limits.minIntervalMs) return { ok: false, message: `everyMs must be at least ${minInterval}` };
       return { ok: true, value: { ...base, kind: "every", spec: String(every), nextRunAt: now + every } };
     }
@@ -70,7 +75,8 @@ export function checkSchedule(request: ScheduleRequest, limits: ScheduleLimits, 
         gap = Math.min(gap, next - t);
         t = next;
       }
-      if (gap < limits.minIntervalMs) return { ok: false, message: `cron fires every ${gap} ms at its most frequent; the minimum is ${minInterval}` };
+      if (gap < limits.minIntervalMs)
+        return { ok: false, message: `cron fires every ${gap} ms at its most frequent; the minimum is ${minInterval}` };
       return { ok: true, value: { ...base, kind: "cron", spec: request.cron.trim(), nextRunAt: first } };
     }
   }

@@ -69,7 +69,12 @@ export class AgentSession extends DurableObject<AppEnv> {
     if (this.session || this.tombstone) return this.repeatCreation(creation);
     migrate(this.ctx.storage.sql);
     writeSettings(this.ctx.storage.sql, settings);
-    if (creation) new IdempotencyKeys(this.ctx.storage.sql).remember(creation.idempotencyKey, creation.fingerprint, JSON.stringify({ id: settings.id, key: creation.sessionKey }));
+    if (creation)
+      new IdempotencyKeys(this.ctx.storage.sql).remember(
+        creation.idempotencyKey,
+        creation.fingerprint,
+        JSON.stringify({ id: settings.id, key: creation.sessionKey }),
+      );
     const session = await this.load(settings);
     // List remote tools now, so the first snapshot shows them; a slow server does not hold creation long.
     await Promise.race([session.mcp.refresh(), new Promise((resolve) => setTimeout(resolve, MCP_LIST_WAIT_MS))]);
@@ -81,8 +86,10 @@ export class AgentSession extends DurableObject<AppEnv> {
   claimIdempotencyKey(key: string | undefined, idempotencyKey: string, fingerprint: string) {
     return this.authorized(key, (): SessionResult<{ replay?: string }> => {
       const claim = new IdempotencyKeys(this.ctx.storage.sql).claim(idempotencyKey, fingerprint);
-      if (claim.kind === "mismatch") return refuse("idempotency_mismatch", "This Idempotency-Key was used for a different request; use a new key");
-      if (claim.kind === "in_progress") return refuse("idempotency_in_progress", "A request with this Idempotency-Key is still being answered; retry shortly");
+      if (claim.kind === "mismatch")
+        return refuse("idempotency_mismatch", "This Idempotency-Key was used for a different request; use a new key");
+      if (claim.kind === "in_progress")
+        return refuse("idempotency_in_progress", "A request with this Idempotency-Key is still being answered; retry shortly");
       return ok(claim.kind === "replay" ? { replay: claim.answer } : {});
     });
   }
@@ -150,7 +157,9 @@ export class AgentSession extends DurableObject<AppEnv> {
   async completeMcpAuth(state: string, code: string) {
     const session = this.session;
     if (!session || this.tombstone) return { ok: false as const, status: 404 as const, message: "Session not found" };
-    const done = await completeAuthorization(session.mcpCredentials, state, code, (name) => readAddedServers(session.meta).find((s) => s.name === name));
+    const done = await completeAuthorization(session.mcpCredentials, state, code, (name) =>
+      readAddedServers(session.meta).find((s) => s.name === name),
+    );
     if (done.ok) await session.mcp.authorized(done.server);
     return done;
   }
@@ -174,7 +183,9 @@ export class AgentSession extends DurableObject<AppEnv> {
   }
 
   cancelSchedule(key: string | undefined, scheduleId: string) {
-    return this.authorized(key, (s) => (s.schedules.cancel(scheduleId) ? ok({ id: scheduleId, cancelled: true }) : refuse("unknown_schedule", "Schedule not found")));
+    return this.authorized(key, (s) =>
+      s.schedules.cancel(scheduleId) ? ok({ id: scheduleId, cancelled: true }) : refuse("unknown_schedule", "Schedule not found"),
+    );
   }
 
   /** DELETE: stops the run, closes streams, then erases the session's storage (a tombstone answers 410). */
@@ -242,7 +253,9 @@ export class AgentSession extends DurableObject<AppEnv> {
   /** The event stream's socket path (src/http/event-bridge.ts): a hibernatable socket, or the refusal as JSON. */
   override async fetch(request: Request): Promise<Response> {
     const afterSeq = Number(request.headers.get(EVENT_SOCKET_HEADERS.afterSeq) ?? 0);
-    const attached = await this.authorized(request.headers.get(EVENT_SOCKET_HEADERS.key) ?? undefined, (s) => attachEventSocket(s, afterSeq));
+    const attached = await this.authorized(request.headers.get(EVENT_SOCKET_HEADERS.key) ?? undefined, (s) =>
+      attachEventSocket(s, afterSeq),
+    );
     return attached.ok ? attached.value : Response.json(attached);
   }
 
@@ -261,8 +274,15 @@ export class AgentSession extends DurableObject<AppEnv> {
   /** A second init for an existing id: the kept answer when it repeats the creation, else a conflict. */
   private repeatCreation(creation: CreationKey | undefined): SessionResult<{ id: string; key?: string }> {
     const kept = creation && !this.tombstone ? new IdempotencyKeys(this.ctx.storage.sql).lookup(creation.idempotencyKey) : undefined;
-    if (!creation || !kept?.answer) return refuse("already_exists", creation ? "This Idempotency-Key created a session more than 24 h ago (or it was deleted); use a new key" : "Session already exists");
-    if (kept.fingerprint !== creation.fingerprint) return refuse("idempotency_mismatch", "This Idempotency-Key was used for a different request; use a new key");
+    if (!creation || !kept?.answer)
+      return refuse(
+        "already_exists",
+        creation
+          ? "This Idempotency-Key created a session more than 24 h ago (or it was deleted); use a new key"
+          : "Session already exists",
+      );
+    if (kept.fingerprint !== creation.fingerprint)
+      return refuse("idempotency_mismatch", "This Idempotency-Key was used for a different request; use a new key");
     return ok(JSON.parse(kept.answer) as { id: string; key: string });
   }
 
@@ -294,13 +314,19 @@ export class AgentSession extends DurableObject<AppEnv> {
     return (await session.subAgents.decide(toolCallId, approve, reason)) ?? here;
   }
 
-  private async asParent<T>(parentKeyHash: string, op: (session: Session) => SessionResult<T> | Promise<SessionResult<T>>): Promise<SessionResult<T>> {
+  private async asParent<T>(
+    parentKeyHash: string,
+    op: (session: Session) => SessionResult<T> | Promise<SessionResult<T>>,
+  ): Promise<SessionResult<T>> {
     if (this.tombstone) return refuse("shut_down", goneMessage(this.tombstone));
     const access = authorizeParent(this.session, parentKeyHash);
     return access.ok ? op(access.value) : access;
   }
 
-  private async authorized<T>(key: string | undefined, op: (session: Session) => SessionResult<T> | Promise<SessionResult<T>>): Promise<SessionResult<T>> {
+  private async authorized<T>(
+    key: string | undefined,
+    op: (session: Session) => SessionResult<T> | Promise<SessionResult<T>>,
+  ): Promise<SessionResult<T>> {
     if (this.tombstone) return refuse("shut_down", goneMessage(this.tombstone));
     const access = await authorize(this.session, key);
     return access.ok ? op(access.value) : access;

@@ -61,7 +61,9 @@ export class ApprovalGate {
 
   /** Closes every request of a run still waiting (the run ended or was aborted); returns how many. */
   closeRun(runId: string, reason: string): number {
-    const open = this.sql.exec<{ tool_call_id: string }>(`SELECT tool_call_id FROM approvals WHERE run_id = ? AND status = 'waiting'`, runId).toArray();
+    const open = this.sql
+      .exec<{ tool_call_id: string }>(`SELECT tool_call_id FROM approvals WHERE run_id = ? AND status = 'waiting'`, runId)
+      .toArray();
     for (const { tool_call_id } of open) {
       this.setStatus(tool_call_id, "cancelled", reason);
       this.waits.settle(tool_call_id, { approved: false, reason });

@@ -52,7 +52,10 @@ export class ElicitationGate {
       schemaJson,
       expiresAt,
     );
-    this.sql.exec(`DELETE FROM elicitations WHERE status != 'waiting' AND id NOT IN (SELECT id FROM elicitations ORDER BY expires_at DESC LIMIT ?)`, MAX_KEPT_ROWS);
+    this.sql.exec(
+      `DELETE FROM elicitations WHERE status != 'waiting' AND id NOT IN (SELECT id FROM elicitations ORDER BY expires_at DESC LIMIT ?)`,
+      MAX_KEPT_ROWS,
+    );
     this.emit({ type: "mcpElicitation", elicitationId: id, server, message: question.message, requestedSchema: question.requestedSchema });
     return this.waits.wait(id, expiresAt, signal, () => {
       this.setStatus(id, "cancelled");
@@ -62,7 +65,9 @@ export class ElicitationGate {
 
   /** A person's answer; `content` (accept only) must satisfy the requested schema. */
   answer(id: string, action: ElicitationAction, content: Record<string, unknown> | undefined): AnswerOutcome {
-    const row = this.sql.exec<Row>(`SELECT id, server, message, schema_json, status, expires_at FROM elicitations WHERE id = ?`, id).toArray()[0];
+    const row = this.sql
+      .exec<Row>(`SELECT id, server, message, schema_json, status, expires_at FROM elicitations WHERE id = ?`, id)
+      .toArray()[0];
     if (!row) return { kind: "unknown" };
     if (row.status !== "waiting" || !this.waits.isWaiting(id)) return { kind: "closed" };
     if (action === "accept") {
@@ -76,9 +81,17 @@ export class ElicitationGate {
 
   pending(): { elicitationId: string; server: string; message: string; requestedSchema: Record<string, unknown>; expiresAt: number }[] {
     return this.sql
-      .exec<Row>(`SELECT id, server, message, schema_json, status, expires_at FROM elicitations WHERE status = 'waiting' ORDER BY expires_at`)
+      .exec<Row>(
+        `SELECT id, server, message, schema_json, status, expires_at FROM elicitations WHERE status = 'waiting' ORDER BY expires_at`,
+      )
       .toArray()
-      .map((r) => ({ elicitationId: r.id, server: r.server, message: r.message, requestedSchema: JSON.parse(r.schema_json) as Record<string, unknown>, expiresAt: r.expires_at }));
+      .map((r) => ({
+        elicitationId: r.id,
+        server: r.server,
+        message: r.message,
+        requestedSchema: JSON.parse(r.schema_json) as Record<string, unknown>,
+        expiresAt: r.expires_at,
+      }));
   }
 
   private setStatus(id: string, status: Status): void {

@@ -54,7 +54,10 @@ export function openEventStream({ log, hub, runs }: StreamParts, afterSeq: numbe
  * The socket path (event-sockets.ts): the same replay, then live events through a hibernatable socket
  * (a 101 response), or for a shut-down session the replay alone as a finite SSE body.
  */
-export function attachEventSocket({ log, hub, runs, sockets }: StreamParts & { sockets: EventSockets }, afterSeq: number): SessionResult<Response> {
+export function attachEventSocket(
+  { log, hub, runs, sockets }: StreamParts & { sockets: EventSockets },
+  afterSeq: number,
+): SessionResult<Response> {
   const closed = runs.isShutdown;
   if (closed && afterSeq >= log.lastSeq) return refuse("shut_down", "Session is shut down; no further events");
   // Unflushed events are in the log this replay reads: they belong to the subscribers attached before.

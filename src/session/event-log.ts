@@ -74,7 +74,10 @@ export class EventLog {
    */
   beforeRun(runId: string): number {
     const row = this.sql
-      .exec<{ seq: number }>(`SELECT seq FROM events WHERE type = 'runStart' AND json_extract(json, '$.runId') = ? ORDER BY seq DESC LIMIT 1`, runId)
+      .exec<{ seq: number }>(
+        `SELECT seq FROM events WHERE type = 'runStart' AND json_extract(json, '$.runId') = ? ORDER BY seq DESC LIMIT 1`,
+        runId,
+      )
       .toArray()[0];
     return (row?.seq ?? this.oldestSeq()) - 1;
   }
@@ -82,7 +85,9 @@ export class EventLog {
   /** True when the newest message event is a messageStart: an answer was streaming and never ended. */
   hasOpenMessage(): boolean {
     const row = this.sql
-      .exec<{ type: string }>(`SELECT type FROM events WHERE type IN ('messageStart', 'messageEnd', 'messageAbandoned', 'runEnd') ORDER BY seq DESC LIMIT 1`)
+      .exec<{ type: string }>(
+        `SELECT type FROM events WHERE type IN ('messageStart', 'messageEnd', 'messageAbandoned', 'runEnd') ORDER BY seq DESC LIMIT 1`,
+      )
       .toArray()[0];
     return row?.type === "messageStart";
   }

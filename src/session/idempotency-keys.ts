@@ -17,11 +17,7 @@ export const MAX_IDEMPOTENCY_BYTES = 256 * 1024;
 /** An answer bigger than this is not kept (the routes' answers are a few hundred bytes). */
 export const MAX_ANSWER_BYTES = 8 * 1024;
 
-export type IdempotencyClaim =
-  | { kind: "fresh" }
-  | { kind: "replay"; answer: string }
-  | { kind: "mismatch" }
-  | { kind: "in_progress" };
+export type IdempotencyClaim = { kind: "fresh" } | { kind: "replay"; answer: string } | { kind: "mismatch" } | { kind: "in_progress" };
 
 type Row = { fingerprint: string; answer: string | null; created_at: number };
 

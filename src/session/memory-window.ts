@@ -34,7 +34,11 @@ export function windowChars(maxContextTokens: number): number {
  * the kept size reaches `maxChars`; in a turn longer than twice that, the first assistant message past
  * it (a turn of thousands of tool calls must not pin all of them). 0 when everything fits.
  */
-export function windowStart(messages: readonly AgentMessage[], maxChars: number, sizeOf: (m: AgentMessage) => number = storedSizeOf): number {
+export function windowStart(
+  messages: readonly AgentMessage[],
+  maxChars: number,
+  sizeOf: (m: AgentMessage) => number = storedSizeOf,
+): number {
   let kept = 0;
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i]!;

@@ -41,7 +41,9 @@ export class MessageStore {
     let loaded: AgentMessage[] = [];
     let kept = 0;
     for (let before = Number.MAX_SAFE_INTEGER; ; ) {
-      const rows = this.sql.exec<Row>(`SELECT seq, json FROM messages WHERE seq < ? ORDER BY seq DESC LIMIT ?`, before, WINDOW_READ_ROWS).toArray();
+      const rows = this.sql
+        .exec<Row>(`SELECT seq, json FROM messages WHERE seq < ? ORDER BY seq DESC LIMIT ?`, before, WINDOW_READ_ROWS)
+        .toArray();
       const batch = rows.reverse().map((row) => {
         const message = JSON.parse(row.json) as AgentMessage;
         sizes.set(message, row.json.length);
@@ -54,7 +56,13 @@ export class MessageStore {
       if (start > 0) return loaded.slice(start);
       // A turn with no message to start at within twice the window: keep what was read, minus results
       // whose call lies before it (a tool result must never be sent without its call).
-      if (kept >= 4 * maxChars) return loaded.slice(Math.max(0, loaded.findIndex((m) => m.role !== "toolResult")));
+      if (kept >= 4 * maxChars)
+        return loaded.slice(
+          Math.max(
+            0,
+            loaded.findIndex((m) => m.role !== "toolResult"),
+          ),
+        );
       before = rows[0]!.seq;
     }
   }
@@ -65,7 +73,11 @@ export class MessageStore {
    */
   page(before: number | undefined, limit: number, maxBytes = MAX_PAGE_BYTES): MessagePage {
     // Rows come newest first from a lazy cursor: reading stops at the budget, so no more than a page is read.
-    const cursor = this.sql.exec<Row>(`SELECT seq, json FROM messages WHERE seq < ? ORDER BY seq DESC LIMIT ?`, before ?? Number.MAX_SAFE_INTEGER, limit + 1);
+    const cursor = this.sql.exec<Row>(
+      `SELECT seq, json FROM messages WHERE seq < ? ORDER BY seq DESC LIMIT ?`,
+      before ?? Number.MAX_SAFE_INTEGER,
+      limit + 1,
+    );
     const kept: Row[] = [];
     let bytes = 0;
     let more = false;

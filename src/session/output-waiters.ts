@@ -39,7 +39,10 @@ type Outbox = {
 };
 
 /** Pops the next final answer, waiting up to `waitMs` (capped) for one; null when none came. */
-export async function takeResponse({ queues, waiters, runs }: Outbox, waitMs: number): Promise<SessionResult<{ message: AssistantMessage | null }>> {
+export async function takeResponse(
+  { queues, waiters, runs }: Outbox,
+  waitMs: number,
+): Promise<SessionResult<{ message: AssistantMessage | null }>> {
   const deadline = Date.now() + Math.min(Math.max(0, waitMs), MAX_RESPONSE_WAIT_MS);
   for (;;) {
     const message = queues.takeOutput();

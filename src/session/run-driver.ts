@@ -32,13 +32,13 @@ export function idleTtlMs(raw: string | undefined): number {
   return (Number.isFinite(days) && days > 0 ? days : DEFAULT_SESSION_IDLE_TTL_DAYS) * DAY_MS;
 }
 
-export type RunState =
-  | { kind: "idle" }
-  | { kind: "running"; controller: AbortController; done: Promise<void> }
-  | { kind: "shutdown" };
+export type RunState = { kind: "idle" } | { kind: "running"; controller: AbortController; done: Promise<void> } | { kind: "shutdown" };
 
 /** The session's parts the driver uses, and what it is told to call. */
-export type RunDriverParts = Pick<SessionParts, "settings" | "state" | "store" | "meta" | "record" | "queues" | "messages" | "log" | "writes" | "approvals" | "sink" | "schedules"> & {
+export type RunDriverParts = Pick<
+  SessionParts,
+  "settings" | "state" | "store" | "meta" | "record" | "queues" | "messages" | "log" | "writes" | "approvals" | "sink" | "schedules"
+> & {
   ctx: DurableObjectState;
   env: AppEnv;
   /** Ends what outlives a shutdown: open event streams and parked takeResponse calls. */
@@ -77,7 +77,8 @@ export class RunDriver {
     if (this.isShutdown) return refuse("shut_down", "Session is shut down");
     const stored = this.parts.ctx.storage.sql.databaseSize;
     const budget = readSessionMaxBytes(this.parts.env);
-    if (stored >= budget) return refuse("over_budget", `This session stores ${stored} bytes, its budget (SESSION_MAX_BYTES) is ${budget}; start a new session`);
+    if (stored >= budget)
+      return refuse("over_budget", `This session stores ${stored} bytes, its budget (SESSION_MAX_BYTES) is ${budget}; start a new session`);
     const messageId = crypto.randomUUID();
     this.parts.meta.write("lastActiveAt", Date.now());
     if (!this.parts.queues.offer(kind, messageId, { role: "user", content, timestamp: Date.now() })) {
@@ -151,9 +152,13 @@ export class RunDriver {
       return this.startIfReady();
     }
     if (log.hasOpenMessage()) {
-      sink.record(run.runId, { type: "messageAbandoned", reason: "The session restarted while this answer was streaming; it is asked for again" });
+      sink.record(run.runId, {
+        type: "messageAbandoned",
+        reason: "The session restarted while this answer was streaming; it is asked for again",
+      });
     }
-    const stopReason = this.isShutdown || run.intent === "shutdown" ? "Session shut down" : run.intent === "abort" ? "Aborted by request" : undefined;
+    const stopReason =
+      this.isShutdown || run.intent === "shutdown" ? "Session shut down" : run.intent === "abort" ? "Aborted by request" : undefined;
     this.launch(run.runId, true, stopReason);
   }
 
@@ -226,7 +231,8 @@ export class RunDriver {
     const done = this.execute(runId, resumed, controller.signal).finally(() => {
       // An approval still waiting belongs to a run that is over: close it so a late decision gets 409.
       this.parts.approvals.closeRun(runId, "The run ended before a decision was made");
-      if (this.state.kind === "running" && this.state.done === done) this.state = this.parts.settings.shutdown ? { kind: "shutdown" } : { kind: "idle" };
+      if (this.state.kind === "running" && this.state.done === done)
+        this.state = this.parts.settings.shutdown ? { kind: "shutdown" } : { kind: "idle" };
       this.parts.record.release(runId);
       this.startIfReady();
     });
@@ -285,7 +291,13 @@ export class RunDriver {
     } catch (err) {
       // A fault escaped the loop (a bug or a broken hook): end the run visibly instead of leaving it open.
       const message = `Run failed: ${describeError(err)}`;
-      const response: AssistantMessage = { role: "assistant", content: [], stopReason: "error", errorMessage: message, timestamp: Date.now() };
+      const response: AssistantMessage = {
+        role: "assistant",
+        content: [],
+        stopReason: "error",
+        errorMessage: message,
+        timestamp: Date.now(),
+      };
       emit({ type: "error", message });
       if (record.isOpen(runId)) emit({ type: "runEnd", response, stopReason: "error" });
     } finally {

@@ -19,7 +19,12 @@ export function fireDueSchedules({ schedules, queues, sink, storage }: FiringPar
     if (queues.isFull("input")) break;
     storage.transactionSync(() => {
       const messageId = crypto.randomUUID();
-      queues.offer("input", messageId, { role: "user", content: [{ type: "text", text: schedule.message }], timestamp: now, scheduleId: schedule.id });
+      queues.offer("input", messageId, {
+        role: "user",
+        content: [{ type: "text", text: schedule.message }],
+        timestamp: now,
+        scheduleId: schedule.id,
+      });
       schedules.markFired(schedule, now);
       sink.record(undefined, { type: "scheduleFired", scheduleId: schedule.id, messageId });
     });

@@ -79,7 +79,10 @@ export class ScheduleStore {
 
   /** Schedules due at `now`, soonest first, at most `limit` of them. */
   due(now: number, limit: number): ScheduleListing[] {
-    return this.sql.exec<Row>(`SELECT ${COLUMNS} FROM schedules WHERE next_run_at <= ? ORDER BY next_run_at, id LIMIT ?`, now, limit).toArray().map(toListing);
+    return this.sql
+      .exec<Row>(`SELECT ${COLUMNS} FROM schedules WHERE next_run_at <= ? ORDER BY next_run_at, id LIMIT ?`, now, limit)
+      .toArray()
+      .map(toListing);
   }
 
   /**

@@ -6,7 +6,10 @@
 import { keyMatchesHash } from "../credentials.ts";
 import { ok, refuse, type SessionResult } from "./session-result.ts";
 
-export async function authorize<S extends { settings: { keyHash: string } }>(session: S | undefined, key: string | undefined): Promise<SessionResult<S>> {
+export async function authorize<S extends { settings: { keyHash: string } }>(
+  session: S | undefined,
+  key: string | undefined,
+): Promise<SessionResult<S>> {
   if (!session) return refuse("not_found", "Session not found");
   if (!key) return refuse("missing_key", "Missing session key (Authorization: Bearer <key> or ?key=)");
   if (!(await keyMatchesHash(key, session.settings.keyHash))) return refuse("wrong_key", "Invalid session key");

@@ -41,7 +41,6 @@ import { SubAgentCalls } from "./sub-agent-calls.ts";
 import { ScheduleStore } from "./schedule-store.ts";
 import { scheduleAccess } from "./schedule-access.ts";
 
-
 /** The stored settings, or undefined when this object holds no session (never created). */
 export function readSettings(sql: SqlStorage): SessionSettings | undefined {
   return new SessionMeta(sql).read<SessionSettings>("session");
@@ -52,14 +51,20 @@ export function writeSettings(sql: SqlStorage, settings: SessionSettings): void 
   new SessionMeta(sql).write("session", settings);
 }
 
-export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: SessionSettings): { session: Session; ready: Promise<unknown> } {
+export function loadSession(
+  ctx: DurableObjectState,
+  env: AppEnv,
+  settings: SessionSettings,
+): { session: Session; ready: Promise<unknown> } {
   const sql = ctx.storage.sql;
   const store = new ToolStore(settings.id);
   const registry = sessionRegistry(env);
   // A session at the nesting limit (MAX_SUBAGENT_DEPTH) is offered no sub-agents.
   const atDepthLimit = (settings.subAgent?.depth ?? 0) >= readMaxSubAgentDepth(env);
   const allowed = Object.fromEntries(
-    Object.entries(registry).filter(([name, mod]) => (!settings.tools || settings.tools.includes(name)) && !(atDepthLimit && isSubAgent(mod.getTool()))),
+    Object.entries(registry).filter(
+      ([name, mod]) => (!settings.tools || settings.tools.includes(name)) && !(atDepthLimit && isSubAgent(mod.getTool())),
+    ),
   );
   // Late-bound: the run record exists below, before any tool can run.
   let subAgents: SubAgentCalls | undefined;
@@ -81,7 +86,17 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
   const hub = new LiveFanout(sockets);
   const waiters = new OutputWaiters();
   const provider = resolveProvider(env);
-  const tracing = sessionTracing(env, { provider: typeof provider === "string" ? provider : provider.invalid, model: sessionModel(env, settings.model), ...(settings.subAgent?.parentRunId ? { parent: { runId: settings.subAgent.parentRunId, toolCallId: settings.subAgent.toolCallId } } : {}) }, (work) => ctx.waitUntil(work));
+  const tracing = sessionTracing(
+    env,
+    {
+      provider: typeof provider === "string" ? provider : provider.invalid,
+      model: sessionModel(env, settings.model),
+      ...(settings.subAgent?.parentRunId
+        ? { parent: { runId: settings.subAgent.parentRunId, toolCallId: settings.subAgent.toolCallId } }
+        : {}),
+    },
+    (work) => ctx.waitUntil(work),
+  );
   const sink = new EventSink({ log, writes, queues, meta, record, hub, waiters, runLog: new RunLog(), tracing });
   const state: AgentState = { systemPrompt: settings.systemPrompt, messages: [], tools: store.tools };
   const approvalTimeoutMs = readPositiveInteger(env.APPROVAL_TIMEOUT_MS, agentConfig.approvalTimeoutMs);
@@ -108,7 +123,45 @@ export function loadSession(ctx: DurableObjectState, env: AppEnv, settings: Sess
     void mcp.close();
   };
   const beforeRun = () => mcp.refresh();
-  const runs = new RunDriver({ ctx, env, settings, state, store, meta, record, queues, messages, log, writes, approvals, sink, schedules, onShutdown, beforeRun });
-  const session: Session = { settings, state, store, meta, record, queues, messages, log, writes, hub, sockets, waiters, sink, approvals, elicitations, runs, mcp, mcpCredentials, subAgents, schedules };
+  const runs = new RunDriver({
+    ctx,
+    env,
+    settings,
+    state,
+    store,
+    meta,
+    record,
+    queues,
+    messages,
+    log,
+    writes,
+    approvals,
+    sink,
+    schedules,
+    onShutdown,
+    beforeRun,
+  });
+  const session: Session = {
+    settings,
+    state,
+    store,
+    meta,
+    record,
+    queues,
+    messages,
+    log,
+    writes,
+    hub,
+    sockets,
+    waiters,
+    sink,
+    approvals,
+    elicitations,
+    runs,
+    mcp,
+    mcpCredentials,
+    subAgents,
+    schedules,
+  };
   return { session, ready: registerWrittenDrafts(store, env, settings.tools) };
 }

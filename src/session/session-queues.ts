@@ -65,7 +65,9 @@ export class SessionQueues {
     const counts = this.depthsKnown();
     if (counts.output === 0) return undefined;
     const row = this.sql
-      .exec<{ json: string }>(`DELETE FROM queue WHERE id = (SELECT id FROM queue WHERE kind = 'output' ORDER BY id LIMIT 1) RETURNING json`)
+      .exec<{ json: string }>(
+        `DELETE FROM queue WHERE id = (SELECT id FROM queue WHERE kind = 'output' ORDER BY id LIMIT 1) RETURNING json`,
+      )
       .toArray()[0];
     if (!row) return undefined;
     counts.output--;
@@ -86,7 +88,8 @@ export class SessionQueues {
   private depthsKnown(): QueueDepths {
     if (this.counts) return this.counts;
     const counts: QueueDepths = { input: 0, followUp: 0, output: 0 };
-    for (const row of this.sql.exec<{ kind: QueueKind; n: number }>(`SELECT kind, COUNT(*) AS n FROM queue GROUP BY kind`)) counts[row.kind] = row.n;
+    for (const row of this.sql.exec<{ kind: QueueKind; n: number }>(`SELECT kind, COUNT(*) AS n FROM queue GROUP BY kind`))
+      counts[row.kind] = row.n;
     this.counts = counts;
     return counts;
   }

@@ -57,7 +57,9 @@ export function hasSchema(sql: SqlStorage): boolean {
 
 /** Brings the schema to the newest version (creating it on a new session's first call). */
 export function migrate(sql: SqlStorage): void {
-  const stored = hasSchema(sql) ? sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, VERSION_KEY).toArray()[0]?.value : undefined;
+  const stored = hasSchema(sql)
+    ? sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = ?`, VERSION_KEY).toArray()[0]?.value
+    : undefined;
   const version = stored === undefined ? 0 : Number(stored);
   if (version >= MIGRATIONS.length) return;
   for (let step = version; step < MIGRATIONS.length; step++) sql.exec(MIGRATIONS[step]!);

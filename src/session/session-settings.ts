@@ -13,7 +13,12 @@ export type SettingsPatch = { requireApproval?: string[] };
 export type MutableSettings = { requireApproval: string[] };
 
 export function updateSettings(
-  { settings, meta, runs, store }: { settings: SessionSettings; meta: SessionMeta; runs: { readonly isShutdown: boolean }; store: ToolStore },
+  {
+    settings,
+    meta,
+    runs,
+    store,
+  }: { settings: SessionSettings; meta: SessionMeta; runs: { readonly isShutdown: boolean }; store: ToolStore },
   patch: SettingsPatch,
 ): SessionResult<MutableSettings> {
   if (runs.isShutdown) return refuse("shut_down", "Session is shut down");

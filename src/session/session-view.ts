@@ -11,7 +11,20 @@ import type { Session } from "./session.ts";
 /** Messages in the snapshot's page: a screenful of conversation; older ones via GET …/messages?before=. */
 export const SNAPSHOT_PAGE_MESSAGES = 50;
 
-export function describeSession({ settings, store, approvals, elicitations, log, queues, runs, meta, mcp, messages, record, schedules }: Session): SessionSnapshot {
+export function describeSession({
+  settings,
+  store,
+  approvals,
+  elicitations,
+  log,
+  queues,
+  runs,
+  meta,
+  mcp,
+  messages,
+  record,
+  schedules,
+}: Session): SessionSnapshot {
   const page = messages.page(undefined, SNAPSHOT_PAGE_MESSAGES);
   return {
     id: settings.id,
@@ -35,7 +48,9 @@ export function describeSession({ settings, store, approvals, elicitations, log,
     /** Token usage of the session's LLM calls and of tool results that report one, summed. */
     usage: record.sessionUsage(),
     requireApproval: settings.requireApproval,
-    ...(settings.subAgent ? { subAgent: { parentId: settings.subAgent.parentId, toolCallId: settings.subAgent.toolCallId, depth: settings.subAgent.depth } } : {}),
+    ...(settings.subAgent
+      ? { subAgent: { parentId: settings.subAgent.parentId, toolCallId: settings.subAgent.toolCallId, depth: settings.subAgent.depth } }
+      : {}),
     schedules: schedules.list(),
   };
 }

@@ -65,7 +65,9 @@ export class SubAgentCalls {
       ids.map(({ session_id }) =>
         this.peer(session_id)
           .eraseSubAgent(this.parts.settings.keyHash)
-          .catch((err: unknown) => console.error(JSON.stringify({ event: "subAgentEraseFailed", sessionId: session_id, message: String(err) }))),
+          .catch((err: unknown) =>
+            console.error(JSON.stringify({ event: "subAgentEraseFailed", sessionId: session_id, message: String(err) })),
+          ),
       ),
     );
   }
@@ -76,12 +78,20 @@ export class SubAgentCalls {
     if (!runId) throw new Error(`Sub-agent "${request.name}" can only run inside a run`);
     const depth = (settings.subAgent?.depth ?? 0) + 1;
     const maxDepth = readMaxSubAgentDepth(env);
-    if (depth > maxDepth) throw new Error(`Sub-agents nest at most ${maxDepth} deep (MAX_SUBAGENT_DEPTH); this session cannot start another`);
+    if (depth > maxDepth)
+      throw new Error(`Sub-agents nest at most ${maxDepth} deep (MAX_SUBAGENT_DEPTH); this session cannot start another`);
     const childId = await childSessionId({ parentId: settings.id, runId, toolCallId: request.toolCallId, parentKeyHash: settings.keyHash });
     const childSettings = this.childSettings(request, childId, depth); // throws for an unknown tool: no child, no row
     const known = sql.exec(`SELECT 1 FROM sub_agents WHERE session_id = ?`, childId).toArray().length > 0;
     // Recorded before the child exists, so a DELETE erases a child a crash left half-started.
-    if (!known) sql.exec(`INSERT INTO sub_agents (session_id, run_id, tool_call_id, created_at) VALUES (?, ?, ?, ?)`, childId, runId, request.toolCallId, Date.now());
+    if (!known)
+      sql.exec(
+        `INSERT INTO sub_agents (session_id, run_id, tool_call_id, created_at) VALUES (?, ?, ?, ?)`,
+        childId,
+        runId,
+        request.toolCallId,
+        Date.now(),
+      );
     const peer = this.peer(childId);
     const started = await peer.startSubAgent(settings.keyHash, childSettings, request.task);
     if (!started.ok) throw new Error(`Sub-agent "${request.name}" could not start: ${started.message}`);
@@ -130,17 +140,24 @@ export class SubAgentCalls {
       tools,
       requireApproval: settings.requireApproval,
       mcpServers: [],
-      ...(request.model ?? settings.model ? { model: request.model ?? settings.model } : {}),
+      ...((request.model ?? settings.model) ? { model: request.model ?? settings.model } : {}),
       ...(request.maxSteps ? { maxSteps: request.maxSteps } : {}),
       // The parent's run and call: the child's runs are traced as spans inside that call's (run-tracer.ts).
-      subAgent: { parentId: settings.id, toolCallId: request.toolCallId, depth, ...(this.parts.runId() ? { parentRunId: this.parts.runId()! } : {}) },
+      subAgent: {
+        parentId: settings.id,
+        toolCallId: request.toolCallId,
+        depth,
+        ...(this.parts.runId() ? { parentRunId: this.parts.runId()! } : {}),
+      },
     };
   }
 
   /** The child seq of the newest child event this session stored as the call's partial result (0: none). */
   private lastRelayedSeq(toolCallId: string): number {
     const row = this.parts.log.newest("toolExecUpdate", toolCallId);
-    const seq = row ? (JSON.parse(row.json) as { partialResult?: { subAgent?: { event?: { seq?: unknown } } } }).partialResult?.subAgent?.event?.seq : undefined;
+    const seq = row
+      ? (JSON.parse(row.json) as { partialResult?: { subAgent?: { event?: { seq?: unknown } } } }).partialResult?.subAgent?.event?.seq
+      : undefined;
     return typeof seq === "number" ? seq : 0;
   }
 
@@ -154,7 +171,13 @@ export class SubAgentCalls {
  * Relays the child's events (SSE bytes) as partial results until its runEnd, keeping `position` at the last
  * child seq relayed. A stream that ends before the runEnd throws, so the caller follows the child again.
  */
-async function relay(events: ReadableStream<Uint8Array>, sessionId: string, position: { afterSeq: number }, onPartialResult: OnPartialResult, signal?: AbortSignal): Promise<void> {
+async function relay(
+  events: ReadableStream<Uint8Array>,
+  sessionId: string,
+  position: { afterSeq: number },
+  onPartialResult: OnPartialResult,
+  signal?: AbortSignal,
+): Promise<void> {
   const reader = events.getReader();
   const stop = () => void reader.cancel().catch(() => undefined);
   signal?.addEventListener("abort", stop, { once: true });
@@ -180,7 +203,11 @@ async function relay(events: ReadableStream<Uint8Array>, sessionId: string, posi
 }
 
 function toResult(sessionId: string, outcome: SubAgentOutcome): AgentToolResult {
-  const text = outcome.text || (outcome.errorMessage ? `The sub-agent stopped (${outcome.stopReason}): ${outcome.errorMessage}` : `The sub-agent ended (${outcome.stopReason}) without an answer`);
+  const text =
+    outcome.text ||
+    (outcome.errorMessage
+      ? `The sub-agent stopped (${outcome.stopReason}): ${outcome.errorMessage}`
+      : `The sub-agent ended (${outcome.stopReason}) without an answer`);
   return {
     content: [{ type: "text", text }],
     details: { sessionId, stopReason: outcome.stopReason, usage: outcome.usage },

@@ -19,7 +19,8 @@ import type { Session } from "./session.ts";
 /** The parent's calls are accepted only with the key hash stored at the child's creation (the parent's). */
 export function authorizeParent(session: Session | undefined, parentKeyHash: string): SessionResult<Session> {
   if (!session) return refuse("not_found", "Sub-agent session not found");
-  if (!session.settings.subAgent || !constantTimeEqual(parentKeyHash, session.settings.keyHash)) return refuse("wrong_key", "Not this sub-agent's parent");
+  if (!session.settings.subAgent || !constantTimeEqual(parentKeyHash, session.settings.keyHash))
+    return refuse("wrong_key", "Not this sub-agent's parent");
   return ok(session);
 }
 
@@ -27,7 +28,11 @@ export function authorizeParent(session: Session | undefined, parentKeyHash: str
 export function storeChild(sql: SqlStorage, settings: SessionSettings, task: string): void {
   migrate(sql);
   writeSettings(sql, settings);
-  new SessionQueues(sql).offer("input", crypto.randomUUID(), { role: "user", content: [{ type: "text", text: task }], timestamp: Date.now() });
+  new SessionQueues(sql).offer("input", crypto.randomUUID(), {
+    role: "user",
+    content: [{ type: "text", text: task }],
+    timestamp: Date.now(),
+  });
 }
 
 /**
@@ -50,7 +55,9 @@ export function followChild(session: Session, afterSeq: number): SessionResult<S
 
 /** A child refuses input from anyone but its parent: its one run answers its one task. */
 export function refuseChildInput(session: Session): SessionResult<never> | undefined {
-  return session.settings.subAgent ? refuse("sub_agent_input", "A sub-agent session takes its task from its parent session only") : undefined;
+  return session.settings.subAgent
+    ? refuse("sub_agent_input", "A sub-agent session takes its task from its parent session only")
+    : undefined;
 }
 
 function textOf(message: AgentMessage): string {

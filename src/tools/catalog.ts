@@ -31,7 +31,9 @@ const ENABLED_BY: Readonly<Record<string, string>> = { writeTool: "WRITE_TOOL_EN
 
 /** The registry a session loads under `env`: bundledRegistry() without the tools `env` leaves off. */
 export function sessionRegistry(env: Readonly<Record<string, unknown>>): ToolRegistry {
-  return Object.fromEntries(Object.entries(bundledRegistry()).filter(([name]) => ENABLED_BY[name] === undefined || env[ENABLED_BY[name]] === "true"));
+  return Object.fromEntries(
+    Object.entries(bundledRegistry()).filter(([name]) => ENABLED_BY[name] === undefined || env[ENABLED_BY[name]] === "true"),
+  );
 }
 
 export function bundledToolNames(): string[] {

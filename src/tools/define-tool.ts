@@ -35,7 +35,9 @@ export type ToolContext<K extends ToolEnvKey = never> = Omit<ToolExecutionContex
  * `{}`), `usage` and `terminate` (default false). `C` is the content block type: plain-object tools may
  * write blocks without `as const` (the core checks each block when the tool returns).
  */
-export type ToolReturn<C = ToolResultContent> = string | { content: readonly C[]; details?: Record<string, unknown>; usage?: Usage; terminate?: boolean };
+export type ToolReturn<C = ToolResultContent> =
+  | string
+  | { content: readonly C[]; details?: Record<string, unknown>; usage?: Usage; terminate?: boolean };
 
 /** A content block as a plain-object tool writes it: `type` widened to string is fine. */
 export type LooseContent = { type: string; text?: string; data?: string; mimeType?: string };
@@ -46,7 +48,13 @@ export type LooseContent = { type: string; text?: string; data?: string; mimeTyp
  * tool's own argument shape.
  */
 export type PlainTool = Omit<AgentTool, "execute" | "capabilities"> & {
-  execute(toolCallId: string, args: ToolArguments, signal: AbortSignal | undefined, onPartialResult: OnPartialResult, context?: ToolExecutionContext): ToolReturn<LooseContent> | Promise<ToolReturn<LooseContent>>;
+  execute(
+    toolCallId: string,
+    args: ToolArguments,
+    signal: AbortSignal | undefined,
+    onPartialResult: OnPartialResult,
+    context?: ToolExecutionContext,
+  ): ToolReturn<LooseContent> | Promise<ToolReturn<LooseContent>>;
   capabilities?: readonly string[];
 };
 /** The generated registry's type: tool file name → module. */
@@ -98,8 +106,20 @@ function toOutputSchema(schema: z.ZodObject): JsonSchema {
 
 /** Every field of ToolDefinition; anything else in a definition is a mistake worth naming. */
 const DEFINITION_FIELDS = [
-  "name", "label", "description", "schema", "execute", "env", "capabilities", "prepareArguments",
-  "parallelToolExecute", "idempotent", "requiresApproval", "timeoutMs", "annotations", "output",
+  "name",
+  "label",
+  "description",
+  "schema",
+  "execute",
+  "env",
+  "capabilities",
+  "prepareArguments",
+  "parallelToolExecute",
+  "idempotent",
+  "requiresApproval",
+  "timeoutMs",
+  "annotations",
+  "output",
 ] as const satisfies readonly (keyof ToolDefinition<z.ZodObject>)[];
 // tsc fails on this line when ToolDefinition gains a field the list above lacks.
 const _definitionFieldsComplete: ListsEvery<ToolDefinition<z.ZodObject>, typeof DEFINITION_FIELDS> = true;
@@ -116,7 +136,8 @@ export function toToolResult(value: ToolReturn): AgentToolResult {
 /** The definition's mistakes a type checker may not have seen (a tool file nobody ran tsc on). */
 function checkDefinition(definition: object & { name?: unknown; schema?: unknown }): void {
   const problems = describeUnknownFields(definition, DEFINITION_FIELDS, "defineTool");
-  if (!(definition.schema instanceof z.ZodObject) && !problems.some((p) => p.includes("`schema`"))) problems.push("`schema` must be a zod object schema (z.object({ ... }))");
+  if (!(definition.schema instanceof z.ZodObject) && !problems.some((p) => p.includes("`schema`")))
+    problems.push("`schema` must be a zod object schema (z.object({ ... }))");
   const output = (definition as { output?: unknown }).output;
   if (output !== undefined && !(output instanceof z.ZodObject)) problems.push("`output` must be a zod object schema (z.object({ ... }))");
   if (problems.length) throw new Error(`defineTool(${JSON.stringify(String(definition.name))}): ${problems.join("; ")}`);
@@ -173,7 +194,9 @@ export type SubAgentDefinition = {
 export const SUB_AGENT_TIMEOUT_MS = 15 * 60_000;
 
 // Built when a sub-agent tool is first made (src/lazy-schema.ts): start-up builds no schema.
-const subAgentInput = lazySchema(() => z.object({ task: z.string().min(1).describe("What the sub-agent should do, with everything it needs to know.") }));
+const subAgentInput = lazySchema(() =>
+  z.object({ task: z.string().min(1).describe("What the sub-agent should do, with everything it needs to know.") }),
+);
 
 /**
  * A tool whose call runs a child session with `systemPrompt` on the given task and answers its final text.

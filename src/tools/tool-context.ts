@@ -12,7 +12,12 @@ export type ToolHost = {
   sessionId: string;
   env: Readonly<Record<string, unknown>>;
   /** `runSubAgent` and `schedules` only where a session offers them (not, e.g., on the /mcp server). */
-  capabilities: { registerDraft: (tool: AgentTool) => boolean; bundledToolNames: () => readonly string[]; runSubAgent?: RunSubAgent; schedules?: ScheduleAccess };
+  capabilities: {
+    registerDraft: (tool: AgentTool) => boolean;
+    bundledToolNames: () => readonly string[];
+    runSubAgent?: RunSubAgent;
+    schedules?: ScheduleAccess;
+  };
 };
 
 /** The context `tool` may see: its declared env keys that the host has, and its declared capabilities. */

@@ -12,9 +12,18 @@ const HABITS: Readonly<Record<"defineTool" | "plain", Readonly<Record<string, st
   plain: { parameters: "inputSchema", schema: "inputSchema", input_schema: "inputSchema", args: "inputSchema", argsSchema: "inputSchema" },
 };
 const COMMON_HABITS: Readonly<Record<string, string>> = {
-  handler: "execute", run: "execute", invoke: "execute", call: "execute", func: "execute", fn: "execute",
-  title: "label", displayName: "label", requireApproval: "requiresApproval", needsApproval: "requiresApproval",
-  parallel: "parallelToolExecute", timeout: "timeoutMs",
+  handler: "execute",
+  run: "execute",
+  invoke: "execute",
+  call: "execute",
+  func: "execute",
+  fn: "execute",
+  title: "label",
+  displayName: "label",
+  requireApproval: "requiresApproval",
+  needsApproval: "requiresApproval",
+  parallel: "parallelToolExecute",
+  timeout: "timeoutMs",
 };
 
 /** Edit distance, to suggest the field a typo meant; small inputs only (field names). */
@@ -51,7 +60,20 @@ export type ListsEvery<T, L extends readonly PropertyKey[]> = Exclude<keyof T, L
 
 /** The fields of a plain-object tool: every key of AgentTool (the check below fails tsc if one is missing). */
 export const PLAIN_TOOL_FIELDS = [
-  "name", "label", "description", "inputSchema", "execute", "prepareArguments", "validateRequiredArgs",
-  "parallelToolExecute", "idempotent", "requiresApproval", "timeoutMs", "env", "capabilities", "annotations", "outputSchema",
+  "name",
+  "label",
+  "description",
+  "inputSchema",
+  "execute",
+  "prepareArguments",
+  "validateRequiredArgs",
+  "parallelToolExecute",
+  "idempotent",
+  "requiresApproval",
+  "timeoutMs",
+  "env",
+  "capabilities",
+  "annotations",
+  "outputSchema",
 ] as const satisfies readonly (keyof AgentTool)[];
 const _plainToolFieldsComplete: ListsEvery<AgentTool, typeof PLAIN_TOOL_FIELDS> = true;

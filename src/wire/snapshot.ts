@@ -50,7 +50,13 @@ export type SessionSnapshot = {
   mcpServers: McpServerEntry[];
   pendingApprovals: PendingApproval[];
   /** MCP servers' questions waiting for POST …/elicitations/:elicitationId (the form is in their mcpElicitation event). */
-  pendingElicitations: { elicitationId: string; server: string; message: string; requestedSchema: Record<string, unknown>; expiresAt: number }[];
+  pendingElicitations: {
+    elicitationId: string;
+    server: string;
+    message: string;
+    requestedSchema: Record<string, unknown>;
+    expiresAt: number;
+  }[];
   /** Stream events after this seq to continue exactly where the snapshot ends. */
   lastEventSeq: number;
   activeRunId: string | null;

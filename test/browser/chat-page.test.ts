@@ -108,7 +108,10 @@ describe("the chat page", () => {
   it("blocks a tool on Reject and lets the agent answer without it", async () => {
     await page.chat.open(page.stack.url);
     await newApprovalSession();
-    page.stack.llm.enqueue({ toolCalls: [{ name: "getTime", arguments: { timezone: "UTC" } }] }, { text: "Without the clock I cannot tell." });
+    page.stack.llm.enqueue(
+      { toolCalls: [{ name: "getTime", arguments: { timezone: "UTC" } }] },
+      { text: "Without the clock I cannot tell." },
+    );
     await page.chat.send("What time is it in UTC?");
 
     const waiting = page.chat.cardInState("getTime", "approval");

@@ -43,7 +43,12 @@ it("opens on example prompts for the session's tools; picking one sends it and h
   await chat.open(dev.url);
   const examples = watched.page.locator("#examples");
   await examples.getByRole("button").first().waitFor({ timeout: UI_TIMEOUT_MS });
-  expect(await examples.getByRole("button").allTextContents()).toEqual(["What time is it in Lima?", "What's the weather in Tokyo?", "Roll 3 dice", "What tools do you have?"]);
+  expect(await examples.getByRole("button").allTextContents()).toEqual([
+    "What time is it in Lima?",
+    "What's the weather in Tokyo?",
+    "Roll 3 dice",
+    "What tools do you have?",
+  ]);
   await examples.getByRole("button", { name: "Roll 3 dice" }).click();
   await chat.cardInState("rollDice", "done").waitFor({ timeout: UI_TIMEOUT_MS });
   await chat.waitForRunEnds(1);

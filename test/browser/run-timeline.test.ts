@@ -19,7 +19,11 @@ describe("the run timeline", () => {
     await page.watched.page.getByRole("button", { name: "New session" }).click();
     await expect.poll(() => page.chat.sessionId(), { timeout: UI_TIMEOUT_MS }).not.toBe(before);
     await page.chat.waitLive();
-    page.stack.llm.enqueue({ status: 500, errorMessage: "overloaded" }, { toolCalls: [{ name: "getTime", arguments: { timezone: "UTC" } }] }, { text: "It is time." });
+    page.stack.llm.enqueue(
+      { status: 500, errorMessage: "overloaded" },
+      { toolCalls: [{ name: "getTime", arguments: { timezone: "UTC" } }] },
+      { text: "It is time." },
+    );
     await page.chat.send("What time is it?");
     const waiting = page.chat.cardInState("getTime", "approval");
     await waiting.getByRole("button", { name: "Approve" }).click({ timeout: UI_TIMEOUT_MS });

@@ -11,7 +11,11 @@ const visible = { state: "visible", timeout: UI_TIMEOUT_MS } as const;
 
 describe("the schedules panel", () => {
   it("lists the schedule the model made, then marks its message in the chat when it fires", async () => {
-    page.stack.llm.enqueue({ toolCalls: [{ name: "schedule", arguments: { message: "look again", delayMs: 2_000 } }] }, { text: "I will look again shortly." }, { text: "Looked again." });
+    page.stack.llm.enqueue(
+      { toolCalls: [{ name: "schedule", arguments: { message: "look again", delayMs: 2_000 } }] },
+      { text: "I will look again shortly." },
+      { text: "Looked again." },
+    );
     await page.chat.open(page.stack.url);
     await page.chat.send("Look again in two seconds");
     const entry = page.watched.page.locator("#schedules .schedule-entry");
@@ -29,7 +33,10 @@ describe("the schedules panel", () => {
   });
 
   it("cancels a schedule with its Cancel button", async () => {
-    page.stack.llm.enqueue({ toolCalls: [{ name: "schedule", arguments: { message: "much later", cron: "0 7 * * *" } }] }, { text: "Scheduled." });
+    page.stack.llm.enqueue(
+      { toolCalls: [{ name: "schedule", arguments: { message: "much later", cron: "0 7 * * *" } }] },
+      { text: "Scheduled." },
+    );
     await page.chat.open(page.stack.url);
     await page.chat.send("Every morning at seven");
     const entry = page.watched.page.locator("#schedules .schedule-entry");

@@ -32,7 +32,9 @@ describe("a sub-agent call on the chat page", () => {
     // The child's events are not shown as raw partial results of the parent's card.
     expect(await card.locator(":scope > .tool-partials > .tool-partial").count()).toBe(0);
     expect(await card.locator(":scope > .tool-result pre").textContent()).toBe("It is evening in Tokyo (from getTime).");
-    expect(await page.chat.assistantBubbles.locator(".bubble-text").allTextContents()).toEqual(["The researcher says it is evening in Tokyo."]);
+    expect(await page.chat.assistantBubbles.locator(".bubble-text").allTextContents()).toEqual([
+      "The researcher says it is evening in Tokyo.",
+    ]);
     await screenshot(page.watched.page, "sub-agent-card");
   });
 });

@@ -48,13 +48,19 @@ const assistantTexts = (page: Page) => page.locator(".msg.assistant").allTextCon
 
 describe("useChat from another origin", () => {
   it("delivers the answer after the model's endpoint failed twice", async () => {
-    stack.llm.enqueue({ status: 500, errorMessage: "overloaded" }, { status: 500, errorMessage: "overloaded" }, { text: "Answer after two retries." });
+    stack.llm.enqueue(
+      { status: 500, errorMessage: "overloaded" },
+      { status: 500, errorMessage: "overloaded" },
+      { text: "Answer after two retries." },
+    );
     const { page } = await openApp();
     await send(page, "hello");
     await page.locator(".msg.assistant", { hasText: "Answer after two retries." }).waitFor({ timeout: UI_TIMEOUT_MS });
     await page.locator('#chat[data-status="ready"]').waitFor({ timeout: UI_TIMEOUT_MS });
     expect(await page.locator("#error").count()).toBe(0);
-    const notices = (await page.evaluate(() => (globalThis as unknown as { notices: { type: string; data: { level: string } }[] }).notices)).map((n) => n.data.level);
+    const notices = (
+      await page.evaluate(() => (globalThis as unknown as { notices: { type: string; data: { level: string } }[] }).notices)
+    ).map((n) => n.data.level);
     expect(notices).toEqual(["retry", "retry"]);
   });
 
@@ -91,7 +97,9 @@ describe("useChat from another origin", () => {
     await send(page, "next");
     await page.locator(".msg.assistant", { hasText: "The second answer." }).waitFor({ timeout: UI_TIMEOUT_MS });
     await page.locator('#chat[data-status="ready"]').waitFor({ timeout: UI_TIMEOUT_MS });
-    const snapshot = (await (await fetch(`${stack.url}/v1/sessions/${session.id}`, { headers: { authorization: `Bearer ${session.key}` } })).json()) as {
+    const snapshot = (await (
+      await fetch(`${stack.url}/v1/sessions/${session.id}`, { headers: { authorization: `Bearer ${session.key}` } })
+    ).json()) as {
       messages: { role: string; stopReason?: string }[];
     };
     expect(snapshot.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);

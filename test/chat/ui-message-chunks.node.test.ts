@@ -3,7 +3,13 @@ import { readChatRequest } from "../../src/chat/chat-request.ts";
 import { UiMessageChunker } from "../../src/chat/ui-message-chunks.ts";
 import type { AgentEvent, AssistantMessage } from "../../src/core/index.ts";
 
-const response = (stopReason: AssistantMessage["stopReason"], errorMessage?: string): AssistantMessage => ({ role: "assistant", content: [], stopReason, errorMessage, timestamp: 0 });
+const response = (stopReason: AssistantMessage["stopReason"], errorMessage?: string): AssistantMessage => ({
+  role: "assistant",
+  content: [],
+  stopReason,
+  errorMessage,
+  timestamp: 0,
+});
 const run = (chunker: UiMessageChunker, events: AgentEvent[]) => events.flatMap((e) => chunker.translate(e)).map((c) => c.type);
 
 describe("session events as UI message chunks", () => {
@@ -17,7 +23,19 @@ describe("session events as UI message chunks", () => {
       { type: "messageDelta", text: "whole" },
       { type: "runEnd", response: response("stop"), stopReason: "stop" },
     ]);
-    expect(types).toEqual(["start-step", "text-start", "text-delta", "reset-step", "finish-step", "start-step", "text-start", "text-delta", "text-end", "finish-step", "finish"]);
+    expect(types).toEqual([
+      "start-step",
+      "text-start",
+      "text-delta",
+      "reset-step",
+      "finish-step",
+      "start-step",
+      "text-start",
+      "text-delta",
+      "text-end",
+      "finish-step",
+      "finish",
+    ]);
   });
 
   it("shows a session error that does not end the run as a transient notice, and a failed run as an error", () => {
@@ -25,7 +43,10 @@ describe("session events as UI message chunks", () => {
     const notice = chunker.translate({ type: "error", message: 'MCP server "x" is unreachable' });
     expect(notice).toEqual([{ type: "data-notice", data: { level: "error", message: 'MCP server "x" is unreachable' }, transient: true }]);
     const end = chunker.translate({ type: "runEnd", response: response("error", "model down"), stopReason: "error" });
-    expect(end).toEqual([{ type: "error", errorText: "model down" }, { type: "finish", finishReason: "error" }]);
+    expect(end).toEqual([
+      { type: "error", errorText: "model down" },
+      { type: "finish", finishReason: "error" },
+    ]);
   });
 
   it("announces a tool call once, streams partial results as preliminary output, then the final output", () => {
@@ -33,7 +54,13 @@ describe("session events as UI message chunks", () => {
     const chunks = [
       { type: "toolExecStart", toolCallId: "c", toolName: "t", arguments: { a: 1 } },
       { type: "toolExecUpdate", toolCallId: "c", toolName: "t", arguments: { a: 1 }, partialResult: { step: 1 } },
-      { type: "toolExecEnd", toolCallId: "c", toolName: "t", result: { content: [{ type: "text", text: "ok" }], details: {}, terminate: false }, isError: false },
+      {
+        type: "toolExecEnd",
+        toolCallId: "c",
+        toolName: "t",
+        result: { content: [{ type: "text", text: "ok" }], details: {}, terminate: false },
+        isError: false,
+      },
     ].flatMap((e) => chunker.translate(e as AgentEvent));
     expect(chunks).toEqual([
       { type: "start-step" },
@@ -48,14 +75,31 @@ describe("what a useChat request asks for", () => {
   it("takes the last user message's text and base64 images, and nothing from earlier messages", () => {
     const request = readChatRequest([
       { role: "user", parts: [{ type: "text", text: "old" }] },
-      { role: "user", parts: [{ type: "text", text: "look" }, { type: "file", url: "data:image/png;base64,AAAA", mediaType: "image/png" }] },
+      {
+        role: "user",
+        parts: [
+          { type: "text", text: "look" },
+          { type: "file", url: "data:image/png;base64,AAAA", mediaType: "image/png" },
+        ],
+      },
     ]);
-    expect(request).toEqual({ kind: "message", content: [{ type: "text", text: "look" }, { type: "image", mimeType: "image/png", data: "AAAA" }] });
+    expect(request).toEqual({
+      kind: "message",
+      content: [
+        { type: "text", text: "look" },
+        { type: "image", mimeType: "image/png", data: "AAAA" },
+      ],
+    });
   });
 
   it("refuses files that are not inline images, and a message with nothing to say", () => {
-    expect(readChatRequest([{ role: "user", parts: [{ type: "file", url: "https://x/y.pdf", mediaType: "application/pdf" }] }]).kind).toBe("invalid");
-    expect(readChatRequest([{ role: "user", parts: [{ type: "step-start" }] }])).toMatchObject({ kind: "invalid", message: expect.stringContaining("no text") });
+    expect(readChatRequest([{ role: "user", parts: [{ type: "file", url: "https://x/y.pdf", mediaType: "application/pdf" }] }]).kind).toBe(
+      "invalid",
+    );
+    expect(readChatRequest([{ role: "user", parts: [{ type: "step-start" }] }])).toMatchObject({
+      kind: "invalid",
+      message: expect.stringContaining("no text"),
+    });
   });
 
   it("reads approval answers from the last assistant message's tool parts", () => {
@@ -69,6 +113,10 @@ describe("what a useChat request asks for", () => {
         ],
       },
     ]);
-    expect(request).toEqual({ kind: "approvals", answers: [{ toolCallId: "a", approve: false, reason: "no" }], knownToolCallIds: ["a", "b"] });
+    expect(request).toEqual({
+      kind: "approvals",
+      answers: [{ toolCallId: "a", approve: false, reason: "no" }],
+      knownToolCallIds: ["a", "b"],
+    });
   });
 });

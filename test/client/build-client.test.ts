@@ -16,7 +16,9 @@ let output: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "build-client-"));
   outFile = path.join(dir, "client.js");
-  output = (await promisify(execFile)(NODE, ["--experimental-transform-types", "--disable-warning=ExperimentalWarning", SCRIPT, "--out", outFile])).stdout;
+  output = (
+    await promisify(execFile)(NODE, ["--experimental-transform-types", "--disable-warning=ExperimentalWarning", SCRIPT, "--out", outFile])
+  ).stdout;
 });
 
 afterAll(async () => {
@@ -34,11 +36,15 @@ describe("scripts/build-client.ts", () => {
   it("exports a working client and parser", async () => {
     const bundle = (await import(pathToFileURL(outFile).href)) as typeof import("../../src/client/index.ts");
     expect(typeof bundle.createClient).toBe("function");
-    expect(new bundle.SseParser().feed("id: 1\ndata: x\n\n")).toEqual([{ kind: "message", event: "message", data: "x", id: "1", lastEventId: "1" }]);
+    expect(new bundle.SseParser().feed("id: 1\ndata: x\n\n")).toEqual([
+      { kind: "message", event: "message", data: "x", id: "1", lastEventId: "1" },
+    ]);
   });
 
   it("leaves the file untouched when nothing changed", async () => {
-    const again = (await promisify(execFile)(NODE, ["--experimental-transform-types", "--disable-warning=ExperimentalWarning", SCRIPT, "--out", outFile])).stdout;
+    const again = (
+      await promisify(execFile)(NODE, ["--experimental-transform-types", "--disable-warning=ExperimentalWarning", SCRIPT, "--out", outFile])
+    ).stdout;
     expect(again).toContain("(unchanged)");
   });
 });

@@ -77,21 +77,29 @@ describe("createClient", () => {
 
   it("throws ApiClientError with the server's status, code and message", async () => {
     const { url } = await answer(429, { error: { code: "queue_full", message: "Input queue is full" } }, { "retry-after": "1" });
-    const error: unknown = await createClient({ baseUrl: url }).session("s_1", "k").send("x").catch((err: unknown) => err);
+    const error: unknown = await createClient({ baseUrl: url })
+      .session("s_1", "k")
+      .send("x")
+      .catch((err: unknown) => err);
     expect(error).toBeInstanceOf(ApiClientError);
     expect(error).toMatchObject({ status: 429, code: "queue_full", message: "Input queue is full", retryAfterSeconds: 1 });
   });
 
   it("derives a code from the status when the error body is not the API's", async () => {
     const { url } = await answer(502, "Bad Gateway");
-    const error: unknown = await createClient({ baseUrl: url }).session("s_1", "k").snapshot().catch((err: unknown) => err);
+    const error: unknown = await createClient({ baseUrl: url })
+      .session("s_1", "k")
+      .snapshot()
+      .catch((err: unknown) => err);
     expect(error).toMatchObject({ status: 502, code: "internal", message: "HTTP 502 Bad Gateway" });
   });
 
   it("reports an unreachable server as ApiClientError with status 0", async () => {
     const { url } = await answer(200, {});
     await server!.close();
-    const error: unknown = await createClient({ baseUrl: url }).listTools().catch((err: unknown) => err);
+    const error: unknown = await createClient({ baseUrl: url })
+      .listTools()
+      .catch((err: unknown) => err);
     expect(error).toBeInstanceOf(ApiClientError);
     expect(error).toMatchObject({ status: 0, code: "network_error" });
   });

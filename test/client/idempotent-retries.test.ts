@@ -23,7 +23,9 @@ async function planned(plan: (number | "drop")[], body: unknown): Promise<{ url:
     if (step === "drop") return void res.socket?.destroy();
     const status = step;
     res.writeHead(status, { "content-type": "application/json" });
-    res.end(JSON.stringify(status < 300 ? body : { error: { code: status === 409 ? "idempotency_in_progress" : "internal", message: "x" } }));
+    res.end(
+      JSON.stringify(status < 300 ? body : { error: { code: status === 409 ? "idempotency_in_progress" : "internal", message: "x" } }),
+    );
   });
   return { url: server.url, keys };
 }
@@ -56,7 +58,10 @@ describe("idempotent retries in the client SDK", () => {
 
   it("gives up after a bounded number of attempts, and never retries a 4xx", async () => {
     const failing = await planned([500], {});
-    const error = await createClient({ baseUrl: failing.url }).session("s_1", "sk_1").send("x").catch((e: unknown) => e);
+    const error = await createClient({ baseUrl: failing.url })
+      .session("s_1", "sk_1")
+      .send("x")
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiClientError);
     expect(failing.keys).toHaveLength(MAX_ATTEMPTS);
     await server!.close();

@@ -117,4 +117,3 @@ export async function take<T>(iterator: AsyncIterator<T>, count: number, timeout
   }
   return items;
 }
-

@@ -175,12 +175,16 @@ describe("stopping", () => {
 
   it("stops with stopReason aborted when aborted while the LLM call is in flight", async () => {
     const controller = new AbortController();
-    const { final } = await run([], {
-      llmCall: async (_request, { signal }) => {
-        controller.abort();
-        throw signal?.reason ?? new Error("aborted");
+    const { final } = await run(
+      [],
+      {
+        llmCall: async (_request, { signal }) => {
+          controller.abort();
+          throw signal?.reason ?? new Error("aborted");
+        },
       },
-    }, controller.signal);
+      controller.signal,
+    );
     expect(final.stopReason).toBe("aborted");
   });
 });

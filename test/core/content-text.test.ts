@@ -55,11 +55,17 @@ describe("MCP's content kinds in tool results", () => {
         terminate: false,
       },
     });
-    expect(normalizeToolResult({ content: [{ type: "resource", resource: { uri: "u" } }] })).toMatchObject({ ok: false, error: expect.stringContaining("content[0]") });
+    expect(normalizeToolResult({ content: [{ type: "resource", resource: { uri: "u" } }] })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("content[0]"),
+    });
   });
 
   it("count against the result limit, and audio that does not fit is named in a note", () => {
-    const limited = limitToolResult({ content: [{ type: "audio", data: "A".repeat(100), mimeType: "audio/wav" }], details: {}, terminate: false }, 50);
+    const limited = limitToolResult(
+      { content: [{ type: "audio", data: "A".repeat(100), mimeType: "audio/wav" }], details: {}, terminate: false },
+      50,
+    );
     expect(limited.content[0]).toEqual({ type: "text", text: "[audio omitted: audio/wav, 100 characters of data]" });
   });
 });

@@ -8,9 +8,27 @@ import { budgetContext, estimateMessageTokens, estimateToolTokens } from "../../
 import type { AgentContext, AgentMessage, AgentState, AssistantMessage, ToolResultMessage } from "../../src/core/types.ts";
 import { makeTool, newState, userMessage } from "./support.ts";
 
-const assistantText = (text: string): AssistantMessage => ({ role: "assistant", content: [{ type: "text", text }], stopReason: "stop", timestamp: 1 });
-const assistantCall = (id: string): AssistantMessage => ({ role: "assistant", content: [{ type: "toolCall", id, name: "getTime", arguments: {} }], stopReason: "toolUse", timestamp: 1 });
-const result = (id: string, text: string): ToolResultMessage => ({ role: "toolResult", toolCallId: id, toolName: "getTime", content: [{ type: "text", text }], details: {}, isError: false, timestamp: 1 });
+const assistantText = (text: string): AssistantMessage => ({
+  role: "assistant",
+  content: [{ type: "text", text }],
+  stopReason: "stop",
+  timestamp: 1,
+});
+const assistantCall = (id: string): AssistantMessage => ({
+  role: "assistant",
+  content: [{ type: "toolCall", id, name: "getTime", arguments: {} }],
+  stopReason: "toolUse",
+  timestamp: 1,
+});
+const result = (id: string, text: string): ToolResultMessage => ({
+  role: "toolResult",
+  toolCallId: id,
+  toolName: "getTime",
+  content: [{ type: "text", text }],
+  details: {},
+  isError: false,
+  timestamp: 1,
+});
 
 /** Message `n` of a varied history: turns of different lengths and sizes. */
 function messageNumber(n: number): AgentMessage[] {
@@ -35,7 +53,7 @@ function cutByDefinition(state: AgentState, budget: number): number {
   const lastUser = messages.findLastIndex((m) => m.role === "user");
   if (lastUser < 0) {
     const oldest = messages.findIndex((m, i) => m.role === "assistant" && fitsFrom(i));
-    return Math.max(oldest , 0);
+    return Math.max(oldest, 0);
   }
   const oldest = messages.findIndex((m, i) => i < lastUser && m.role === "user" && fitsFrom(i));
   return oldest < 0 ? lastUser : oldest;

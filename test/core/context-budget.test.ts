@@ -9,9 +9,27 @@ import { budgetContext, estimateMessageTokens, estimateToolTokens } from "../../
 import type { AgentMessage, AgentState, AssistantMessage, ToolResultMessage } from "../../src/core/types.ts";
 import { drainOnce, makeTool, newState, recordingSink, reply, scriptedModel, userMessage } from "./support.ts";
 
-const assistantText = (text: string): AssistantMessage => ({ role: "assistant", content: [{ type: "text", text }], stopReason: "stop", timestamp: 1 });
-const assistantCall = (id: string): AssistantMessage => ({ role: "assistant", content: [{ type: "toolCall", id, name: "getTime", arguments: {} }], stopReason: "toolUse", timestamp: 1 });
-const result = (id: string, text: string): ToolResultMessage => ({ role: "toolResult", toolCallId: id, toolName: "getTime", content: [{ type: "text", text }], details: {}, isError: false, timestamp: 1 });
+const assistantText = (text: string): AssistantMessage => ({
+  role: "assistant",
+  content: [{ type: "text", text }],
+  stopReason: "stop",
+  timestamp: 1,
+});
+const assistantCall = (id: string): AssistantMessage => ({
+  role: "assistant",
+  content: [{ type: "toolCall", id, name: "getTime", arguments: {} }],
+  stopReason: "toolUse",
+  timestamp: 1,
+});
+const result = (id: string, text: string): ToolResultMessage => ({
+  role: "toolResult",
+  toolCallId: id,
+  toolName: "getTime",
+  content: [{ type: "text", text }],
+  details: {},
+  isError: false,
+  timestamp: 1,
+});
 
 /** `turns` turns of four messages each: user, assistant with a tool call, its result, the answer. */
 function history(turns: number, filler = 200): AgentMessage[] {
@@ -19,13 +37,21 @@ function history(turns: number, filler = 200): AgentMessage[] {
   for (let t = 0; t < turns; t++) {
     // Fixed-width numbers, so every turn has the same size whatever the history's length.
     const n = String(t).padStart(6, "0");
-    messages.push(userMessage(`question ${n} ${"q".repeat(filler)}`), assistantCall(`c${n}`), result(`c${n}`, `result ${n} ${"r".repeat(filler)}`), assistantText(`answer ${n} ${"a".repeat(filler)}`));
+    messages.push(
+      userMessage(`question ${n} ${"q".repeat(filler)}`),
+      assistantCall(`c${n}`),
+      result(`c${n}`, `result ${n} ${"r".repeat(filler)}`),
+      assistantText(`answer ${n} ${"a".repeat(filler)}`),
+    );
   }
   return messages;
 }
 
 const contextTokens = (state: AgentState, messages: readonly AgentMessage[]) =>
-  Math.ceil(state.systemPrompt.length / 4) + 8 + [...state.tools.values()].reduce((n, t) => n + estimateToolTokens(t), 0) + messages.reduce((n, m) => n + estimateMessageTokens(m), 0);
+  Math.ceil(state.systemPrompt.length / 4) +
+  8 +
+  [...state.tools.values()].reduce((n, t) => n + estimateToolTokens(t), 0) +
+  messages.reduce((n, m) => n + estimateMessageTokens(m), 0);
 
 describe("the default context policy", () => {
   it("keeps every request of a 2,000-message session within the budget", async () => {
@@ -33,7 +59,13 @@ describe("the default context policy", () => {
     expect(state.messages).toHaveLength(2_000);
     const model = scriptedModel([reply("fine")]);
     const sink = recordingSink();
-    await runAgentLoop({ state, llmCall: model.llmCall, emit: sink.emit, maxContextTokens: 4_000, drainPending: drainOnce(userMessage("and now?")) });
+    await runAgentLoop({
+      state,
+      llmCall: model.llmCall,
+      emit: sink.emit,
+      maxContextTokens: 4_000,
+      drainPending: drainOnce(userMessage("and now?")),
+    });
     const sent = model.requests[0]!.messages;
     const kept = state.messages.slice(state.messages.length - (sent.length - 1), -1);
     expect(contextTokens(state, kept)).toBeLessThanOrEqual(4_000);
@@ -50,7 +82,9 @@ describe("the default context policy", () => {
     for (let budget = 300; budget < 3_000; budget += 97) {
       const state = newState([], history(30));
       const sent = budgetContext(state, budget).messages;
-      const calls = new Set(sent.flatMap((m) => (m.role === "assistant" ? m.content.flatMap((b) => (b.type === "toolCall" ? [b.id] : [])) : [])));
+      const calls = new Set(
+        sent.flatMap((m) => (m.role === "assistant" ? m.content.flatMap((b) => (b.type === "toolCall" ? [b.id] : [])) : [])),
+      );
       const results = new Set(sent.flatMap((m) => (m.role === "toolResult" ? [m.toolCallId] : [])));
       expect([...results]).toEqual([...calls]);
     }
@@ -78,7 +112,13 @@ describe("the default context policy", () => {
       { role: "assistant", content: [{ type: "toolCall", id: "n1", name: "getTime", arguments: {} }], stopReason: "toolUse" },
       reply("done"),
     ]);
-    await runAgentLoop({ state, llmCall: model.llmCall, emit: sink.emit, maxContextTokens: 2_000, drainPending: drainOnce(userMessage("go")) });
+    await runAgentLoop({
+      state,
+      llmCall: model.llmCall,
+      emit: sink.emit,
+      maxContextTokens: 2_000,
+      drainPending: drainOnce(userMessage("go")),
+    });
     const trimmed = sink.ofType("contextTrimmed");
     // Two LLM calls; an event only when what is left out changed, never two alike in a row.
     expect(trimmed.length).toBeGreaterThanOrEqual(1);

@@ -10,10 +10,16 @@ import { makeTool, newState, toolMap, userMessage } from "./support.ts";
 
 const context = (messages: AgentMessage[]): AgentContext => ({ systemPrompt: "Be brief.", messages, tools: toolMap(makeTool("getTime")) });
 
-const answer = (text: string): AssistantMessage => ({ role: "assistant", content: [{ type: "text", text }], stopReason: "stop", timestamp: 1 });
+const answer = (text: string): AssistantMessage => ({
+  role: "assistant",
+  content: [{ type: "text", text }],
+  stopReason: "stop",
+  timestamp: 1,
+});
 
 /** A request for the policy's window of `history`, and the same formatted from an unmarked copy. */
-const requestFor = (history: AgentMessage[], budget = 100_000) => formatMsgForLLM(budgetContext(newState([makeTool("getTime")], history), budget));
+const requestFor = (history: AgentMessage[], budget = 100_000) =>
+  formatMsgForLLM(budgetContext(newState([makeTool("getTime")], history), budget));
 const freshRequestFor = (history: AgentMessage[], budget = 100_000) => {
   const context = budgetContext(newState([makeTool("getTime")], history), budget);
   return formatMsgForLLM({ ...context, messages: [...context.messages] });
@@ -83,5 +89,4 @@ describe("formatMsgForLLM across steps", () => {
     requestFor(history);
     expect(first.messages.map((m) => m.content)).toEqual(["You are a test agent.", "one"]);
   });
-
 });

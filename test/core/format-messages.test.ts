@@ -72,7 +72,9 @@ describe("formatMsgForLLM", () => {
 
   it("keeps history order on the wire", () => {
     const final: AssistantMessage = { role: "assistant", content: [{ type: "text", text: "Sunny." }], stopReason: "stop", timestamp: 1 };
-    const { messages } = formatMsgForLLM(context([userMessage("weather?"), assistantCalling, result("c1", "Sunny"), result("c2", "noon"), final]));
+    const { messages } = formatMsgForLLM(
+      context([userMessage("weather?"), assistantCalling, result("c1", "Sunny"), result("c2", "noon"), final]),
+    );
     expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "tool", "assistant"]);
   });
 
@@ -82,7 +84,10 @@ describe("formatMsgForLLM", () => {
     const { tools } = formatMsgForLLM({ systemPrompt: "", messages: [], tools: toolMap(weather, makeTool("getTime")) });
     expect(tools).toEqual([
       { type: "function", function: { name: "getWeather", description: "Current weather for a city", parameters: schema } },
-      { type: "function", function: { name: "getTime", description: "The getTime test tool", parameters: { type: "object", properties: {} } } },
+      {
+        type: "function",
+        function: { name: "getTime", description: "The getTime test tool", parameters: { type: "object", properties: {} } },
+      },
     ]);
   });
 });

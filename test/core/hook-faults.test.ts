@@ -47,7 +47,10 @@ describe("hooks that return junk", () => {
       state: newState(),
       emit: recordingSink().emit,
       drainPending: drainOnce(userMessage("hi")),
-      llmCall: model.llmCall, prepareContext: () => { throw new Error("context store offline"); },
+      llmCall: model.llmCall,
+      prepareContext: () => {
+        throw new Error("context store offline");
+      },
     });
     expect(response).toMatchObject({ stopReason: "error", errorMessage: "context store offline" });
   });

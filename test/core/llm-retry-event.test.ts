@@ -10,7 +10,11 @@ import { drainOnce, newState, recordingSink, reply, userMessage } from "./suppor
 describe("llmRetry events", () => {
   it("emits one llmRetry per retry the adapter reports, with its number, wait and reason", async () => {
     const llmCall: LlmCall = async (_request, { onRetry }) => {
-      onRetry?.({ retryNumber: 1, delayMs: 500, error: new LlmError("LLM request failed with HTTP 503: busy", { kind: "http", retryable: true, status: 503 }) });
+      onRetry?.({
+        retryNumber: 1,
+        delayMs: 500,
+        error: new LlmError("LLM request failed with HTTP 503: busy", { kind: "http", retryable: true, status: 503 }),
+      });
       onRetry?.({ retryNumber: 2, delayMs: 1000, error: new Error("socket hang up") });
       return reply("done");
     };

@@ -20,7 +20,13 @@ describe("the step limit", () => {
     });
     const state = newState([tool]);
     const model = scriptedModel([callTools({ id: "c1", name: "work" })]);
-    const final = await runAgentLoop({ state, llmCall: model.llmCall, emit: () => undefined, maxSteps: 1, drainPending: () => queue.splice(0) });
+    const final = await runAgentLoop({
+      state,
+      llmCall: model.llmCall,
+      emit: () => undefined,
+      maxSteps: 1,
+      drainPending: () => queue.splice(0),
+    });
     expect(final.stopReason).toBe("max_steps");
     expect(queue.map(textOf)).toEqual(["a follow-up sent while the last step ran"]);
     expect(state.messages.some((m) => m.role === "user" && textOf(m).startsWith("a follow-up"))).toBe(false);
@@ -32,7 +38,13 @@ describe("hooks that hang", () => {
     const controller = new AbortController();
     const state = newState();
     const done = runAgentLoop(
-      { state, llmCall: scriptedModel([reply("never")]).llmCall, emit: () => undefined, drainPending: drainOnce(userMessage("hi")), prepareContext: never },
+      {
+        state,
+        llmCall: scriptedModel([reply("never")]).llmCall,
+        emit: () => undefined,
+        drainPending: drainOnce(userMessage("hi")),
+        prepareContext: never,
+      },
       controller.signal,
     );
     setTimeout(() => controller.abort(), 20);

@@ -35,17 +35,24 @@ describe("values a tool returns", () => {
   it("stores details holding a BigInt and a cycle as JSON, with a note naming what changed", async () => {
     const cyclic: Record<string, unknown> = { name: "loop" };
     cyclic.self = cyclic;
-    const tool = makeTool("odd", { execute: () => ({ content: [{ type: "text", text: "ok" }], details: { count: 10n ** 20n, cyclic }, terminate: false }) });
+    const tool = makeTool("odd", {
+      execute: () => ({ content: [{ type: "text", text: "ok" }], details: { count: 10n ** 20n, cyclic }, terminate: false }),
+    });
     const { final, results, events } = await runStoring(tool);
     expect(textOf(final)).toBe("after the tool");
     expect(results).toHaveLength(1);
     expect(results[0]!.details).toMatchObject({ count: "100000000000000000000", cyclic: { name: "loop", self: "[Circular]" } });
-    expect(results[0]!.details.storageNotes).toEqual(["details.count: BigInt stored as a string", "details.cyclic.self: circular reference left out"]);
+    expect(results[0]!.details.storageNotes).toEqual([
+      "details.count: BigInt stored as a string",
+      "details.cyclic.self: circular reference left out",
+    ]);
     expect(events.filter((e) => e.type === "toolExecEnd")).toHaveLength(1);
   });
 
   it("replaces details larger than a storage row by a preview and a note", async () => {
-    const tool = makeTool("big", { execute: () => ({ content: [{ type: "text", text: "ok" }], details: { blob: "x".repeat(3 * 1024 * 1024) }, terminate: false }) });
+    const tool = makeTool("big", {
+      execute: () => ({ content: [{ type: "text", text: "ok" }], details: { blob: "x".repeat(3 * 1024 * 1024) }, terminate: false }),
+    });
     const { rows, results } = await runStoring(tool);
     expect(results).toHaveLength(1);
     expect(JSON.stringify(results[0]!.details).length).toBeLessThan(10_000);
@@ -54,7 +61,9 @@ describe("values a tool returns", () => {
   });
 
   it("cuts content larger than a storage row even when the host set no result limit", async () => {
-    const tool = makeTool("flood", { execute: () => ({ content: [{ type: "text", text: "y".repeat(3 * 1024 * 1024) }], details: {}, terminate: false }) });
+    const tool = makeTool("flood", {
+      execute: () => ({ content: [{ type: "text", text: "y".repeat(3 * 1024 * 1024) }], details: {}, terminate: false }),
+    });
     const { rows, results } = await runStoring(tool);
     expect(textOf(results[0]!)).toContain("[output truncated:");
     for (const row of rows) expect(row.length).toBeLessThan(ROW_LIMIT);
@@ -62,12 +71,19 @@ describe("values a tool returns", () => {
 
   it("keeps usage with BigInt counts as numbers and drops a usage that is not one", async () => {
     const tool = makeTool("metered", {
-      execute: () => ({ content: [{ type: "text", text: "ok" }], details: {}, usage: { inputTokens: 5n, outputTokens: 7 } as never, terminate: false }),
+      execute: () => ({
+        content: [{ type: "text", text: "ok" }],
+        details: {},
+        usage: { inputTokens: 5n, outputTokens: 7 } as never,
+        terminate: false,
+      }),
     });
     const { results } = await runStoring(tool);
     expect(results[0]!.usage).toEqual({ inputTokens: 5, outputTokens: 7, totalTokens: 12 });
 
-    const junk = makeTool("junk", { execute: () => ({ content: [{ type: "text", text: "ok" }], details: {}, usage: { tokens: "many" } as never, terminate: false }) });
+    const junk = makeTool("junk", {
+      execute: () => ({ content: [{ type: "text", text: "ok" }], details: {}, usage: { tokens: "many" } as never, terminate: false }),
+    });
     const second = await runStoring(junk);
     expect(second.results[0]!.usage).toBeUndefined();
     expect(second.results[0]!.details.storageNotes).toEqual(["usage was not {inputTokens, outputTokens, totalTokens} numbers: left out"]);

@@ -86,8 +86,7 @@ export function recordingSink(): RecordingSink {
     emit: (event) => void events.push(event),
     events,
     types: () => events.map((e) => e.type),
-    ofType: <T extends AgentEventType>(type: T) =>
-      events.filter((e): e is Extract<AgentEvent, { type: T }> => e.type === type),
+    ofType: <T extends AgentEventType>(type: T) => events.filter((e): e is Extract<AgentEvent, { type: T }> => e.type === type),
   };
 }
 
@@ -163,7 +162,6 @@ export function drainOnce(...messages: UserMessage[]): () => UserMessage[] {
     return out;
   };
 }
-
 
 // ── Batch runner ───────────────────────────────────────────────────────────
 export type BatchRun = { batch: AgentToolCallBatch; sink: RecordingSink };

@@ -51,7 +51,11 @@ describe("parallel batches", () => {
 
   it("runs the whole batch sequentially when one tool is not parallel-safe", async () => {
     const tracker = concurrency();
-    const tools = [slowTool("one", 20, tracker), slowTool("careful", 20, tracker, { parallelToolExecute: false }), slowTool("three", 20, tracker)];
+    const tools = [
+      slowTool("one", 20, tracker),
+      slowTool("careful", 20, tracker, { parallelToolExecute: false }),
+      slowTool("three", 20, tracker),
+    ];
     const calls = [toolCall("a", "one"), toolCall("b", "careful"), toolCall("c", "three")];
     await runBatch(tools, calls, { toolExecution: "parallel" });
     expect(tracker.max).toBe(1);
@@ -81,8 +85,7 @@ describe("parallel batches", () => {
 });
 
 describe("termination", () => {
-  const stopper = (name: string, text: string): AgentTool =>
-    makeTool(name, { execute: () => textResult(text, { terminate: true }) });
+  const stopper = (name: string, text: string): AgentTool => makeTool(name, { execute: () => textResult(text, { terminate: true }) });
   const goer = makeTool("goer", { execute: () => textResult("keep going") });
 
   it("ends the run without another LLM call when every result terminates", async () => {
@@ -120,7 +123,8 @@ describe("termination", () => {
     const state = newState([stopper("stopA", "A handed off"), stopper("stopB", "B failed")]);
     const final = await runAgentLoop({
       state,
-      llmCall: model.llmCall, afterToolCall: ({ toolCall: tc }) => (tc.id === "b" ? { isError: true } : undefined),
+      llmCall: model.llmCall,
+      afterToolCall: ({ toolCall: tc }) => (tc.id === "b" ? { isError: true } : undefined),
       emit: () => undefined,
       drainPending: drainOnce(userMessage("go")),
     });

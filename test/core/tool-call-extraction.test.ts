@@ -74,7 +74,9 @@ describe("extractToolCalls", () => {
 
   it("marks an entry without a name or that is not an object as invalid, keeping the readable ones", () => {
     const { toolCalls } = extractToolCalls(
-      response([{ type: "tool_calls", tool_calls: [{ id: "bad", arguments: {} }, "garbage", { id: "good", name: "getTime", arguments: {} }] }]),
+      response([
+        { type: "tool_calls", tool_calls: [{ id: "bad", arguments: {} }, "garbage", { id: "good", name: "getTime", arguments: {} }] },
+      ]),
     );
     expect(toolCalls.map((c) => [c.id === "bad" || c.id === "good" ? c.id : "generated", Boolean(c.invalid)])).toEqual([
       ["bad", true],
@@ -116,7 +118,13 @@ describe("extraction inside the loop", () => {
 
   it("answers a malformed entry with an error result without crashing, and still runs the other calls", async () => {
     const model = scriptedModel([
-      response([], { tool_calls: [{ id: "nameless", type: "function", function: { arguments: "{}" } }, 7, { ...openAiCall, id: "ok", function: { name: "getTime", arguments: "{}" } }] }),
+      response([], {
+        tool_calls: [
+          { id: "nameless", type: "function", function: { arguments: "{}" } },
+          7,
+          { ...openAiCall, id: "ok", function: { name: "getTime", arguments: "{}" } },
+        ],
+      }),
       reply("done"),
     ]);
     const state = newState([getTime]);

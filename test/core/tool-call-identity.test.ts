@@ -25,7 +25,10 @@ describe("tool-call ids", () => {
     const runs: string[] = [];
     const echo = makeTool("echo", { execute: (id, args) => (runs.push(`${id}:${String(args.n)}`), textResult(`echo ${String(args.n)}`)) });
     const state = newState([echo]);
-    const model = scriptedModel([callTools({ id: "dup", name: "echo", args: { n: 1 } }, { id: "dup", name: "echo", args: { n: 2 } }), reply("done")]);
+    const model = scriptedModel([
+      callTools({ id: "dup", name: "echo", args: { n: 1 } }, { id: "dup", name: "echo", args: { n: 2 } }),
+      reply("done"),
+    ]);
     await runAgentLoop({ state, llmCall: model.llmCall, emit: () => undefined, drainPending: drainOnce(userMessage("go")) });
 
     const assistant = state.messages[1] as AssistantMessage;

@@ -44,11 +44,15 @@ describe("prepare", () => {
   });
 
   it("turns a throwing beforeToolCall into an error result", async () => {
-    const { message, text } = await runOne(makeTool("ok"), {}, {
-      beforeToolCall: () => {
-        throw new Error("policy service down");
+    const { message, text } = await runOne(
+      makeTool("ok"),
+      {},
+      {
+        beforeToolCall: () => {
+          throw new Error("policy service down");
+        },
       },
-    });
+    );
     expect(message.isError).toBe(true);
     expect(text).toBe("beforeToolCall hook failed: policy service down");
   });
@@ -95,18 +99,26 @@ describe("afterToolCall", () => {
         throw new Error("boom");
       },
     });
-    await runOne(failing, {}, {
-      afterToolCall: ({ result, isError }) => void seen.push({ text: textOf(result), isError }),
-    });
+    await runOne(
+      failing,
+      {},
+      {
+        afterToolCall: ({ result, isError }) => void seen.push({ text: textOf(result), isError }),
+      },
+    );
     expect(seen).toEqual([{ text: "boom", isError: true }]);
   });
 
   it("turns a throwing afterToolCall into an error result", async () => {
-    const { message, text } = await runOne(base, {}, {
-      afterToolCall: () => {
-        throw new Error("audit log full");
+    const { message, text } = await runOne(
+      base,
+      {},
+      {
+        afterToolCall: () => {
+          throw new Error("audit log full");
+        },
       },
-    });
+    );
     expect(message.isError).toBe(true);
     expect(text).toBe("afterToolCall hook failed: audit log full");
   });

@@ -20,7 +20,14 @@ describe("tool result size limit", () => {
 
   it("replaces an image that does not fit with a note naming it", () => {
     const limited = limitToolResult(
-      { content: [{ type: "text", text: "ok" }, { type: "image", data: "A".repeat(500), mimeType: "image/png" }], details: {}, terminate: false },
+      {
+        content: [
+          { type: "text", text: "ok" },
+          { type: "image", data: "A".repeat(500), mimeType: "image/png" },
+        ],
+        details: {},
+        terminate: false,
+      },
       100,
     );
     expect(limited.content.map((b) => (b.type === "text" ? b.text : b.type))).toEqual([

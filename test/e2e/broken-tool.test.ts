@@ -56,7 +56,10 @@ describe("npm start with a broken tool file", () => {
     expect(await bundledTools()).toContain("handMade");
     mark = dev.logs().length;
     await writeTool("flipCoin.ts", plainToolSource("coinFlip"));
-    await eventually(async () => logsSince(mark), (logs) => /Reloading local server|Local server updated|Ready/i.test(logs) && logs.includes("flipCoin"));
+    await eventually(
+      async () => logsSince(mark),
+      (logs) => /Reloading local server|Local server updated|Ready/i.test(logs) && logs.includes("flipCoin"),
+    );
     whileBroken = await bundledTools();
   }, 90_000);
 
@@ -67,7 +70,9 @@ describe("npm start with a broken tool file", () => {
 
   it("prints the one line that names the file and the problem, and no process dump", () => {
     const logs = logsSince(mark);
-    expect(logs).toContain('generate-registry: tools/flipCoin.ts: tool name "coinFlip" does not match the file name "flipCoin" (left out until fixed; the other tools are served)');
+    expect(logs).toContain(
+      'generate-registry: tools/flipCoin.ts: tool name "coinFlip" does not match the file name "flipCoin" (left out until fixed; the other tools are served)',
+    );
     expect(logs).not.toMatch(/Process exited with non-zero status|_process:|spawnargs/);
   });
 
@@ -82,6 +87,8 @@ describe("npm start with a broken tool file", () => {
     const names = await eventually(bundledTools, (n) => !n.includes("handMade"));
     expect(names).toEqual(expect.arrayContaining(["flipCoin"]));
     expect(names).not.toContain("handMade");
-    expect(logsSince(before)).toMatch(/generate-registry: tools\/handMade\.ts: cannot be bundled: .* \(left out until fixed; the other tools are served\)/);
+    expect(logsSince(before)).toMatch(
+      /generate-registry: tools\/handMade\.ts: cannot be bundled: .* \(left out until fixed; the other tools are served\)/,
+    );
   }, 60_000);
 });

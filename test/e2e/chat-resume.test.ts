@@ -23,7 +23,9 @@ describe("useChat's transport through wrangler dev", () => {
 
   beforeAll(async () => {
     llm = await startMockOpenAi();
-    dev = await startWranglerDev({ vars: { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "mock-model", MAX_RETRY_DELAY_MS: "50" } });
+    dev = await startWranglerDev({
+      vars: { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: llm.url, OPENAI_MODEL: "mock-model", MAX_RETRY_DELAY_MS: "50" },
+    });
   }, 90_000);
   afterAll(async () => {
     await dev?.stop();
@@ -32,10 +34,17 @@ describe("useChat's transport through wrangler dev", () => {
 
   const newSession = async () => (await (await fetch(`${dev.url}/v1/sessions`, { method: "POST" })).json()) as { id: string; key: string };
   const transportFor = (session: { id: string; key: string }) =>
-    new DefaultChatTransport<UIMessage>({ api: `${dev.url}/v1/sessions/${session.id}/chat`, headers: { authorization: `Bearer ${session.key}` } });
+    new DefaultChatTransport<UIMessage>({
+      api: `${dev.url}/v1/sessions/${session.id}/chat`,
+      headers: { authorization: `Bearer ${session.key}` },
+    });
 
   it("delivers the answer after the endpoint answered 500 twice", async () => {
-    llm.enqueue({ status: 500, errorMessage: "overloaded" }, { status: 500, errorMessage: "overloaded" }, { text: "Here after two retries." });
+    llm.enqueue(
+      { status: 500, errorMessage: "overloaded" },
+      { status: 500, errorMessage: "overloaded" },
+      { text: "Here after two retries." },
+    );
     const session = await newSession();
     const stream = await transportFor(session).sendMessages({
       trigger: "submit-message",
@@ -53,7 +62,15 @@ describe("useChat's transport through wrangler dev", () => {
     llm.enqueue({ text: answer, chunkDelayMs: 150 }); // 3 s: still running when the reconnect comes, even on a loaded machine
     const session = await newSession();
     const auth = { authorization: `Bearer ${session.key}`, "content-type": "application/json" };
-    expect((await fetch(`${dev.url}/v1/sessions/${session.id}/messages`, { method: "POST", headers: auth, body: JSON.stringify({ content: "go" }) })).status).toBe(202);
+    expect(
+      (
+        await fetch(`${dev.url}/v1/sessions/${session.id}/messages`, {
+          method: "POST",
+          headers: auth,
+          body: JSON.stringify({ content: "go" }),
+        })
+      ).status,
+    ).toBe(202);
     await new Promise((resolve) => setTimeout(resolve, 400)); // some words streamed and stored already
     const resumed = await transportFor(session).reconnectToStream({ chatId: session.id });
     expect(resumed).not.toBeNull();

@@ -31,7 +31,12 @@ const textReply = (text: string): MockReply => ({ text, chunkDelayMs: WORD_DELAY
 /** What getTime returns, e.g. "Current time in Paris (Europe/Paris): 2026-11-29 12:00:00 (Sunday)". */
 const GET_TIME_TEXT = /^Current time in (.+): \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \(\w+day\)$/;
 
-type ChatMessage = { role: string; content: unknown; tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[]; tool_call_id?: string };
+type ChatMessage = {
+  role: string;
+  content: unknown;
+  tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+};
 
 const messagesOf = (request: RecordedRequest | undefined): ChatMessage[] => (request?.body.messages ?? []) as ChatMessage[];
 const ofCall = (events: SseEvent[], id: string) => events.filter((e) => e.json.toolCallId === id);
@@ -89,7 +94,10 @@ describe("a multi-tool conversation through wrangler dev with the streaming Open
   });
 
   it("emits toolExecStart then toolExecEnd for each call of the parallel batch, with the reassembled arguments", () => {
-    for (const [id, args] of [["call_tokyo", { timezone: "Asia/Tokyo" }], ["call_paris", { city: "Paris" }]] as const) {
+    for (const [id, args] of [
+      ["call_tokyo", { timezone: "Asia/Tokyo" }],
+      ["call_paris", { city: "Paris" }],
+    ] as const) {
       const events = ofCall(firstRun, id);
       expect(events.map((e) => e.event)).toEqual(["toolExecStart", "toolExecEnd"]);
       expect(events[0]!.json.toolName).toBe("getTime");
@@ -145,7 +153,12 @@ describe("a multi-tool conversation through wrangler dev with the streaming Open
     mock.enqueue(textReply(FOLLOW_UP_ANSWER));
     await api.send(session, FOLLOW_UP);
     const secondRun = await stream.until("runEnd");
-    expect(secondRun.filter((e) => e.event === "messageDelta").map((e) => e.json.text).join("")).toBe(FOLLOW_UP_ANSWER);
+    expect(
+      secondRun
+        .filter((e) => e.event === "messageDelta")
+        .map((e) => e.json.text)
+        .join(""),
+    ).toBe(FOLLOW_UP_ANSWER);
 
     expect(mock.requests).toHaveLength(3);
     const third = messagesOf(mock.requests[2]);

@@ -19,7 +19,7 @@ function curlSection(): string {
   const readme = readFileSync(README_PATH, "utf8");
   const start = readme.indexOf("### A session with curl");
   const end = readme.indexOf("\n## ", start);
-  if (start < 0 || end < 0) throw new Error("README has no \"A session with curl\" section");
+  if (start < 0 || end < 0) throw new Error('README has no "A session with curl" section');
   return readme.slice(start, end);
 }
 /** The address the docs use: `wrangler dev`'s default. */
@@ -71,7 +71,12 @@ describe("the offline demo model behind wrangler dev", () => {
     const runEnd = run.at(-1)!.json as { response?: AssistantResponse; stopReason?: string };
     expect(runEnd.stopReason).toBe("stop");
     expect(textOf(runEnd.response!)).toMatch(TOKYO_TIME);
-    expect(run.filter((e) => e.event === "messageDelta").map((e) => e.json.text).join("")).toBe(textOf(runEnd.response!));
+    expect(
+      run
+        .filter((e) => e.event === "messageDelta")
+        .map((e) => e.json.text)
+        .join(""),
+    ).toBe(textOf(runEnd.response!));
   });
 
   it("neither offers nor lists writeTool while WRITE_TOOL_ENABLED is off (wrangler.toml's default)", () => {

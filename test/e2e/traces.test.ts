@@ -85,7 +85,11 @@ describe("traces through wrangler dev to an OTLP receiver", () => {
     const headers: Record<string, string> = {};
     if (init.key) headers.authorization = `Bearer ${init.key}`;
     if (init.json !== undefined) headers["content-type"] = "application/json";
-    const res = await fetch(`${dev.url}${path}`, { method: init.method ?? "GET", headers, ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) }) });
+    const res = await fetch(`${dev.url}${path}`, {
+      method: init.method ?? "GET",
+      headers,
+      ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) }),
+    });
     return { status: res.status, body: res.status === 204 ? null : ((await res.json()) as Record<string, unknown>) };
   };
 
@@ -96,15 +100,33 @@ describe("traces through wrangler dev to an OTLP receiver", () => {
   }
 
   it("sends one trace per run: invoke_agent over chat (retries as events), execute_tool and await_approval", async () => {
-    llm.enqueue({ toolCalls: [{ id: "call_t1", name: "getTime", arguments: { timezone: "UTC" } }] }, { status: 500, errorMessage: "overloaded" }, { text: "It is noon." });
-    const session = (await call("/v1/sessions", { method: "POST", json: { requireApproval: ["getTime"] } })).body as { id: string; key: string };
-    expect((await call(`/v1/sessions/${session.id}/messages`, { method: "POST", key: session.key, json: { content: "time?" } })).status).toBe(202);
-    await until(async () => ((await call(`/v1/sessions/${session.id}`, { key: session.key })).body!.pendingApprovals as unknown[]).length > 0 || undefined, "the approval request");
-    expect((await call(`/v1/sessions/${session.id}/tool-calls/call_t1/approval`, { method: "POST", key: session.key, json: { approve: true } })).status).toBe(200);
+    llm.enqueue(
+      { toolCalls: [{ id: "call_t1", name: "getTime", arguments: { timezone: "UTC" } }] },
+      { status: 500, errorMessage: "overloaded" },
+      { text: "It is noon." },
+    );
+    const session = (await call("/v1/sessions", { method: "POST", json: { requireApproval: ["getTime"] } })).body as {
+      id: string;
+      key: string;
+    };
+    expect(
+      (await call(`/v1/sessions/${session.id}/messages`, { method: "POST", key: session.key, json: { content: "time?" } })).status,
+    ).toBe(202);
+    await until(
+      async () =>
+        ((await call(`/v1/sessions/${session.id}`, { key: session.key })).body!.pendingApprovals as unknown[]).length > 0 || undefined,
+      "the approval request",
+    );
+    expect(
+      (await call(`/v1/sessions/${session.id}/tool-calls/call_t1/approval`, { method: "POST", key: session.key, json: { approve: true } }))
+        .status,
+    ).toBe(200);
     expect((await call(`/v1/sessions/${session.id}/responses/next?waitMs=20000`, { key: session.key })).status).toBe(200);
 
     const spans = await until(() => {
-      const all = receiver.received.flatMap((r) => r.spans).filter((s) => attr(s, "edge_agent.session.id") === session.id || s.name.startsWith("await_approval"));
+      const all = receiver.received
+        .flatMap((r) => r.spans)
+        .filter((s) => attr(s, "edge_agent.session.id") === session.id || s.name.startsWith("await_approval"));
       return all.some((s) => s.name.startsWith("invoke_agent")) ? all : undefined;
     }, "the run's spans");
     const root = spans.find((s) => s.name === "invoke_agent edge-agent")!;
@@ -135,7 +157,11 @@ describe("traces through wrangler dev to an OTLP receiver", () => {
   });
 
   it("traces a sub-agent's run inside the parent's call span, in the parent's trace", async () => {
-    llm.enqueue({ toolCalls: [{ id: "call_r1", name: "researcher", arguments: { task: "what time is it?" } }] }, { text: "It is noon." }, { text: "The researcher says noon." });
+    llm.enqueue(
+      { toolCalls: [{ id: "call_r1", name: "researcher", arguments: { task: "what time is it?" } }] },
+      { text: "It is noon." },
+      { text: "The researcher says noon." },
+    );
     const session = (await call("/v1/sessions", { method: "POST" })).body as { id: string; key: string };
     await runOnce(session, "ask the researcher");
     const found = await until(() => {
@@ -154,7 +180,9 @@ describe("traces through wrangler dev to an OTLP receiver", () => {
     await runOnce(session, "one");
     await runOnce(session, "two");
     const roots = await until(() => {
-      const found = receiver.received.flatMap((r) => r.spans).filter((s) => s.name.startsWith("invoke_agent") && attr(s, "edge_agent.session.id") === session.id);
+      const found = receiver.received
+        .flatMap((r) => r.spans)
+        .filter((s) => s.name.startsWith("invoke_agent") && attr(s, "edge_agent.session.id") === session.id);
       return found.length === 2 ? found : undefined;
     }, "two runs' root spans");
     expect(roots[0]!.traceId).not.toBe(roots[1]!.traceId);
@@ -168,7 +196,14 @@ describe("traces through wrangler dev to an OTLP receiver", () => {
     const started = Date.now();
     await runOnce(session, "anyone there?");
     expect(Date.now() - started).toBeLessThan(5_000);
-    const line = await until(() => dev.logs().split("\n").find((l) => l.includes("traceExportFailed")), "the export failure line");
+    const line = await until(
+      () =>
+        dev
+          .logs()
+          .split("\n")
+          .find((l) => l.includes("traceExportFailed")),
+      "the export failure line",
+    );
     expect(line).not.toContain(String(receiver.port));
     expect(line).not.toContain("secret");
   });

@@ -22,7 +22,14 @@ import { startWranglerDev, type WranglerDev } from "../../support/wrangler-dev.t
 import { sleep } from "../support/time.ts";
 
 type ToolsBody = { bundled: { name: string }[]; written: { name: string; status: string; draft: boolean; error?: string }[] };
-type ToolResult = { role: string; toolCallId: string; toolName: string; isError: boolean; addedToolNames?: string[]; content: { type: string; text?: string }[] };
+type ToolResult = {
+  role: string;
+  toolCallId: string;
+  toolName: string;
+  isError: boolean;
+  addedToolNames?: string[];
+  content: { type: string; text?: string }[];
+};
 
 /** wrangler dev notices tools/ changes, rebuilds and reloads in a few seconds here; this is the ceiling. */
 const RELOAD_TIMEOUT_MS = 60_000;
@@ -35,7 +42,12 @@ const adder: WriteToolInput = {
   executeCode: "return `sum: ${args.a + args.b}`;",
 };
 // Parses and runs as a draft, but `n` is a number to TypeScript: the redeploy's typecheck rejects it.
-const typeBroken: WriteToolInput = { ...adder, name: "e2eTypeBroken", label: "Broken", executeCode: "const n = 1;\nreturn n.toUpperCase();" };
+const typeBroken: WriteToolInput = {
+  ...adder,
+  name: "e2eTypeBroken",
+  label: "Broken",
+  executeCode: "const n = 1;\nreturn n.toUpperCase();",
+};
 
 let project: TempProject;
 let llm: ScriptedLlm;
@@ -63,7 +75,11 @@ async function approveWrites(session: E2eSession, count: number): Promise<void> 
     if (Date.now() > deadline) throw new Error(`only ${approved.size} of ${count} writeTool approvals were asked for`);
     for (const p of (await api.snapshot(session)).pendingApprovals) {
       if (p.toolName !== "writeTool" || approved.has(p.toolCallId)) continue;
-      await api.call(`/v1/sessions/${session.id}/tool-calls/${encodeURIComponent(p.toolCallId)}/approval`, { method: "POST", key: session.key, json: { approve: true } });
+      await api.call(`/v1/sessions/${session.id}/tool-calls/${encodeURIComponent(p.toolCallId)}/approval`, {
+        method: "POST",
+        key: session.key,
+        json: { approve: true },
+      });
       approved.add(p.toolCallId);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -75,21 +91,38 @@ const tools = async (): Promise<ToolsBody> => (await (await api.call("/v1/tools"
 function runRedeploy(): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     const bin = path.join(project.root, "node_modules", ".bin");
-    execFile("npm", ["run", "redeploy", "--", "--local", "--persist-to", dev.persistTo, "--yes"], {
-      cwd: project.root,
-      env: { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}` },
-    }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, output: `${stdout}${stderr}` }));
+    execFile(
+      "npm",
+      ["run", "redeploy", "--", "--local", "--persist-to", dev.persistTo, "--yes"],
+      {
+        cwd: project.root,
+        env: { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}` },
+      },
+      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, output: `${stdout}${stderr}` }),
+    );
   });
 }
 
 /** Puts a source that throws on load straight into the running Worker's local R2 and KV. */
 async function putThrowingTool(): Promise<void> {
-  const proxy = await getPlatformProxy<ToolIndexEnv>({ configPath: path.join(project.root, "wrangler.toml"), persist: { path: path.join(dev.persistTo, "v3") }, remoteBindings: false });
+  const proxy = await getPlatformProxy<ToolIndexEnv>({
+    configPath: path.join(project.root, "wrangler.toml"),
+    persist: { path: path.join(dev.persistTo, "v3") },
+    remoteBindings: false,
+  });
   try {
     const source = `${WRITTEN_TOOL_MARKER}: e2eThrows v1.\nexport function getTool() {\n  throw new Error("kaboom at load");\n}\n`;
     const entry: WrittenToolEntry = {
-      name: "e2eThrows", version: 1, hash: await sha256Hex(source), status: "pending", label: "Throws", description: "Throws on load.",
-      author: { sessionId: "e2e" }, writtenAt: new Date().toISOString(), sourceKey: sourceKey("e2eThrows", 1), specKey: specKey("e2eThrows", 1),
+      name: "e2eThrows",
+      version: 1,
+      hash: await sha256Hex(source),
+      status: "pending",
+      label: "Throws",
+      description: "Throws on load.",
+      author: { sessionId: "e2e" },
+      writtenAt: new Date().toISOString(),
+      sourceKey: sourceKey("e2eThrows", 1),
+      specKey: specKey("e2eThrows", 1),
     };
     await proxy.env.TOOL_SOURCE.put(entry.sourceKey, source);
     await proxy.env.TOOL_INDEX.put(indexKey("e2eThrows"), JSON.stringify(entry));
@@ -104,7 +137,13 @@ beforeAll(async () => {
   llm = await startScriptedLlm();
   dev = await startWranglerDev({
     cwd: project.root,
-    vars: { OPENAI_API_KEY: "test", OPENAI_BASE_URL: llm.llmUrl, OPENAI_MODEL: "mock", MAX_RETRY_DELAY_MS: "20", WRITE_TOOL_ENABLED: "true" },
+    vars: {
+      OPENAI_API_KEY: "test",
+      OPENAI_BASE_URL: llm.llmUrl,
+      OPENAI_MODEL: "mock",
+      MAX_RETRY_DELAY_MS: "20",
+      WRITE_TOOL_ENABLED: "true",
+    },
   });
   api = createApi(dev.url);
 });
@@ -158,7 +197,10 @@ describe("a tool the agent writes, from draft to deployed, through wrangler dev"
       await sleep(500);
       body = await tools();
     }
-    expect(body.bundled.map((t) => t.name), dev.logs().slice(-3000)).toContain("e2eAdder");
+    expect(
+      body.bundled.map((t) => t.name),
+      dev.logs().slice(-3000),
+    ).toContain("e2eAdder");
     expect(body.written.find((t) => t.name === "e2eAdder")).toMatchObject({ status: "deployed", draft: false });
   });
 
@@ -177,7 +219,10 @@ describe("a tool the agent writes, from draft to deployed, through wrangler dev"
     expect(row("e2eTypeBroken")).toMatchObject({ status: "rejected", draft: false });
     expect(row("e2eTypeBroken")?.error).toMatch(/tools\/e2eTypeBroken\.ts\(\d+,\d+\): error TS2339/);
     // Not the rendering of a spec: refused before anything could load it.
-    expect(row("e2eThrows")).toMatchObject({ status: "rejected", error: `spec ${specKey("e2eThrows", 1)} is missing from R2 or names another tool` });
+    expect(row("e2eThrows")).toMatchObject({
+      status: "rejected",
+      error: `spec ${specKey("e2eThrows", 1)} is missing from R2 or names another tool`,
+    });
     expect(body.bundled.map((t) => t.name)).not.toContain("e2eTypeBroken");
     expect(body.bundled.map((t) => t.name)).not.toContain("e2eThrows");
     // The writer's session still answers.

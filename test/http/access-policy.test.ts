@@ -23,7 +23,7 @@ const json = (body: unknown, headers: Record<string, string> = {}): RequestInit 
 });
 
 describe("what counts as local", () => {
-  it("is local only when LOCAL_DEV is exactly \"true\"", () => {
+  it('is local only when LOCAL_DEV is exactly "true"', () => {
     expect(isLocalWorker({ LOCAL_DEV: "true" })).toBe(true);
     for (const value of [undefined, "", "false", "1", "TRUE ", "yes"]) expect(isLocalWorker({ LOCAL_DEV: value })).toBe(false);
   });
@@ -105,7 +105,8 @@ describe("rate limits (Workers Rate Limiting binding)", () => {
     const call = at(DEPLOYED, tight);
     const auth = { ...ip, authorization: `Bearer ${created.key}` };
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await call(`/v1/sessions/${created.id}/follow-ups`, json({ content: `m${i}` }, auth))).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push((await call(`/v1/sessions/${created.id}/follow-ups`, json({ content: `m${i}` }, auth))).status);
     expect(statuses).toEqual([202, 202, 202, 429]);
     // Accepted messages are either queued or already in history; the refused one is in neither.
     const snapshot = (await (await call(`/v1/sessions/${created.id}`, { headers: auth })).json()) as {
@@ -123,8 +124,12 @@ describe("rate limits (Workers Rate Limiting binding)", () => {
     const call = at(DEPLOYED, tight);
     const auth = { ...ip, authorization: `Bearer ${created.key}` };
     const statuses: number[] = [];
-    for (let i = 0; i < 3; i++) statuses.push((await call(`/v1/sessions/${created.id}/continue`, { method: "POST", headers: auth })).status);
-    const chat = await call(`/v1/sessions/${created.id}/chat`, json({ messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }] }, auth));
+    for (let i = 0; i < 3; i++)
+      statuses.push((await call(`/v1/sessions/${created.id}/continue`, { method: "POST", headers: auth })).status);
+    const chat = await call(
+      `/v1/sessions/${created.id}/chat`,
+      json({ messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }] }, auth),
+    );
     statuses.push(chat.status);
     // The first /continue finds nothing to continue (409); all three count, so /chat is the fourth.
     expect(statuses).toEqual([409, 409, 409, 429]);
@@ -142,7 +147,8 @@ describe("rate limits (Workers Rate Limiting binding)", () => {
 
   it("counts wrong API tokens per client and then refuses that client's tokens, even the right one", async () => {
     const call = at(DEPLOYED, { ...tight, ...locked, API_TOKEN: "owner-token" });
-    const attempt = (ip: string, token: string) => call("/v1/sessions", { method: "POST", headers: { "cf-connecting-ip": ip, authorization: `Bearer ${token}` } });
+    const attempt = (ip: string, token: string) =>
+      call("/v1/sessions", { method: "POST", headers: { "cf-connecting-ip": ip, authorization: `Bearer ${token}` } });
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await attempt("203.0.113.60", `guess-${i}`)).status);
     expect(statuses).toEqual([403, 403, 403, 429]);
@@ -155,7 +161,8 @@ describe("rate limits (Workers Rate Limiting binding)", () => {
   it("counts wrong session keys per client", async () => {
     const created = (await (await at(DEPLOYED)("/v1/sessions", { method: "POST" })).json()) as { id: string; key: string };
     const call = at(DEPLOYED, tight);
-    const read = (key: string) => call(`/v1/sessions/${created.id}`, { headers: { "cf-connecting-ip": "203.0.113.70", authorization: `Bearer ${key}` } });
+    const read = (key: string) =>
+      call(`/v1/sessions/${created.id}`, { headers: { "cf-connecting-ip": "203.0.113.70", authorization: `Bearer ${key}` } });
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await read(`sk_wrong${i}`)).status);
     expect(statuses).toEqual([403, 403, 403, 429]);
@@ -164,14 +171,15 @@ describe("rate limits (Workers Rate Limiting binding)", () => {
 
   it("does not limit requests under LOCAL_DEV", async () => {
     const call = at("http://localhost:8787", { ...tight, ...local });
-    for (let i = 0; i < 5; i++) expect((await call("/v1/sessions", { method: "POST", headers: { "cf-connecting-ip": "203.0.113.40" } })).status).toBe(201);
+    for (let i = 0; i < 5; i++)
+      expect((await call("/v1/sessions", { method: "POST", headers: { "cf-connecting-ip": "203.0.113.40" } })).status).toBe(201);
   });
 });
 
 describe("CORS", () => {
   const preflight = (origin: string) => ({ method: "OPTIONS", headers: { origin, "access-control-request-method": "POST" } });
 
-  it("allows every origin when CORS_ORIGINS is \"*\"", async () => {
+  it('allows every origin when CORS_ORIGINS is "*"', async () => {
     const res = await at(DEPLOYED, { CORS_ORIGINS: "*" })("/v1/sessions", preflight("https://other.example"));
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
   });
@@ -180,12 +188,19 @@ describe("CORS", () => {
 describe("credentials in URLs", () => {
   const call = at(DEPLOYED, { API_TOKEN: "owner-token", ALLOW_ANONYMOUS_SESSIONS: "false" });
   const create = async () =>
-    (await (await call("/v1/sessions", { method: "POST", headers: { authorization: "Bearer owner-token" } })).json()) as { id: string; key: string };
+    (await (await call("/v1/sessions", { method: "POST", headers: { authorization: "Bearer owner-token" } })).json()) as {
+      id: string;
+      key: string;
+    };
 
   it("never takes API_TOKEN from ?key=, on session creation, operator routes or /mcp", async () => {
     expect((await call("/v1/sessions?key=owner-token", { method: "POST" })).status).toBe(401);
     expect((await call("/v1/tools/noSuchTool?key=owner-token")).status).toBe(401);
-    const mcp = await call("/mcp?key=owner-token", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+    const mcp = await call("/mcp?key=owner-token", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: "{}",
+    });
     expect(mcp.status).toBe(401);
   });
 
@@ -203,23 +218,34 @@ describe("credentials in URLs", () => {
 });
 
 describe("one CORS policy for every route", () => {
-  const preflight = (origin: string) => ({ method: "OPTIONS", headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type" } });
-  const simplePost = (origin: string) => ({ method: "POST", headers: { origin, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+  const preflight = (origin: string) => ({
+    method: "OPTIONS",
+    headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
+  });
+  const simplePost = (origin: string) => ({
+    method: "POST",
+    headers: { origin, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: "{}",
+  });
 
   it("gives a foreign origin no CORS grant on /mcp or /v1 when CORS_ORIGINS is empty, even locally", async () => {
     const call = at("http://localhost:8787", { CORS_ORIGINS: "", LOCAL_DEV: "true" });
     for (const path of ["/mcp", "/v1/sessions"]) {
       expect((await call(path, preflight("https://evil.example"))).headers.get("access-control-allow-origin"), path).toBeNull();
       expect((await call(path, simplePost("https://evil.example"))).headers.get("access-control-allow-origin"), path).toBeNull();
-      expect((await call(path, preflight("http://localhost:8787"))).headers.get("access-control-allow-origin"), path).toBe("http://localhost:8787");
+      expect((await call(path, preflight("http://localhost:8787"))).headers.get("access-control-allow-origin"), path).toBe(
+        "http://localhost:8787",
+      );
     }
   });
 
-  it("reads CORS_ORIGINS the same way on /mcp and /v1: a list, or \"*\" for every origin", async () => {
+  it('reads CORS_ORIGINS the same way on /mcp and /v1: a list, or "*" for every origin', async () => {
     const listed = at(DEPLOYED, { CORS_ORIGINS: "https://good.example" });
     const star = at(DEPLOYED, { CORS_ORIGINS: "*" });
     for (const path of ["/mcp", "/v1/sessions"]) {
-      expect((await listed(path, preflight("https://good.example"))).headers.get("access-control-allow-origin"), path).toBe("https://good.example");
+      expect((await listed(path, preflight("https://good.example"))).headers.get("access-control-allow-origin"), path).toBe(
+        "https://good.example",
+      );
       expect((await listed(path, preflight("https://evil.example"))).headers.get("access-control-allow-origin"), path).toBeNull();
       expect((await star(path, preflight("https://any.example"))).headers.get("access-control-allow-origin"), path).toBe("*");
     }

@@ -40,16 +40,29 @@ describe("bad input", () => {
     const unknownField = await api(`/v1/sessions/${s.id}/messages`, { method: "POST", key: s.key, json: { content: "x", colour: 1 } });
     expect(unknownField.status).toBe(400);
     expect(((await unknownField.json()) as { error: { message: string } }).error.message).toContain("colour");
-    const snapshot = (await (await api(`/v1/sessions/${s.id}`, { key: s.key })).json()) as { messages: unknown[]; queues: { input: number } };
+    const snapshot = (await (await api(`/v1/sessions/${s.id}`, { key: s.key })).json()) as {
+      messages: unknown[];
+      queues: { input: number };
+    };
     expect(snapshot.messages).toHaveLength(0);
     expect(snapshot.queues.input).toBe(0);
   });
 
   it("answers 400 for invalid JSON and 415 for a non-JSON content type", async () => {
     const s = await createSession();
-    const broken = await api(`/v1/sessions/${s.id}/messages`, { method: "POST", key: s.key, body: "{nope", headers: { "content-type": "application/json" } });
+    const broken = await api(`/v1/sessions/${s.id}/messages`, {
+      method: "POST",
+      key: s.key,
+      body: "{nope",
+      headers: { "content-type": "application/json" },
+    });
     expect(broken.status).toBe(400);
-    const text = await api(`/v1/sessions/${s.id}/messages`, { method: "POST", key: s.key, body: "hello", headers: { "content-type": "text/plain" } });
+    const text = await api(`/v1/sessions/${s.id}/messages`, {
+      method: "POST",
+      key: s.key,
+      body: "hello",
+      headers: { "content-type": "text/plain" },
+    });
     expect(text.status).toBe(415);
   });
 

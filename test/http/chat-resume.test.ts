@@ -57,7 +57,9 @@ describe("resuming a chat stream (GET …/chat/:chatId/stream)", () => {
     const session = await createSession();
     const text = "one two three four five six seven eight";
     await script(session, { text, chunkDelayMs: 80 });
-    expect((await api(`/v1/sessions/${session.id}/messages`, { method: "POST", key: session.key, json: { content: "count" } })).status).toBe(202);
+    expect(
+      (await api(`/v1/sessions/${session.id}/messages`, { method: "POST", key: session.key, json: { content: "count" } })).status,
+    ).toBe(202);
     // Part of the answer is already streamed (and stored) when the page "reloads".
     await waitFor(async () => {
       const res = await api(`/v1/sessions/${session.id}/events`, { key: session.key });
@@ -65,7 +67,10 @@ describe("resuming a chat stream (GET …/chat/:chatId/stream)", () => {
       let seen = "";
       const deadline = Date.now() + 200;
       while (Date.now() < deadline && !seen.includes("three")) {
-        const { value, done } = await Promise.race([reader.read(), new Promise<{ value: undefined; done: true }>((r) => setTimeout(() => r({ value: undefined, done: true }), 200))]);
+        const { value, done } = await Promise.race([
+          reader.read(),
+          new Promise<{ value: undefined; done: true }>((r) => setTimeout(() => r({ value: undefined, done: true }), 200)),
+        ]);
         if (done) break;
         seen += new TextDecoder().decode(value);
       }
@@ -84,8 +89,19 @@ describe("resuming a chat stream (GET …/chat/:chatId/stream)", () => {
 describe("a /chat stream across a transient provider error", () => {
   it("keeps streaming through two 500s and delivers the answer, with retry notices on the way", async () => {
     const session = await createSession();
-    await script(session, { status: 500, errorMessage: "overloaded" }, { status: 500, errorMessage: "overloaded" }, { text: "Recovered answer." });
-    const stream = await transportFor(session).sendMessages({ trigger: "submit-message", chatId: session.id, messageId: undefined, messages: [userMessage("hi")], abortSignal: undefined });
+    await script(
+      session,
+      { status: 500, errorMessage: "overloaded" },
+      { status: 500, errorMessage: "overloaded" },
+      { text: "Recovered answer." },
+    );
+    const stream = await transportFor(session).sendMessages({
+      trigger: "submit-message",
+      chatId: session.id,
+      messageId: undefined,
+      messages: [userMessage("hi")],
+      abortSignal: undefined,
+    });
     const chunks = await chunksOf(stream);
     const notices = chunks.filter((c) => c.type === "data-notice") as { data: { level: string } }[];
     expect(notices.map((n) => n.data.level)).toEqual(["retry", "retry"]);
@@ -100,7 +116,13 @@ describe("disconnect and stop", () => {
     const session = await createSession();
     await script(session, { text: "still answered after the page left", chunkDelayMs: 30 });
     const controller = new AbortController();
-    const stream = await transportFor(session).sendMessages({ trigger: "submit-message", chatId: session.id, messageId: undefined, messages: [userMessage("hi")], abortSignal: controller.signal });
+    const stream = await transportFor(session).sendMessages({
+      trigger: "submit-message",
+      chatId: session.id,
+      messageId: undefined,
+      messages: [userMessage("hi")],
+      abortSignal: controller.signal,
+    });
     const reader = stream.getReader();
     await reader.read();
     controller.abort();
@@ -114,14 +136,28 @@ describe("disconnect and stop", () => {
     await script(session, { text: "a b c d e f g h i j k l m n o p", chunkDelayMs: 100 }, { text: "Second answer." });
     const controller = new AbortController();
     const transport = transportFor(session);
-    const first = await transport.sendMessages({ trigger: "submit-message", chatId: session.id, messageId: undefined, messages: [userMessage("long")], abortSignal: controller.signal });
+    const first = await transport.sendMessages({
+      trigger: "submit-message",
+      chatId: session.id,
+      messageId: undefined,
+      messages: [userMessage("long")],
+      abortSignal: controller.signal,
+    });
     const reader = first.getReader();
     await reader.read();
     // What the documented stop() does: close the page's stream, then abort the run.
     controller.abort();
     await reader.cancel().catch(() => undefined);
     expect((await api(`/v1/sessions/${session.id}/abort`, { method: "POST", key: session.key })).status).toBe(202);
-    const second = await lastMessageOf(await transport.sendMessages({ trigger: "submit-message", chatId: session.id, messageId: undefined, messages: [userMessage("next")], abortSignal: undefined }));
+    const second = await lastMessageOf(
+      await transport.sendMessages({
+        trigger: "submit-message",
+        chatId: session.id,
+        messageId: undefined,
+        messages: [userMessage("next")],
+        abortSignal: undefined,
+      }),
+    );
     expect(textOf(second)).toBe("Second answer.");
     const snapshot = await snapshotOf(session);
     const assistants = snapshot.messages.filter((m) => m.role === "assistant");

@@ -19,14 +19,29 @@ const userMessage = (text: string): UIMessage => ({ id: crypto.randomUUID(), rol
 
 /** Sends `messages` like useChat does and returns the assistant message as the stream leaves it. */
 async function chat(session: TestSession, messages: UIMessage[], continuing?: UIMessage): Promise<UIMessage> {
-  const stream = await transportFor(session).sendMessages({ trigger: "submit-message", chatId: session.id, messageId: undefined, messages, abortSignal: undefined });
+  const stream = await transportFor(session).sendMessages({
+    trigger: "submit-message",
+    chatId: session.id,
+    messageId: undefined,
+    messages,
+    abortSignal: undefined,
+  });
   let last: UIMessage | undefined;
   for await (const message of readUIMessageStream<UIMessage>({ stream, message: continuing, terminateOnError: false })) last = message;
   if (!last) throw new Error("the stream produced no message");
   return last;
 }
 
-type ToolPart = { type: string; toolName?: string; toolCallId?: string; state?: string; input?: unknown; output?: unknown; errorText?: string; approval?: { id: string } };
+type ToolPart = {
+  type: string;
+  toolName?: string;
+  toolCallId?: string;
+  state?: string;
+  input?: unknown;
+  output?: unknown;
+  errorText?: string;
+  approval?: { id: string };
+};
 const toolParts = (message: UIMessage) => message.parts.filter((p) => p.type === "dynamic-tool") as ToolPart[];
 const textOf = (message: UIMessage) => message.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
 
@@ -34,7 +49,11 @@ describe("the chat endpoint (AI SDK UI message stream v1)", () => {
   it("answers with the v1 stream header, JSON data lines and a closing [DONE]", async () => {
     const session = await createSession();
     await script(session, { text: "Hello there" });
-    const res = await api(`/v1/sessions/${session.id}/chat`, { method: "POST", key: session.key, json: { id: "c1", messages: [userMessage("hi")], trigger: "submit-message" } });
+    const res = await api(`/v1/sessions/${session.id}/chat`, {
+      method: "POST",
+      key: session.key,
+      json: { id: "c1", messages: [userMessage("hi")], trigger: "submit-message" },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1");
     const lines = (await res.text()).split("\n").filter((l) => l.startsWith("data: "));
@@ -56,26 +75,45 @@ describe("the chat endpoint (AI SDK UI message stream v1)", () => {
     const session = await createSession();
     await script(
       session,
-      { toolCalls: [{ id: "t1", name: "slowEcho", arguments: { text: "ping", ms: 3 } }, { id: "t2", name: "boom", arguments: {} }] },
+      {
+        toolCalls: [
+          { id: "t1", name: "slowEcho", arguments: { text: "ping", ms: 3 } },
+          { id: "t2", name: "boom", arguments: {} },
+        ],
+      },
       { text: "One echoed, one broke." },
     );
     const message = await chat(session, [userMessage("use tools")]);
     const [echo, boom] = toolParts(message);
-    expect(echo).toMatchObject({ toolName: "slowEcho", state: "output-available", input: { text: "ping", ms: 3 }, output: { content: [{ type: "text", text: "echo: ping" }] } });
+    expect(echo).toMatchObject({
+      toolName: "slowEcho",
+      state: "output-available",
+      input: { text: "ping", ms: 3 },
+      output: { content: [{ type: "text", text: "echo: ping" }] },
+    });
     expect(boom).toMatchObject({ toolName: "boom", state: "output-error", errorText: "boom went the tool" });
     expect(textOf(message)).toBe("One echoed, one broke.");
   });
 
   it("stops at an approval request, and continues the same message when useChat sends the answer", async () => {
     const session = await createSession({ requireApproval: ["slowEcho"] });
-    await script(session, { toolCalls: [{ id: "a1", name: "slowEcho", arguments: { text: "approved", ms: 3 } }] }, { text: "Done after approval." });
+    await script(
+      session,
+      { toolCalls: [{ id: "a1", name: "slowEcho", arguments: { text: "approved", ms: 3 } }] },
+      { text: "Done after approval." },
+    );
     const first = [userMessage("echo with approval")];
     const asking = await chat(session, first);
     const [part] = toolParts(asking);
     expect(part).toMatchObject({ toolName: "slowEcho", state: "approval-requested" });
 
     // What useChat's addToolApprovalResponse leaves in the message before it sends the chat again.
-    const answered = { ...asking, parts: asking.parts.map((p) => (p === (part as unknown) ? { ...p, state: "approval-responded", approval: { id: part!.approval!.id, approved: true } } : p)) } as UIMessage;
+    const answered = {
+      ...asking,
+      parts: asking.parts.map((p) =>
+        p === (part as unknown) ? { ...p, state: "approval-responded", approval: { id: part!.approval!.id, approved: true } } : p,
+      ),
+    } as UIMessage;
     const final = await chat(session, [...first, answered], answered);
     expect(toolParts(final)).toHaveLength(1);
     const [done] = toolParts(final);
@@ -87,17 +125,31 @@ describe("the chat endpoint (AI SDK UI message stream v1)", () => {
     const session = await createSession();
     await script(session, { status: 400, errorMessage: "bad request to the model" });
     const errors: string[] = [];
-    const stream = await transportFor(session).sendMessages({ trigger: "submit-message", chatId: session.id, messageId: undefined, messages: [userMessage("fail")], abortSignal: undefined });
+    const stream = await transportFor(session).sendMessages({
+      trigger: "submit-message",
+      chatId: session.id,
+      messageId: undefined,
+      messages: [userMessage("fail")],
+      abortSignal: undefined,
+    });
     for await (const _ of readUIMessageStream<UIMessage>({ stream, onError: (e) => errors.push(String(e)) })) void _;
     expect(errors.join("\n")).toMatch(/model|400|bad request/i);
   });
 
   it("refuses a chat whose last message is not a user message (400), and a wrong key (403)", async () => {
     const session = await createSession();
-    const assistantLast = await api(`/v1/sessions/${session.id}/chat`, { method: "POST", key: session.key, json: { messages: [{ id: "a", role: "assistant", parts: [{ type: "text", text: "hi" }] }] } });
+    const assistantLast = await api(`/v1/sessions/${session.id}/chat`, {
+      method: "POST",
+      key: session.key,
+      json: { messages: [{ id: "a", role: "assistant", parts: [{ type: "text", text: "hi" }] }] },
+    });
     expect(assistantLast.status).toBe(400);
     expect(await assistantLast.text()).toContain("the last message must be a user message");
-    const wrongKey = await api(`/v1/sessions/${session.id}/chat`, { method: "POST", key: "sk_wrong", json: { messages: [userMessage("hi")] } });
+    const wrongKey = await api(`/v1/sessions/${session.id}/chat`, {
+      method: "POST",
+      key: "sk_wrong",
+      json: { messages: [userMessage("hi")] },
+    });
     expect(wrongKey.status).toBe(403);
   });
 });

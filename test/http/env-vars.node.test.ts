@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SESSION_MAX_BYTES, readFlag, readList, readNonNegativeNumber, readPositiveInteger, readPositiveNumber, readSessionMaxBytes } from "../../src/env-vars.ts";
+import {
+  DEFAULT_SESSION_MAX_BYTES,
+  readFlag,
+  readList,
+  readNonNegativeNumber,
+  readPositiveInteger,
+  readPositiveNumber,
+  readSessionMaxBytes,
+} from "../../src/env-vars.ts";
 
 describe("reading vars", () => {
   it("reads positive numbers and integers, else the default", () => {

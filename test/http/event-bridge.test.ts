@@ -17,7 +17,11 @@ function connectedPair(): { worker: WebSocket; object: WebSocket } {
 
 const decoder = new TextDecoder();
 
-async function readText(reader: ReadableStreamDefaultReader<Uint8Array>, until: (text: string) => boolean, timeoutMs = 3_000): Promise<string> {
+async function readText(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  until: (text: string) => boolean,
+  timeoutMs = 3_000,
+): Promise<string> {
   let text = "";
   const deadline = Date.now() + timeoutMs;
   while (!until(text)) {
@@ -29,7 +33,8 @@ async function readText(reader: ReadableStreamDefaultReader<Uint8Array>, until: 
   return text;
 }
 
-const closedEvent = (socket: WebSocket) => new Promise<void>((resolve) => socket.addEventListener("close", () => resolve(), { once: true }));
+const closedEvent = (socket: WebSocket) =>
+  new Promise<void>((resolve) => socket.addEventListener("close", () => resolve(), { once: true }));
 
 describe("event bridge", () => {
   it("passes what the object sends to the SSE body, in order", async () => {

@@ -25,7 +25,12 @@ describe("failure → status table", () => {
       error = err;
     }
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ status: 429, code: "queue_full", retryAfterSeconds: 1, message: "Input queue is full (16 pending); retry later" });
+    expect(error).toMatchObject({
+      status: 429,
+      code: "queue_full",
+      retryAfterSeconds: 1,
+      message: "Input queue is full (16 pending); retry later",
+    });
   });
 
   it("tells a missing key (401) from a wrong one (403) and a shut-down session (410)", () => {

@@ -11,7 +11,12 @@ import { IdempotencyKeys, MAX_IDEMPOTENCY_BYTES, MAX_IDEMPOTENCY_KEYS, IDEMPOTEN
 import { api, createSession, llmRequests, nextResponse, script, snapshotOf, type TestSession } from "../session/support.ts";
 
 const post = (session: TestSession, suffix: string, json: unknown, key?: string, headers: Record<string, string> = {}) =>
-  api(`/v1/sessions/${session.id}${suffix}`, { method: "POST", key: session.key, json, headers: key === undefined ? headers : { "idempotency-key": key, ...headers } });
+  api(`/v1/sessions/${session.id}${suffix}`, {
+    method: "POST",
+    key: session.key,
+    json,
+    headers: key === undefined ? headers : { "idempotency-key": key, ...headers },
+  });
 
 const userMessage = (text: string) => ({ id: "u1", role: "user", parts: [{ type: "text", text }] });
 
@@ -71,7 +76,12 @@ describe("Idempotency-Key on POST …/messages and …/follow-ups", () => {
 
   it("keeps no answer for a refused request: the same key may be tried again", async () => {
     const session = await createSession();
-    const wrongKey = await api(`/v1/sessions/${session.id}/messages`, { method: "POST", key: "sk_wrong", json: { content: "hi" }, headers: { "idempotency-key": "k-4" } });
+    const wrongKey = await api(`/v1/sessions/${session.id}/messages`, {
+      method: "POST",
+      key: "sk_wrong",
+      json: { content: "hi" },
+      headers: { "idempotency-key": "k-4" },
+    });
     expect(wrongKey.status).toBe(403);
     await script(session, { text: "ok" });
     expect((await post(session, "/messages", { content: "hi" }, "k-4")).status).toBe(202);
@@ -120,7 +130,12 @@ describe("Idempotency-Key on POST …/chat", () => {
     expect(again.status).toBe(200);
     expect(again.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1");
     const replayed = await again.text();
-    const deltas = (text: string) => text.split("\n").filter((l) => l.includes('"text-delta"')).map((l) => (JSON.parse(l.slice(6)) as { delta: string }).delta).join("");
+    const deltas = (text: string) =>
+      text
+        .split("\n")
+        .filter((l) => l.includes('"text-delta"'))
+        .map((l) => (JSON.parse(l.slice(6)) as { delta: string }).delta)
+        .join("");
     expect(deltas(first)).toBe("Streamed once.");
     expect(deltas(replayed)).toBe("Streamed once.");
     expect(replayed.split("\n")[0]).toBe(first.split("\n")[0]); // the same start chunk: the same messageId

@@ -8,7 +8,8 @@ import { app } from "../../src/http/app.ts";
 import { api, createSession, snapshotOf } from "../session/support.ts";
 
 const TOKEN = "op-token";
-const call = (path: string, init: RequestInit = {}) => app.fetch(new Request(`http://edge.test${path}`, init), { ...env, API_TOKEN: TOKEN });
+const call = (path: string, init: RequestInit = {}) =>
+  app.fetch(new Request(`http://edge.test${path}`, init), { ...env, API_TOKEN: TOKEN });
 
 const FOREIGN_BODIES: { type: string; body: string }[] = [
   { type: "text/plain", body: '{"content":"hi","approve":true,"reason":"x"}' },
@@ -46,7 +47,11 @@ describe("JSON-only state-changing routes", () => {
 
   it("answers 415 to a text body on session creation and on the operator's reject", async () => {
     for (const path of ["/v1/sessions", "/v1/tools/someTool/reject"]) {
-      const res = await call(path, { method: "POST", headers: { "content-type": "text/plain", authorization: `Bearer ${TOKEN}` }, body: '{"reason":"x"}' });
+      const res = await call(path, {
+        method: "POST",
+        headers: { "content-type": "text/plain", authorization: `Bearer ${TOKEN}` },
+        body: '{"reason":"x"}',
+      });
       expect(res.status, path).toBe(415);
     }
   });
@@ -55,14 +60,25 @@ describe("JSON-only state-changing routes", () => {
     const s = await createSession();
     const auth = { authorization: `Bearer ${s.key}` };
     expect((await api(`/v1/sessions/${s.id}/abort`, { method: "POST", key: s.key })).status).toBe(202);
-    expect((await call(`/v1/sessions/${s.id}/abort`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: "{}" })).status).toBe(202);
-    const extra = await call(`/v1/sessions/${s.id}/abort`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: '{"x":1}' });
+    expect(
+      (await call(`/v1/sessions/${s.id}/abort`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: "{}" }))
+        .status,
+    ).toBe(202);
+    const extra = await call(`/v1/sessions/${s.id}/abort`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: '{"x":1}',
+    });
     expect(extra.status).toBe(400);
   });
 
   it("answers 400 naming the problem for a JSON body that does not parse", async () => {
     const s = await createSession();
-    const res = await call(`/v1/sessions/${s.id}/messages`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${s.key}` }, body: "{oops" });
+    const res = await call(`/v1/sessions/${s.id}/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${s.key}` },
+      body: "{oops",
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { message: string } }).error.message).toBe("Body is not valid JSON");
   });

@@ -34,7 +34,10 @@ describe("session ids in the router", () => {
       for (const [path, init] of [
         [`/v1/sessions/${encodeURIComponent(id)}`, {}],
         [`/v1/sessions/${encodeURIComponent(id)}/events`, {}],
-        [`/v1/sessions/${encodeURIComponent(id)}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"content":"hi"}' }],
+        [
+          `/v1/sessions/${encodeURIComponent(id)}/messages`,
+          { method: "POST", headers: { "content-type": "application/json" }, body: '{"content":"hi"}' },
+        ],
       ] as const) {
         const res = await call(path, init);
         expect(res.status, `${init.method ?? "GET"} ${path}`).toBe(404);

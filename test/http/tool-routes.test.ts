@@ -8,7 +8,17 @@ import { describe, expect, it } from "vitest";
 import { app } from "../../src/http/app.ts";
 import { indexKey } from "../../src/tools/written/tool-index.ts";
 import { api, createSession, nextResponse, script, send } from "../session/support.ts";
-import { adderInput, approveWriteTool, callReply, runWriteToolDirectly, textOf, toolResults, uniqueName, workerEnv, writeToolReply } from "../session/write-tool-support.ts";
+import {
+  adderInput,
+  approveWriteTool,
+  callReply,
+  runWriteToolDirectly,
+  textOf,
+  toolResults,
+  uniqueName,
+  workerEnv,
+  writeToolReply,
+} from "../session/write-tool-support.ts";
 
 const TOKEN = "operator-secret";
 const call = (path: string, init: RequestInit & { token?: string } = {}) => {
@@ -81,7 +91,12 @@ describe("POST /v1/tools/:name/reject", () => {
   it("marks a pending tool rejected with the operator's reason", async () => {
     const name = uniqueName("vetoed");
     await runWriteToolDirectly(adderInput(name));
-    const res = await call(`/v1/tools/${name}/reject`, { method: "POST", token: TOKEN, headers: { "content-type": "application/json" }, body: JSON.stringify({ reason: "reads too much" }) });
+    const res = await call(`/v1/tools/${name}/reject`, {
+      method: "POST",
+      token: TOKEN,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ reason: "reads too much" }),
+    });
     expect(res.status).toBe(200);
     const row = JSON.parse((await workerEnv.TOOL_INDEX.get(indexKey(name)))!) as { status: string; error: string };
     expect(row).toMatchObject({ status: "rejected", error: "Rejected by an operator: reads too much" });
@@ -110,8 +125,14 @@ describe("POST /v1/tools/:name/reject", () => {
     const name = uniqueName("handEdited");
     await runWriteToolDirectly(adderInput(name)); // authored by "direct-session", not an issued id
     const addressed: string[] = [];
-    const AGENT_SESSION = { idFromName: (n: string) => (addressed.push(n), env.AGENT_SESSION.idFromName(n)), get: (id: DurableObjectId) => env.AGENT_SESSION.get(id) };
-    const res = await app.fetch(new Request(`http://edge.test/v1/tools/${name}/reject`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}` } }), { ...env, API_TOKEN: TOKEN, AGENT_SESSION });
+    const AGENT_SESSION = {
+      idFromName: (n: string) => (addressed.push(n), env.AGENT_SESSION.idFromName(n)),
+      get: (id: DurableObjectId) => env.AGENT_SESSION.get(id),
+    };
+    const res = await app.fetch(
+      new Request(`http://edge.test/v1/tools/${name}/reject`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}` } }),
+      { ...env, API_TOKEN: TOKEN, AGENT_SESSION },
+    );
     expect(await res.json()).toMatchObject({ name, status: "rejected", droppedFromSession: false });
     expect(addressed).toEqual([]);
   });

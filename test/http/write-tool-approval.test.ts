@@ -25,7 +25,11 @@ describe("writeTool's approval", () => {
     expect(asked.json).toMatchObject({ toolName: "writeTool" });
     expect(await readEntry(workerEnv.TOOL_INDEX, name)).toBeUndefined();
     const toolCallId = String(asked.json.toolCallId);
-    await api(`/v1/sessions/${session.id}/tool-calls/${encodeURIComponent(toolCallId)}/approval`, { method: "POST", key: session.key, json: { approve: false, reason: "not today" } });
+    await api(`/v1/sessions/${session.id}/tool-calls/${encodeURIComponent(toolCallId)}/approval`, {
+      method: "POST",
+      key: session.key,
+      json: { approve: false, reason: "not today" },
+    });
     await nextResponse(session);
     const [result] = await toolResults(session);
     expect(result).toMatchObject({ toolName: "writeTool", isError: true });

@@ -63,7 +63,14 @@ describe("a draft's name belongs to its author", () => {
     const name = uniqueName("race");
     // Another writer stored v1 a moment ago and has not written its KV row yet.
     await workerEnv.TOOL_SOURCE.put(sourceKey(name, 1), "// the other writer's source");
-    const spec = { name, label: "L", description: "D", inputSchema: { type: "object" as const, properties: {} }, executeCode: "return 1;", parallel: false };
+    const spec = {
+      name,
+      label: "L",
+      description: "D",
+      inputSchema: { type: "object" as const, properties: {} },
+      executeCode: "return 1;",
+      parallel: false,
+    };
     const outcome = await commitWrittenTool(workerEnv, spec, { sessionId: "s_late" }, new Date());
     expect(outcome.kind).toBe("name_taken");
     expect(await (await workerEnv.TOOL_SOURCE.get(sourceKey(name, 1)))!.text()).toBe("// the other writer's source");
@@ -93,7 +100,10 @@ describe("the written-tool index", () => {
     await writeAs("s_legacy", adderInput(name));
     const row = (await readEntry(workerEnv.TOOL_INDEX, name))!;
     await workerEnv.TOOL_INDEX.put(indexKey(name), JSON.stringify(row));
-    expect((await listSummaries(workerEnv.TOOL_INDEX)).summaries.find((s) => s.name === name)).toMatchObject({ version: 1, status: "pending" });
+    expect((await listSummaries(workerEnv.TOOL_INDEX)).summaries.find((s) => s.name === name)).toMatchObject({
+      version: 1,
+      status: "pending",
+    });
   });
 });
 

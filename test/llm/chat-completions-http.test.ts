@@ -30,9 +30,15 @@ afterEach(async () => {
   await Promise.all(rawServers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
 });
 
-const rawLlm = (url: string, stream: boolean) => createOpenAiLlmCall({ apiKey: "k", baseURL: url, model: "m", stream, initialRetryDelayMs: 1 });
+const rawLlm = (url: string, stream: boolean) =>
+  createOpenAiLlmCall({ apiKey: "k", baseURL: url, model: "m", stream, initialRetryDelayMs: 1 });
 const sse = (...events: unknown[]) => events.map((e) => `data: ${typeof e === "string" ? e : JSON.stringify(e)}\n\n`).join("");
-const textChunk = (text: string, finish: string | null = null) => ({ id: "c", object: "chat.completion.chunk", model: "m", choices: [{ index: 0, delta: { content: text }, finish_reason: finish }] });
+const textChunk = (text: string, finish: string | null = null) => ({
+  id: "c",
+  object: "chat.completion.chunk",
+  model: "m",
+  choices: [{ index: 0, delta: { content: text }, finish_reason: finish }],
+});
 
 describe("the Chat Completions exchange", () => {
   it("posts to <base URL>/chat/completions whether or not the base URL ends in a slash", async () => {
@@ -52,7 +58,9 @@ describe("the Chat Completions exchange", () => {
 
   it("names a plain-text error page's words when the server sends no JSON error", async () => {
     const server = await rawServer({ status: 403, contentType: "text/plain", body: "Forbidden by the gateway" });
-    await expect(rawLlm(server.url, false)(userRequest("hi"), {})).rejects.toThrow("LLM request failed with HTTP 403: Forbidden by the gateway");
+    await expect(rawLlm(server.url, false)(userRequest("hi"), {})).rejects.toThrow(
+      "LLM request failed with HTTP 403: Forbidden by the gateway",
+    );
   });
 
   it("retries a stream whose server reports an error before any text, and streams only the retry's text", async () => {
@@ -68,7 +76,10 @@ describe("the Chat Completions exchange", () => {
   });
 
   it("fails a stream whose server reports an error after text without repeating that text", async () => {
-    const server = await rawServer({ contentType: "text/event-stream", body: sse(textChunk("Hel"), { error: { message: "The model is overloaded" } }) });
+    const server = await rawServer({
+      contentType: "text/event-stream",
+      body: sse(textChunk("Hel"), { error: { message: "The model is overloaded" } }),
+    });
     const recorder = deltaRecorder();
     const error = await rawLlm(server.url, true)(userRequest("hi"), { onTextDelta: recorder.onTextDelta }).catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: "stream_interrupted", retryable: false });

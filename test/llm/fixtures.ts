@@ -13,7 +13,11 @@ export function chatTool(name: string, properties: Record<string, unknown> = {},
 }
 
 export const getTimeTool = chatTool("getTime", { timezone: { type: "string", description: "IANA zone" }, city: { type: "string" } });
-export const getWeatherTool = chatTool("getWeather", { city: { type: "string" }, units: { type: "string", enum: ["celsius", "fahrenheit"] } }, ["city"]);
+export const getWeatherTool = chatTool(
+  "getWeather",
+  { city: { type: "string" }, units: { type: "string", enum: ["celsius", "fahrenheit"] } },
+  ["city"],
+);
 export const listToolsTool = chatTool("listTools");
 export const bundledTools: ChatTool[] = [getTimeTool, getWeatherTool, listToolsTool];
 

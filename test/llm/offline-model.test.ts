@@ -8,7 +8,9 @@ const toolCallsOf = async (text: string, tools = bundledTools) => (await offline
 
 describe("the offline model picking tools", () => {
   it("calls getWeather with the city after 'in'", async () => {
-    expect(await toolCallsOf("What's the weather in Paris?")).toEqual([{ type: "toolCall", id: "offline_call_1", name: "getWeather", arguments: '{"city":"Paris"}' }]);
+    expect(await toolCallsOf("What's the weather in Paris?")).toEqual([
+      { type: "toolCall", id: "offline_call_1", name: "getWeather", arguments: '{"city":"Paris"}' },
+    ]);
   });
 
   it("gives each of two asked-for tools the place from its own part of the message", async () => {
@@ -33,19 +35,27 @@ describe("the offline model picking tools", () => {
   });
 
   it("fills a timezone property with an IANA zone from the message, not a city", async () => {
-    expect(await toolCallsOf("What time is it in Europe/Berlin?")).toEqual([{ type: "toolCall", id: "offline_call_1", name: "getTime", arguments: '{"timezone":"Europe/Berlin"}' }]);
+    expect(await toolCallsOf("What time is it in Europe/Berlin?")).toEqual([
+      { type: "toolCall", id: "offline_call_1", name: "getTime", arguments: '{"timezone":"Europe/Berlin"}' },
+    ]);
   });
 
   it("calls a tool the message names explicitly", async () => {
-    expect(await toolCallsOf("please use listTools")).toEqual([{ type: "toolCall", id: "offline_call_1", name: "listTools", arguments: "{}" }]);
+    expect(await toolCallsOf("please use listTools")).toEqual([
+      { type: "toolCall", id: "offline_call_1", name: "listTools", arguments: "{}" },
+    ]);
   });
 
   it("calls listTools when asked what tools it has", async () => {
-    expect(await toolCallsOf("What tools do you have?")).toEqual([{ type: "toolCall", id: "offline_call_1", name: "listTools", arguments: "{}" }]);
+    expect(await toolCallsOf("What tools do you have?")).toEqual([
+      { type: "toolCall", id: "offline_call_1", name: "listTools", arguments: "{}" },
+    ]);
   });
 
   it("reads an enum value named in the message", async () => {
-    expect(await toolCallsOf("weather in Oslo in fahrenheit")).toEqual([{ type: "toolCall", id: "offline_call_1", name: "getWeather", arguments: '{"city":"Oslo","units":"fahrenheit"}' }]);
+    expect(await toolCallsOf("weather in Oslo in fahrenheit")).toEqual([
+      { type: "toolCall", id: "offline_call_1", name: "getWeather", arguments: '{"city":"Oslo","units":"fahrenheit"}' },
+    ]);
   });
 
   it("fills same-named properties from key=value and key: value pairs, typed by the schema", async () => {
@@ -63,7 +73,9 @@ describe("the offline model picking tools", () => {
   });
 
   it("leaves out a required property it cannot fill instead of inventing a value", async () => {
-    expect(await toolCallsOf("What's the weather?")).toEqual([{ type: "toolCall", id: "offline_call_1", name: "getWeather", arguments: "{}" }]);
+    expect(await toolCallsOf("What's the weather?")).toEqual([
+      { type: "toolCall", id: "offline_call_1", name: "getWeather", arguments: "{}" },
+    ]);
   });
 
   it("does not call a tool that the request does not offer", async () => {
@@ -76,7 +88,11 @@ describe("the offline model picking tools", () => {
   it("numbers its call ids after the calls already in the conversation", async () => {
     const earlier: ChatMessage[] = [
       { role: "user", content: "use listTools" },
-      { role: "assistant", content: null, tool_calls: [{ id: "offline_call_1", type: "function", function: { name: "listTools", arguments: "{}" } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "offline_call_1", type: "function", function: { name: "listTools", arguments: "{}" } }],
+      },
       { role: "tool", tool_call_id: "offline_call_1", content: "getTime, getWeather, listTools" },
       { role: "assistant", content: "Here is what I found." },
     ];
@@ -110,7 +126,9 @@ describe("the offline model answering in text", () => {
 
   it("summarizes each tool result after the tools ran", async () => {
     const response = await offline({ messages: afterTools, tools: bundledTools }, {});
-    expect(response.content).toEqual([{ type: "text", text: "Here is what I found:\n- getTime: It is 14:03 in Berlin.\n- getWeather: Tokyo: 18 °C, clear sky" }]);
+    expect(response.content).toEqual([
+      { type: "text", text: "Here is what I found:\n- getTime: It is 14:03 in Berlin.\n- getWeather: Tokyo: 18 °C, clear sky" },
+    ]);
     expect(response.stopReason).toBe("stop");
   });
 
@@ -145,7 +163,10 @@ describe("the offline model answering in text", () => {
   it("stops streaming when the signal aborts between words", async () => {
     const controller = new AbortController();
     const deltas: string[] = [];
-    const call = offline(userRequest("Tell me a joke"), { signal: controller.signal, onTextDelta: (t) => (deltas.push(t), controller.abort()) });
+    const call = offline(userRequest("Tell me a joke"), {
+      signal: controller.signal,
+      onTextDelta: (t) => (deltas.push(t), controller.abort()),
+    });
     await expect(call).rejects.toMatchObject({ kind: "aborted" });
     expect(deltas).toHaveLength(1);
   });

@@ -5,7 +5,6 @@ import { bundledTools, deltaRecorder, useMockOpenAi, userRequest } from "./fixtu
 const mock = useMockOpenAi();
 const { llm } = mock;
 
-
 describe("the OpenAI adapter, streaming", () => {
   it("delivers streamed text as several deltas whose concatenation is the final text", async () => {
     mock.server.enqueue({ text: "The quick brown fox jumps." });
@@ -65,7 +64,10 @@ describe("the OpenAI adapter, streaming", () => {
 
   it("answers every call with a clear configuration error when the base URL is unusable", async () => {
     const call = createOpenAiLlmCall({ apiKey: "k", baseURL: "not a url", model: "m" });
-    await expect(call(userRequest("hi"), {})).rejects.toMatchObject({ kind: "config", message: 'The LLM base URL is not a valid http(s) URL: "not a url"' });
+    await expect(call(userRequest("hi"), {})).rejects.toMatchObject({
+      kind: "config",
+      message: 'The LLM base URL is not a valid http(s) URL: "not a url"',
+    });
   });
 
   it("leaves out the tools field when there are no tools", async () => {
@@ -86,7 +88,11 @@ describe("the OpenAI adapter, streaming", () => {
 
 describe("the OpenAI adapter, non-streaming", () => {
   it("returns text and tool calls from one completion", async () => {
-    mock.server.enqueue({ text: "Checking.", toolCalls: [{ id: "call_1", name: "getTime", arguments: "{}" }], usage: { prompt_tokens: 5, completion_tokens: 2 } });
+    mock.server.enqueue({
+      text: "Checking.",
+      toolCalls: [{ id: "call_1", name: "getTime", arguments: "{}" }],
+      usage: { prompt_tokens: 5, completion_tokens: 2 },
+    });
     const { deltas, onTextDelta } = deltaRecorder();
     const response = await llm({ stream: false })(userRequest("time?"), { onTextDelta });
     expect(response.content).toEqual([

@@ -84,7 +84,10 @@ describe("the OpenAI adapter's retries", () => {
     const closed = await startMockOpenAi();
     const url = closed.url;
     await closed.close();
-    const error = await createOpenAiLlmCall({ apiKey: "k", baseURL: url, model: "m", maxRetries: 1, initialRetryDelayMs: 1 })(userRequest("hi"), {}).catch((e: unknown) => e);
+    const error = await createOpenAiLlmCall({ apiKey: "k", baseURL: url, model: "m", maxRetries: 1, initialRetryDelayMs: 1 })(
+      userRequest("hi"),
+      {},
+    ).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: "LlmError", kind: "network" });
     expect((error as Error).message).toMatch(/^LLM connection failed: .*\(gave up after 2 attempts\)$/);
   });
@@ -93,7 +96,9 @@ describe("the OpenAI adapter's retries", () => {
 describe("the OpenAI adapter's timeouts and broken streams", () => {
   it("fails with a clear error when the server does not answer within timeoutMs", async () => {
     mock.server.enqueue({ text: "late", delayMs: 2_000 });
-    await expect(llm({ timeoutMs: 100, maxRetries: 0 })(userRequest("hi"), {})).rejects.toThrow("LLM request timed out: no response data for 100 ms");
+    await expect(llm({ timeoutMs: 100, maxRetries: 0 })(userRequest("hi"), {})).rejects.toThrow(
+      "LLM request timed out: no response data for 100 ms",
+    );
   });
 
   it("lets a steady stream run longer than timeoutMs, since the timeout is per silence, not per answer", async () => {

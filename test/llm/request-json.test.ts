@@ -8,11 +8,17 @@ import { cachedJson, listJsonLength, RequestEncoder, type ChatRequestBody } from
 
 const messages = [
   { role: "system", content: "Be brief." },
-  { role: "user", content: "Weather in \"Oslo\"?\n" },
-  { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "getWeather", arguments: "{\"city\":\"Oslo\"}" } }] },
+  { role: "user", content: 'Weather in "Oslo"?\n' },
+  {
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id: "c1", type: "function", function: { name: "getWeather", arguments: '{"city":"Oslo"}' } }],
+  },
   { role: "tool", tool_call_id: "c1", content: "Sunny, 21°C ☀️ — 東京も晴れ" },
 ];
-const tools = [{ type: "function", function: { name: "getWeather", description: "Weather", parameters: { type: "object", properties: {} } } }];
+const tools = [
+  { type: "function", function: { name: "getWeather", description: "Weather", parameters: { type: "object", properties: {} } } },
+];
 
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 /** One run's encoder, as an LLM adapter instance holds it; each test gets a fresh one. */
@@ -57,7 +63,10 @@ describe("encodeChatRequest", () => {
   });
 
   it("encodes a list that extends the previous one to exactly JSON.stringify's text", () => {
-    const history: object[] = [{ role: "system", content: "extends" }, { role: "user", content: "one" }];
+    const history: object[] = [
+      { role: "system", content: "extends" },
+      { role: "user", content: "one" },
+    ];
     bodyText({ messages: history, model: "m" });
     history.push({ role: "assistant", content: "two" }, { role: "user", content: "three" });
     expect(bodyText({ messages: history, model: "m" })).toBe(JSON.stringify({ messages: history, model: "m" }));
@@ -80,7 +89,10 @@ describe("encodeChatRequest", () => {
   });
 
   it("does not take a list changed in place after it was encoded for the bytes it had", () => {
-    const list: object[] = [{ role: "system", content: "in place" }, { role: "user", content: "before" }];
+    const list: object[] = [
+      { role: "system", content: "in place" },
+      { role: "user", content: "before" },
+    ];
     bodyText({ messages: list });
     list[1] = { role: "user", content: "after" };
     list.push({ role: "user", content: "more" });
@@ -88,14 +100,20 @@ describe("encodeChatRequest", () => {
   });
 
   it("sends the same bytes again for a retry of the same list", () => {
-    const list = [{ role: "system", content: "retry" }, { role: "user", content: "again" }];
+    const list = [
+      { role: "system", content: "retry" },
+      { role: "user", content: "again" },
+    ];
     expect(bodyText({ messages: list, model: "m" })).toBe(bodyText({ messages: list, model: "m" }));
   });
 });
 
 describe("bytes of a request in flight", () => {
   it("do not change when the list is extended and encoded again before the request is done", () => {
-    const history: object[] = [{ role: "system", content: "in flight" }, { role: "user", content: "first" }];
+    const history: object[] = [
+      { role: "system", content: "in flight" },
+      { role: "user", content: "first" },
+    ];
     const inFlight = encodeChatRequest({ messages: history, model: "m" });
     const sent = decode(inFlight.bytes);
     history.push({ role: "assistant", content: "x".repeat(40_000) });
@@ -107,7 +125,10 @@ describe("bytes of a request in flight", () => {
   });
 
   it("are extended in place once the request is done (the next body views the same buffer)", () => {
-    const history: object[] = [{ role: "system", content: "in place" }, { role: "user", content: "first" }];
+    const history: object[] = [
+      { role: "system", content: "in place" },
+      { role: "user", content: "first" },
+    ];
     const first = encodeChatRequest({ messages: history });
     first.done();
     history.push({ role: "assistant", content: "second" });

@@ -1,7 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { backoffDelayMs, isRetryableStatus, parseRetryAfterMs, retryDelayMs, sleep, withRetries, type RetryPolicy } from "../../src/llm/retry.ts";
+import {
+  backoffDelayMs,
+  isRetryableStatus,
+  parseRetryAfterMs,
+  retryDelayMs,
+  sleep,
+  withRetries,
+  type RetryPolicy,
+} from "../../src/llm/retry.ts";
 
-const policy = (overrides: Partial<RetryPolicy> = {}): RetryPolicy => ({ maxRetries: 3, initialDelayMs: 100, maxDelayMs: 30_000, ...overrides });
+const policy = (overrides: Partial<RetryPolicy> = {}): RetryPolicy => ({
+  maxRetries: 3,
+  initialDelayMs: 100,
+  maxDelayMs: 30_000,
+  ...overrides,
+});
 
 describe("parseRetryAfterMs", () => {
   it("reads Retry-After in seconds", () => {
@@ -64,7 +77,9 @@ describe("sleep and withRetries", () => {
       attempts++;
       throw new Error(`failure ${attempts}`);
     };
-    await expect(withRetries(failing, policy({ maxRetries: 2, initialDelayMs: 1 }), { decide: () => ({ retry: true }) })).rejects.toThrow("failure 3");
+    await expect(withRetries(failing, policy({ maxRetries: 2, initialDelayMs: 1 }), { decide: () => ({ retry: true }) })).rejects.toThrow(
+      "failure 3",
+    );
     expect(attempts).toBe(3);
   });
 

@@ -20,10 +20,15 @@ describe("selectLlmCall", () => {
   });
 
   it("passes OPENAI_MODEL and MAX_RETRY_DELAY_MS through", () => {
-    expect(describeLlmSelection({ OPENAI_API_KEY: "k", OPENAI_MODEL: "llama3", MAX_RETRY_DELAY_MS: "1500" })).toEqual({ kind: "openai", model: "llama3", maxRetryDelayMs: 1500, stream: true });
+    expect(describeLlmSelection({ OPENAI_API_KEY: "k", OPENAI_MODEL: "llama3", MAX_RETRY_DELAY_MS: "1500" })).toEqual({
+      kind: "openai",
+      model: "llama3",
+      maxRetryDelayMs: 1500,
+      stream: true,
+    });
   });
 
-  it("turns streaming off only when LLM_STREAM is \"false\"", () => {
+  it('turns streaming off only when LLM_STREAM is "false"', () => {
     expect(describeLlmSelection({ OPENAI_API_KEY: "k", LLM_STREAM: "false" })).toMatchObject({ stream: false });
     expect(describeLlmSelection({ OPENAI_API_KEY: "k", LLM_STREAM: "yes" })).toMatchObject({ stream: true });
   });
@@ -41,12 +46,18 @@ describe("MODEL_PROVIDER", () => {
     const models: string[] = [];
     const response = await selectLlmCall({ MODEL_PROVIDER: "workers-ai", LLM_STREAM: "false", AI: binding(models) })(userRequest("hi"), {});
     expect(models).toEqual(["@cf/meta/llama-3.3-70b-instruct-fp8-fast"]);
-    expect(response).toMatchObject({ provider: "workers-ai", content: [{ type: "text", text: "answered by @cf/meta/llama-3.3-70b-instruct-fp8-fast" }] });
+    expect(response).toMatchObject({
+      provider: "workers-ai",
+      content: [{ type: "text", text: "answered by @cf/meta/llama-3.3-70b-instruct-fp8-fast" }],
+    });
   });
 
   it("runs a session's own model when it has one", async () => {
     const models: string[] = [];
-    await selectLlmCall({ MODEL_PROVIDER: "workers-ai", LLM_STREAM: "false", AI: binding(models) }, { model: "@cf/other" })(userRequest("hi"), {});
+    await selectLlmCall({ MODEL_PROVIDER: "workers-ai", LLM_STREAM: "false", AI: binding(models) }, { model: "@cf/other" })(
+      userRequest("hi"),
+      {},
+    );
     expect(models).toEqual(["@cf/other"]);
   });
 
@@ -58,7 +69,9 @@ describe("MODEL_PROVIDER", () => {
   });
 
   it("fails every run with a message naming the choices when MODEL_PROVIDER is unknown", async () => {
-    await expect(selectLlmCall({ MODEL_PROVIDER: "anthropic" })(userRequest("hi"), {})).rejects.toThrow('MODEL_PROVIDER must be one of openai, workers-ai, offline (or empty), not "anthropic"');
+    await expect(selectLlmCall({ MODEL_PROVIDER: "anthropic" })(userRequest("hi"), {})).rejects.toThrow(
+      'MODEL_PROVIDER must be one of openai, workers-ai, offline (or empty), not "anthropic"',
+    );
   });
 });
 
@@ -74,7 +87,10 @@ describe("the MODELS allowlist", () => {
     const env = { OPENAI_API_KEY: "k", OPENAI_MODEL: "gpt-4o-mini", MODELS: "gpt-4o, llama3.2 ," };
     expect(allowedModels(env)).toEqual(["gpt-4o-mini", "gpt-4o", "llama3.2"]);
     expect(checkSessionModel(env, "llama3.2")).toEqual({ ok: true, model: "llama3.2" });
-    expect(checkSessionModel(env, "o1")).toEqual({ ok: false, message: 'model "o1" is not allowed here; allowed: gpt-4o-mini, gpt-4o, llama3.2 (the MODELS setting lists them)' });
+    expect(checkSessionModel(env, "o1")).toEqual({
+      ok: false,
+      message: 'model "o1" is not allowed here; allowed: gpt-4o-mini, gpt-4o, llama3.2 (the MODELS setting lists them)',
+    });
   });
 });
 

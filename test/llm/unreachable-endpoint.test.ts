@@ -19,8 +19,10 @@ describe("an unreachable OpenAI-compatible endpoint", () => {
   it("fails with an error naming the URL it posted to", async () => {
     const port = await closedPort();
     const llm = createOpenAiLlmCall({ apiKey: "k", baseURL: `http://127.0.0.1:${port}/v1`, model: "m", maxRetries: 0 });
-    const error = await llm(userRequest("hi"), {}).then(() => undefined, (err: unknown) => err as Error);
+    const error = await llm(userRequest("hi"), {}).then(
+      () => undefined,
+      (err: unknown) => err as Error,
+    );
     expect(error?.message).toMatch(new RegExp(`^LLM connection failed: .*\\(POST http://127\\.0\\.0\\.1:${port}/v1/chat/completions\\)`));
-
   });
 });

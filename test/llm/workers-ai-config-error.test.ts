@@ -17,7 +17,10 @@ describe("Workers AI without its remote proxy", () => {
       },
     };
     const llm = createWorkersAiLlmCall({ binding, model: "@cf/x", initialRetryDelayMs: 1 });
-    const error = await llm(userRequest("hi"), { onRetry: (info: unknown) => retries.push(info) }).then(() => undefined, (err: unknown) => err as Error & { retryable?: boolean; kind?: string });
+    const error = await llm(userRequest("hi"), { onRetry: (info: unknown) => retries.push(info) }).then(
+      () => undefined,
+      (err: unknown) => err as Error & { retryable?: boolean; kind?: string },
+    );
     expect(attempts).toBe(1);
     expect(retries).toEqual([]);
     expect(error).toMatchObject({ kind: "config", retryable: false });

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { LlmError } from "../../src/llm/llm-error.ts";
-import { createWorkersAiLlmCall, WORKERS_AI_MAX_TOKENS, type WorkersAiBinding, type WorkersAiLlmOptions } from "../../src/llm/workers-ai-model.ts";
+import {
+  createWorkersAiLlmCall,
+  WORKERS_AI_MAX_TOKENS,
+  type WorkersAiBinding,
+  type WorkersAiLlmOptions,
+} from "../../src/llm/workers-ai-model.ts";
 import { bundledTools, deltaRecorder, userRequest } from "./fixtures.ts";
 
 /**
@@ -56,7 +61,13 @@ describe("the Workers AI adapter, not streamed", () => {
   });
 
   it("reads classic tool calls ({name, arguments} with object arguments) as JSON-text arguments", async () => {
-    const { binding } = standIn({ response: "", tool_calls: [{ name: "getWeather", arguments: { city: "Paris" } }, { name: "getTime", arguments: {} }] });
+    const { binding } = standIn({
+      response: "",
+      tool_calls: [
+        { name: "getWeather", arguments: { city: "Paris" } },
+        { name: "getTime", arguments: {} },
+      ],
+    });
     const response = await llm(binding, { stream: false })(userRequest("weather"), {});
     expect(response.stopReason).toBe("toolUse");
     expect(response.content).toEqual([
@@ -69,7 +80,10 @@ describe("the Workers AI adapter, not streamed", () => {
     const openAiCall = { id: "chatcmpl-tool-1", type: "function", function: { name: "getWeather", arguments: '{"city":"Oslo"}' } };
     const { binding } = standIn(
       { response: null, tool_calls: [openAiCall] },
-      { choices: [{ message: { role: "assistant", content: null, tool_calls: [openAiCall] }, finish_reason: "tool_calls" }], usage: { prompt_tokens: 5, completion_tokens: 9 } },
+      {
+        choices: [{ message: { role: "assistant", content: null, tool_calls: [openAiCall] }, finish_reason: "tool_calls" }],
+        usage: { prompt_tokens: 5, completion_tokens: 9 },
+      },
     );
     const call = llm(binding, { stream: false });
     for (let i = 0; i < 2; i++) {
@@ -111,7 +125,8 @@ describe("the Workers AI adapter, streamed", () => {
   });
 
   it("merges OpenAI-like tool-call deltas by index", async () => {
-    const delta = (toolCall: unknown, finish?: string) => JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [toolCall] }, ...(finish ? { finish_reason: finish } : {}) }] });
+    const delta = (toolCall: unknown, finish?: string) =>
+      JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [toolCall] }, ...(finish ? { finish_reason: finish } : {}) }] });
     const { binding } = standIn({
       sse: [
         delta({ index: 0, id: "call_a", type: "function", function: { name: "getWeather", arguments: "" } }),
@@ -158,7 +173,11 @@ describe("the Workers AI adapter, streamed", () => {
 
 describe("the Workers AI adapter's errors and retries", () => {
   it("retries out-of-capacity errors (3040) with each wait capped by maxRetryDelayMs", async () => {
-    const { binding, calls } = standIn({ throws: "3040: Capacity temporarily exceeded, please try again." }, { throws: "3040: Capacity temporarily exceeded" }, { response: "done" });
+    const { binding, calls } = standIn(
+      { throws: "3040: Capacity temporarily exceeded, please try again." },
+      { throws: "3040: Capacity temporarily exceeded" },
+      { response: "done" },
+    );
     const waits: number[] = [];
     const call = llm(binding, { stream: false, initialRetryDelayMs: 10_000, maxRetryDelayMs: 15 });
     const response = await call(userRequest("hi"), { onRetry: ({ delayMs }) => void waits.push(delayMs) });
@@ -170,7 +189,9 @@ describe("the Workers AI adapter's errors and retries", () => {
 
   it("does not retry an unknown model (5007) and names the status and the binding's message", async () => {
     const { binding, calls } = standIn({ throws: "AiError: 5007: No such model @cf/nope or task" });
-    const error = (await llm(binding, { model: "@cf/nope", stream: false })(userRequest("hi"), {}).catch((err: unknown) => err)) as LlmError;
+    const error = (await llm(binding, { model: "@cf/nope", stream: false })(userRequest("hi"), {}).catch(
+      (err: unknown) => err,
+    )) as LlmError;
     expect(error).toBeInstanceOf(LlmError);
     expect(error).toMatchObject({ kind: "http", status: 400, retryable: false });
     expect(error.message).toContain("No such model @cf/nope");
@@ -206,7 +227,9 @@ describe("the Workers AI adapter's errors and retries", () => {
   });
 
   it("explains how to add the AI binding when the Worker has none", async () => {
-    const error = (await createWorkersAiLlmCall({ binding: undefined, model: MODEL })(userRequest("hi"), {}).catch((err: unknown) => err)) as LlmError;
+    const error = (await createWorkersAiLlmCall({ binding: undefined, model: MODEL })(userRequest("hi"), {}).catch(
+      (err: unknown) => err,
+    )) as LlmError;
     expect(error).toMatchObject({ kind: "config" });
     expect(error.message).toContain('[ai] binding = "AI"');
   });

@@ -11,7 +11,14 @@ describe("MCP_ALLOWED_URLS", () => {
     const allowed = parseAllowedUrls("https://a.example/");
     expect(isAllowedMcpUrl("https://a.example/mcp", allowed)).toBe(true);
     expect(isAllowedMcpUrl("https://A.EXAMPLE/mcp", allowed)).toBe(true); // hosts compare parsed
-    for (const url of ["https://a.example.evil/", "https://a.example.evil/mcp", "https://a.example@evil.example/", "http://a.example/mcp", "https://a.example:8443/mcp", "https://user:pw@a.example/mcp"]) {
+    for (const url of [
+      "https://a.example.evil/",
+      "https://a.example.evil/mcp",
+      "https://a.example@evil.example/",
+      "http://a.example/mcp",
+      "https://a.example:8443/mcp",
+      "https://user:pw@a.example/mcp",
+    ]) {
       expect(isAllowedMcpUrl(url, allowed), url).toBe(false);
     }
   });
@@ -27,6 +34,8 @@ describe("MCP_ALLOWED_URLS", () => {
   });
 
   it("leaves out entries that are not http(s) URLs", () => {
-    expect(parseAllowedUrls("ftp://x.example/, nonsense, https://ok.example/")).toEqual([{ protocol: "https:", host: "ok.example", path: "/" }]);
+    expect(parseAllowedUrls("ftp://x.example/, nonsense, https://ok.example/")).toEqual([
+      { protocol: "https:", host: "ok.example", path: "/" },
+    ]);
   });
 });

@@ -21,7 +21,11 @@ async function startServer(refuse: "everything" | "tools/list"): Promise<{ url: 
     }
     if (body?.method === "initialize") {
       res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({ jsonrpc: "2.0", id: body.id, result: { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "t", version: "1" } } }),
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: body.id,
+          result: { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "t", version: "1" } },
+        }),
       );
       return;
     }
@@ -66,12 +70,20 @@ async function startMismatchedServer(): Promise<{ url: string; requests: string[
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     if (req.url === "/.well-known/oauth-protected-resource/mcp") {
       // Metadata for another resource: the client must not send this server's tokens there, nor go on.
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ resource: "https://elsewhere.example/mcp", authorization_servers: [base] }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ resource: "https://elsewhere.example/mcp", authorization_servers: [base] }));
       return;
     }
     if (req.url === "/.well-known/oauth-authorization-server") {
       res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({ issuer: base, authorization_endpoint: `${base}/authorize`, token_endpoint: `${base}/token`, response_types_supported: ["code"], code_challenge_methods_supported: ["S256"] }),
+        JSON.stringify({
+          issuer: base,
+          authorization_endpoint: `${base}/authorize`,
+          token_endpoint: `${base}/token`,
+          response_types_supported: ["code"],
+          code_challenge_methods_supported: ["S256"],
+        }),
       );
       return;
     }
@@ -86,7 +98,12 @@ describe("an MCP server whose OAuth flow fails before a user is asked", () => {
     const { url, requests, server } = await startMismatchedServer();
     open = server;
     const config = { name: "mismatched", url };
-    const auth = new McpOAuthProvider(config, { vault: localVault(new MemoryOAuthRecords()), redirectUrl: "https://w.example/v1/mcp/oauth/callback", stateRoute: "w", sessionId: "s" });
+    const auth = new McpOAuthProvider(config, {
+      vault: localVault(new MemoryOAuthRecords()),
+      redirectUrl: "https://w.example/v1/mcp/oauth/callback",
+      stateRoute: "w",
+      sessionId: "s",
+    });
     const connection = new McpConnection(config, () => undefined, auth);
     const err = await connection.listTools().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(McpAuthFailedError);

@@ -11,7 +11,12 @@ const conditional: Tool = {
   inputSchema: {
     type: "object",
     properties: {
-      shape: { oneOf: [{ type: "object", properties: { kind: { const: "circle" }, r: { type: "number" } }, required: ["kind", "r"] }, { type: "object", properties: { kind: { const: "square" } }, required: ["kind"] }] },
+      shape: {
+        oneOf: [
+          { type: "object", properties: { kind: { const: "circle" }, r: { type: "number" } }, required: ["kind", "r"] },
+          { type: "object", properties: { kind: { const: "square" } }, required: ["kind"] },
+        ],
+      },
       unit: { enum: ["percent", "absolute"] },
       scale: { type: "number" },
     },
@@ -48,7 +53,11 @@ describe("an MCP tool as an AgentTool", () => {
   });
 
   it("keeps the core's zod validation for schemas zod accepts", () => {
-    const tool = createMcpTool(server, { name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } }, noCall);
+    const tool = createMcpTool(
+      server,
+      { name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
+      noCall,
+    );
     expect(tool.validateRequiredArgs).toBeUndefined();
     expect(validateToolArguments(tool, {})).toContain("text: required field is missing");
   });
@@ -68,7 +77,10 @@ describe("an MCP tool as an AgentTool", () => {
   });
 
   it("throws the server's text when the result is marked isError, so the pipeline records an error result", async () => {
-    const tool = createMcpTool(server, { name: "f", inputSchema: { type: "object" } }, async () => ({ content: [{ type: "text", text: "no such city" }], isError: true }));
+    const tool = createMcpTool(server, { name: "f", inputSchema: { type: "object" } }, async () => ({
+      content: [{ type: "text", text: "no such city" }],
+      isError: true,
+    }));
     await expect(tool.execute("c1", {}, undefined, () => undefined)).rejects.toThrow("no such city");
   });
 

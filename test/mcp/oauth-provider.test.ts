@@ -11,7 +11,12 @@ function memoryVault() {
 }
 
 const server = { name: "linear", url: "https://mcp.example/mcp" };
-const options = (vault: McpCredentialVault) => ({ vault, redirectUrl: "https://w.example/v1/mcp/oauth/callback", stateRoute: "w", sessionId: "s_started" });
+const options = (vault: McpCredentialVault) => ({
+  vault,
+  redirectUrl: "https://w.example/v1/mcp/oauth/callback",
+  stateRoute: "w",
+  sessionId: "s_started",
+});
 
 describe("McpOAuthProvider", () => {
   it("keeps tokens another session stored after this one read its own", async () => {

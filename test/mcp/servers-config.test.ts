@@ -8,7 +8,15 @@ describe("MCP_SERVERS", () => {
   });
 
   it("accepts name, url, headers, requireApproval and timeoutMs", () => {
-    const raw = JSON.stringify([{ name: "docs", url: "https://mcp.example.com/mcp", headers: { authorization: "Bearer x" }, requireApproval: ["write"], timeoutMs: 5000 }]);
+    const raw = JSON.stringify([
+      {
+        name: "docs",
+        url: "https://mcp.example.com/mcp",
+        headers: { authorization: "Bearer x" },
+        requireApproval: ["write"],
+        timeoutMs: 5000,
+      },
+    ]);
     expect(parseMcpServers(raw)).toEqual({ ok: true, servers: JSON.parse(raw) });
   });
 
@@ -38,7 +46,13 @@ describe("MCP_SERVERS", () => {
   });
 
   it("names each invalid field by its position", () => {
-    const result = parseMcpServers(JSON.stringify([{ name: "ok", url: "ftp://x" }, { name: "1bad", url: "https://x" }, { name: "ok", url: "https://y", extra: 1 }]));
+    const result = parseMcpServers(
+      JSON.stringify([
+        { name: "ok", url: "ftp://x" },
+        { name: "1bad", url: "https://x" },
+        { name: "ok", url: "https://y", extra: 1 },
+      ]),
+    );
     expect(result.ok).toBe(false);
     const message = result.ok ? "" : result.message;
     expect(message).toContain("[0].url: must be an http(s) URL");
@@ -47,12 +61,20 @@ describe("MCP_SERVERS", () => {
   });
 
   it("refuses two servers with the same name", () => {
-    const result = parseMcpServers(JSON.stringify([{ name: "a", url: "https://x" }, { name: "a", url: "https://y" }]));
+    const result = parseMcpServers(
+      JSON.stringify([
+        { name: "a", url: "https://x" },
+        { name: "a", url: "https://y" },
+      ]),
+    );
     expect(result.ok ? "" : result.message).toContain('duplicate server name "a"');
   });
 
   it("gives a session every server by default, the named ones when asked, and lists unknown names", () => {
-    const servers = [{ name: "a", url: "https://a" }, { name: "b", url: "https://b" }];
+    const servers = [
+      { name: "a", url: "https://a" },
+      { name: "b", url: "https://b" },
+    ];
     expect(selectMcpServers(servers, undefined)).toEqual({ ok: true, servers });
     expect(selectMcpServers(servers, ["b"])).toEqual({ ok: true, servers: [servers[1]] });
     expect(selectMcpServers(servers, ["b", "c", "c"])).toEqual({ ok: false, unknown: ["c"] });

@@ -9,7 +9,8 @@ function harness() {
   const lines: LogLine[] = [];
   const log = new RunLog((line) => void lines.push(JSON.parse(line) as LogLine));
   let seq = 0;
-  const feed = (ts: number, event: AgentEvent, runId = "run-1") => log.observe({ ...event, seq: ++seq, sessionId: "s_1", runId, ts } as StampedEvent);
+  const feed = (ts: number, event: AgentEvent, runId = "run-1") =>
+    log.observe({ ...event, seq: ++seq, sessionId: "s_1", runId, ts } as StampedEvent);
   return { lines, feed };
 }
 
@@ -28,14 +29,38 @@ describe("the structured run log", () => {
     const { lines, feed } = harness();
     feed(1_000, { type: "runStart" });
     feed(1_100, { type: "toolExecStart", toolCallId: "c1", toolName: "getWeather", arguments: {} });
-    feed(1_350, { type: "toolExecEnd", toolCallId: "c1", toolName: "getWeather", result: { ...toolResult, usage: usage(3, 4) }, isError: false });
+    feed(1_350, {
+      type: "toolExecEnd",
+      toolCallId: "c1",
+      toolName: "getWeather",
+      result: { ...toolResult, usage: usage(3, 4) },
+      isError: false,
+    });
     feed(1_400, { type: "toolExecStart", toolCallId: "c2", toolName: "getTime", arguments: {} });
     feed(1_410, { type: "toolExecEnd", toolCallId: "c2", toolName: "getTime", result: toolResult, isError: true });
     expect(lines).toEqual([]);
     feed(1_500, { type: "runEnd", response: answer("done"), stopReason: "stop" });
     expect(lines.slice(0, 2)).toEqual([
-      { event: "toolCall", sessionId: "s_1", runId: "run-1", tool: "getWeather", toolCallId: "c1", durationMs: 250, isError: false, tokens: usage(3, 4) },
-      { event: "toolCall", sessionId: "s_1", runId: "run-1", tool: "getTime", toolCallId: "c2", durationMs: 10, isError: true, tokens: null },
+      {
+        event: "toolCall",
+        sessionId: "s_1",
+        runId: "run-1",
+        tool: "getWeather",
+        toolCallId: "c1",
+        durationMs: 250,
+        isError: false,
+        tokens: usage(3, 4),
+      },
+      {
+        event: "toolCall",
+        sessionId: "s_1",
+        runId: "run-1",
+        tool: "getTime",
+        toolCallId: "c2",
+        durationMs: 10,
+        isError: true,
+        tokens: null,
+      },
     ]);
     expect(lines.map((l) => l.event)).toEqual(["toolCall", "toolCall", "run"]);
   });
@@ -95,12 +120,20 @@ describe("the structured run log", () => {
   it("names why a failed run failed: the final message's error, else the run's last error event", () => {
     const { lines, feed } = harness();
     feed(0, { type: "runStart" });
-    feed(9, { type: "runEnd", response: answer("", { stopReason: "error", errorMessage: "LLM connection failed: http://127.0.0.1:9/v1 unreachable" }), stopReason: "error" });
+    feed(9, {
+      type: "runEnd",
+      response: answer("", { stopReason: "error", errorMessage: "LLM connection failed: http://127.0.0.1:9/v1 unreachable" }),
+      stopReason: "error",
+    });
     feed(10, { type: "runStart" }, "run-2");
     feed(11, { type: "error", message: "Binding AI needs to be run remotely" }, "run-2");
     feed(12, { type: "runEnd", response: answer("", { stopReason: "error" }), stopReason: "error" }, "run-2");
     feed(13, { type: "runStart" }, "run-3");
-    feed(14, { type: "runEnd", response: answer("", { stopReason: "error", errorMessage: "x".repeat(5_000) }), stopReason: "error" }, "run-3");
+    feed(
+      14,
+      { type: "runEnd", response: answer("", { stopReason: "error", errorMessage: "x".repeat(5_000) }), stopReason: "error" },
+      "run-3",
+    );
     expect(lines.map((l) => (l.event === "run" ? l.error : undefined))).toEqual([
       "LLM connection failed: http://127.0.0.1:9/v1 unreachable",
       "Binding AI needs to be run remotely",

@@ -17,13 +17,48 @@ function feed(tracer: RunTracer, events: [number, AgentEvent][], runId = RUN) {
 const toolCallTurn: [number, AgentEvent][] = [
   [1000, { type: "runStart" }],
   [1001, { type: "messageStart", role: "assistant" }],
-  [1050, { type: "messageEnd", message: { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "add", arguments: {} }], stopReason: "toolUse", model: "gpt-test-2", usage, timestamp: 1050 } }],
+  [
+    1050,
+    {
+      type: "messageEnd",
+      message: {
+        role: "assistant",
+        content: [{ type: "toolCall", id: "c1", name: "add", arguments: {} }],
+        stopReason: "toolUse",
+        model: "gpt-test-2",
+        usage,
+        timestamp: 1050,
+      },
+    },
+  ],
   [1051, { type: "toolExecStart", toolCallId: "c1", toolName: "add", arguments: {} }],
-  [1060, { type: "toolExecEnd", toolCallId: "c1", toolName: "add", result: { content: [{ type: "text", text: "3" }], details: {}, terminate: false }, isError: false }],
+  [
+    1060,
+    {
+      type: "toolExecEnd",
+      toolCallId: "c1",
+      toolName: "add",
+      result: { content: [{ type: "text", text: "3" }], details: {}, terminate: false },
+      isError: false,
+    },
+  ],
   [1061, { type: "messageStart", role: "assistant" }],
   [1062, { type: "llmRetry", retry: 1, delayMs: 20, message: "HTTP 500" }],
-  [1100, { type: "messageEnd", message: { role: "assistant", content: [{ type: "text", text: "3" }], stopReason: "stop", usage, timestamp: 1100 } }],
-  [1101, { type: "runEnd", response: { role: "assistant", content: [{ type: "text", text: "3" }], stopReason: "stop", timestamp: 1100 }, stopReason: "stop" }],
+  [
+    1100,
+    {
+      type: "messageEnd",
+      message: { role: "assistant", content: [{ type: "text", text: "3" }], stopReason: "stop", usage, timestamp: 1100 },
+    },
+  ],
+  [
+    1101,
+    {
+      type: "runEnd",
+      response: { role: "assistant", content: [{ type: "text", text: "3" }], stopReason: "stop", timestamp: 1100 },
+      stopReason: "stop",
+    },
+  ],
 ];
 
 describe("RunTracer", () => {
@@ -33,7 +68,13 @@ describe("RunTracer", () => {
     const root = spans.find((s) => s.parentSpanId === undefined)!;
     expect(new Set(spans.map((s) => s.traceId))).toEqual(new Set([traceIdOf(RUN)]));
     expect(root).toMatchObject({ name: "invoke_agent edge-agent", startMs: 1000, endMs: 1101, status: { code: "ok" } });
-    expect(root.attributes).toMatchObject({ "gen_ai.operation.name": "invoke_agent", "gen_ai.conversation.id": "s_1", "edge_agent.run.id": RUN, "gen_ai.usage.input_tokens": 20, "gen_ai.usage.output_tokens": 10 });
+    expect(root.attributes).toMatchObject({
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.conversation.id": "s_1",
+      "edge_agent.run.id": RUN,
+      "gen_ai.usage.input_tokens": 20,
+      "gen_ai.usage.output_tokens": 10,
+    });
     expect(spans.filter((s) => s !== root).every((s) => s.parentSpanId === root.spanId)).toBe(true);
   });
 
@@ -45,8 +86,19 @@ describe("RunTracer", () => {
       ["chat gpt-test", "client", 1001, 1050],
       ["chat gpt-test", "client", 1061, 1100],
     ]);
-    expect(chats[0]!.attributes).toMatchObject({ "gen_ai.request.model": "gpt-test", "gen_ai.response.model": "gpt-test-2", "gen_ai.usage.input_tokens": 10, "gen_ai.response.finish_reasons": "toolUse" });
-    expect(chats[1]!.events).toEqual([{ name: "gen_ai.llm.retry", timeMs: 1062, attributes: { "edge_agent.retry": 1, "edge_agent.retry.delay_ms": 20, "error.message": "HTTP 500" } }]);
+    expect(chats[0]!.attributes).toMatchObject({
+      "gen_ai.request.model": "gpt-test",
+      "gen_ai.response.model": "gpt-test-2",
+      "gen_ai.usage.input_tokens": 10,
+      "gen_ai.response.finish_reasons": "toolUse",
+    });
+    expect(chats[1]!.events).toEqual([
+      {
+        name: "gen_ai.llm.retry",
+        timeMs: 1062,
+        attributes: { "edge_agent.retry": 1, "edge_agent.retry.delay_ms": 20, "error.message": "HTTP 500" },
+      },
+    ]);
   });
 
   it("gives each tool call an execute_tool span named for the tool, with its call id", () => {
@@ -62,10 +114,26 @@ describe("RunTracer", () => {
     feed(tracerWith(spans), [
       [1, { type: "runStart" }],
       [2, { type: "toolExecStart", toolCallId: "c1", toolName: "boom", arguments: {} }],
-      [3, { type: "toolExecEnd", toolCallId: "c1", toolName: "boom", result: { content: [{ type: "text", text: "it broke" }], details: {}, terminate: false }, isError: true }],
+      [
+        3,
+        {
+          type: "toolExecEnd",
+          toolCallId: "c1",
+          toolName: "boom",
+          result: { content: [{ type: "text", text: "it broke" }], details: {}, terminate: false },
+          isError: true,
+        },
+      ],
       [4, { type: "messageStart", role: "assistant" }],
       [5, { type: "error", message: "LLM 401" }],
-      [6, { type: "runEnd", response: { role: "assistant", content: [], stopReason: "error", errorMessage: "LLM 401", timestamp: 6 }, stopReason: "error" }],
+      [
+        6,
+        {
+          type: "runEnd",
+          response: { role: "assistant", content: [], stopReason: "error", errorMessage: "LLM 401", timestamp: 6 },
+          stopReason: "error",
+        },
+      ],
     ]);
     expect(spans.find((s) => s.name === "execute_tool boom")!.status).toEqual({ code: "error", message: "it broke" });
     expect(spans.find((s) => s.name.startsWith("chat"))!.status).toEqual({ code: "error", message: "LLM 401" });
@@ -83,7 +151,12 @@ describe("RunTracer", () => {
     tracer.approvalDecided("c1", true, 40);
     const wait = spans.find((s) => s.name === "await_approval pay")!;
     expect(wait).toMatchObject({ startMs: 3, endMs: 40, attributes: { "edge_agent.approval.approved": true } });
-    feed(tracer, [[41, { type: "toolExecEnd", toolCallId: "c1", toolName: "pay", result: { content: [], details: {}, terminate: false }, isError: false }]]);
+    feed(tracer, [
+      [
+        41,
+        { type: "toolExecEnd", toolCallId: "c1", toolName: "pay", result: { content: [], details: {}, terminate: false }, isError: false },
+      ],
+    ]);
     expect(wait.parentSpanId).toBe(spans.find((s) => s.name === "execute_tool pay")!.spanId);
   });
 
@@ -100,7 +173,10 @@ describe("RunTracer", () => {
     feed(tracerWith(parentSpans), toolCallTurn);
     const call = parentSpans.find((s) => s.name === "execute_tool add")!;
     const childSpans: Span[] = [];
-    const child = new RunTracer({ agentName: "edge-agent", provider: "openai", model: "gpt-test", parent: { runId: RUN, toolCallId: "c1" } }, (s) => childSpans.push(s));
+    const child = new RunTracer(
+      { agentName: "edge-agent", provider: "openai", model: "gpt-test", parent: { runId: RUN, toolCallId: "c1" } },
+      (s) => childSpans.push(s),
+    );
     feed(child, toolCallTurn, "7a1c2e3f-4b5d-4e6f-8a9b-0c1d2e3f4a5b");
     const childRoot = childSpans.find((s) => s.name === "invoke_agent edge-agent")!;
     expect(call.spanId).toBe(toolCallSpanId(RUN, "c1"));

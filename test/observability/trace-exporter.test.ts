@@ -34,14 +34,30 @@ afterEach(async () => {
 });
 
 function span(overrides: Partial<Span> = {}): Span {
-  return { traceId: "a".repeat(32), spanId: "b".repeat(16), name: "invoke_agent edge-agent", kind: "internal", startMs: 1_700_000_000_000, endMs: 1_700_000_000_250, attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.usage.input_tokens": 12, ok: true, ratio: 0.5 }, events: [], status: { code: "ok" }, ...overrides };
+  return {
+    traceId: "a".repeat(32),
+    spanId: "b".repeat(16),
+    name: "invoke_agent edge-agent",
+    kind: "internal",
+    startMs: 1_700_000_000_000,
+    endMs: 1_700_000_000_250,
+    attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.usage.input_tokens": 12, ok: true, ratio: 0.5 },
+    events: [],
+    status: { code: "ok" },
+    ...overrides,
+  };
 }
 
 function exporterFor(endpoint: string, headers?: string, log?: (line: string) => void) {
   const config = readOtelConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_HEADERS: headers });
   if (!config.ok || !config.value) throw new Error("bad config");
   const deferred: Promise<unknown>[] = [];
-  const exporter = new TraceExporter({ target: config.value, resource: { serviceName: "edge-agent" }, defer: (p) => deferred.push(p), log });
+  const exporter = new TraceExporter({
+    target: config.value,
+    resource: { serviceName: "edge-agent" },
+    defer: (p) => deferred.push(p),
+    log,
+  });
   return { exporter, deferred };
 }
 
@@ -50,7 +66,15 @@ describe("TraceExporter", () => {
     const receiver = await startReceiver();
     closers.push(receiver.close);
     const { exporter, deferred } = exporterFor(`${receiver.url}/otlp/`, "authorization=Bearer%20t0ken,x-team=agents");
-    exporter.add(span({ spanId: "c".repeat(16), parentSpanId: "b".repeat(16), name: "execute_tool add", kind: "client", attributes: { "gen_ai.operation.name": "execute_tool" } }));
+    exporter.add(
+      span({
+        spanId: "c".repeat(16),
+        parentSpanId: "b".repeat(16),
+        name: "execute_tool add",
+        kind: "client",
+        attributes: { "gen_ai.operation.name": "execute_tool" },
+      }),
+    );
     expect(deferred).toHaveLength(0); // a child span alone waits for its run's end
     exporter.add(span());
     expect(deferred).toHaveLength(1); // handed to waitUntil, not awaited by the caller
@@ -63,7 +87,14 @@ describe("TraceExporter", () => {
     expect(scope.resource.attributes).toContainEqual({ key: "service.name", value: { stringValue: "edge-agent" } });
     const [tool, root] = scope.scopeSpans[0].spans;
     expect(tool).toMatchObject({ name: "execute_tool add", kind: 3, parentSpanId: "b".repeat(16) });
-    expect(root).toMatchObject({ traceId: "a".repeat(32), spanId: "b".repeat(16), kind: 1, startTimeUnixNano: "1700000000000000000", endTimeUnixNano: "1700000000250000000", status: { code: 1 } });
+    expect(root).toMatchObject({
+      traceId: "a".repeat(32),
+      spanId: "b".repeat(16),
+      kind: 1,
+      startTimeUnixNano: "1700000000000000000",
+      endTimeUnixNano: "1700000000250000000",
+      status: { code: 1 },
+    });
     expect(root.attributes).toEqual([
       { key: "gen_ai.operation.name", value: { stringValue: "invoke_agent" } },
       { key: "gen_ai.usage.input_tokens", value: { intValue: "12" } },
@@ -101,7 +132,14 @@ describe("TraceExporter", () => {
     const lines: string[] = [];
     const { exporter } = exporterFor(receiver.url, undefined, (l) => lines.push(l));
     // Child spans only queue (batches start at 128, one at a time), so a burst overfills the queue.
-    for (let i = 0; i < MAX_QUEUED_SPANS * 2; i++) exporter.add(span({ parentSpanId: "b".repeat(16), spanId: i.toString(16).padStart(16, "0"), attributes: { "gen_ai.operation.name": "execute_tool" } }));
+    for (let i = 0; i < MAX_QUEUED_SPANS * 2; i++)
+      exporter.add(
+        span({
+          parentSpanId: "b".repeat(16),
+          spanId: i.toString(16).padStart(16, "0"),
+          attributes: { "gen_ai.operation.name": "execute_tool" },
+        }),
+      );
     await exporter.flush();
     const sent = receiver.received.reduce((n, r) => n + r.body.resourceSpans[0].scopeSpans[0].spans.length, 0);
     const lost = lines.reduce((n, l) => n + JSON.parse(l).spansLost, 0);
@@ -116,7 +154,10 @@ describe("readOtelConfig", () => {
   });
 
   it("names a malformed header entry by position, never its text", () => {
-    const result = readOtelConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "https://otel.example", OTEL_EXPORTER_OTLP_HEADERS: "a=1,Bearer sk-secret" });
+    const result = readOtelConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: "https://otel.example",
+      OTEL_EXPORTER_OTLP_HEADERS: "a=1,Bearer sk-secret",
+    });
     expect(result).toEqual({ ok: false, message: "OTEL_EXPORTER_OTLP_HEADERS entry 2 is not key=value" });
   });
 

@@ -67,18 +67,26 @@ describe("the redeploy's smoke load", () => {
   let survivors: { attack: Attack; i: number }[] = [];
   let loaded = new Map<string, string[]>();
   beforeAll(async () => {
-    survivors = ATTACKS.map((attack, i) => ({ attack, i })).filter(({ attack, i }) => checkRenderedStructure(rendered(attack, i), specOf(attack, i), META).length === 0);
+    survivors = ATTACKS.map((attack, i) => ({ attack, i })).filter(
+      ({ attack, i }) => checkRenderedStructure(rendered(attack, i), specOf(attack, i), META).length === 0,
+    );
     const src = path.join(dir, "survivors");
     const out = path.join(dir, "survivors-bundle");
     await mkdir(src);
     await mkdir(out);
-    const files = await Promise.all(survivors.map(async ({ attack, i }) => {
-      const file = path.join(src, `attack${i}.ts`);
-      await writeFile(file, rendered(attack, i));
-      return file;
-    }));
+    const files = await Promise.all(
+      survivors.map(async ({ attack, i }) => {
+        const file = path.join(src, `attack${i}.ts`);
+        await writeFile(file, rendered(attack, i));
+        return file;
+      }),
+    );
     const bundles = await bundleTools(files, out);
-    loaded = await checkModulesInWorkerd(out, survivors.map(({ i }, k) => ({ name: `attack${i}`, module: bundles.entries.get(files[k]!)! })), LOAD_TIMEOUT_MS);
+    loaded = await checkModulesInWorkerd(
+      out,
+      survivors.map(({ i }, k) => ({ name: `attack${i}`, module: bundles.entries.get(files[k]!)! })),
+      LOAD_TIMEOUT_MS,
+    );
   }, 60_000);
 
   it("gets only bodies that stay inside their functions, and loads them without running them", () => {

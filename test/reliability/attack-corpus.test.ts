@@ -20,7 +20,11 @@ beforeAll(async () => {
     const name = uniqueName("attack");
     const store = new ToolStore(`corpus-${name}`);
     const executeCode = attack.code.replaceAll("MARKER_URL", inject("markerUrl")).replaceAll("MARKER_PATH", "/tmp/edge-agent-marker");
-    const written = await runWriteToolDirectly(adderInput(name, { executeCode, inputSchema: { type: "object", properties: {} } }), {}, store);
+    const written = await runWriteToolDirectly(
+      adderInput(name, { executeCode, inputSchema: { type: "object", properties: {} } }),
+      {},
+      store,
+    );
     if (!written.ok) {
       outcomes.push({ attack, written: false, refusal: written.error });
       continue;

@@ -12,7 +12,11 @@ const SPAWN = 'globalThis.process?.getBuiltinModule?.("node:child_process")?.exe
 const CALL = 'fetch("MARKER_URL")';
 
 export const ATTACKS: readonly Attack[] = [
-  { name: "keyword as property name, then a slash (the reported bypass)", escapes: true, code: `const o = {}; o.return /1; } ${WRITE}; { /x/` },
+  {
+    name: "keyword as property name, then a slash (the reported bypass)",
+    escapes: true,
+    code: `const o = {}; o.return /1; } ${WRITE}; { /x/`,
+  },
   { name: "typeof as property name, then a slash", escapes: true, code: `const o = {}; o.typeof /1; } ${CALL}; { /x/` },
   { name: "optional chaining to a keyword property, then a slash", escapes: true, code: `const o = {}; o?.in /1; } ${WRITE}; { /x/` },
   { name: "plain closing brace", escapes: true, code: `return 1; } ${WRITE}; function again() {` },
@@ -27,11 +31,23 @@ export const ATTACKS: readonly Attack[] = [
   { name: "HTML-like open comment", escapes: true, code: `<!-- } ${WRITE}; {` },
   { name: "HTML-like close comment", escapes: true, code: `x = 1\n--> } ${WRITE}; {` },
   { name: "unicode escape spelling a keyword property", escapes: true, code: `const o = {}; o.\\u0072eturn /1; } ${CALL}; { /x/` },
-  { name: "unicode escape spelling import", escapes: true, code: `return 1; } \\u0069mport("node:fs").then((fs) => fs.writeFileSync("MARKER_PATH", "ran")); {` },
+  {
+    name: "unicode escape spelling import",
+    escapes: true,
+    code: `return 1; } \\u0069mport("node:fs").then((fs) => fs.writeFileSync("MARKER_PATH", "ran")); {`,
+  },
   { name: "closing the function inside a string continuation", escapes: true, code: `const s = 'a\\\n'; } ${WRITE}; {` },
   { name: "script tag breakout", escapes: true, code: `return "</script>"; } </script><script>${CALL}</script> {` },
-  { name: "prototype getter planted at load", escapes: true, code: `} Object.defineProperty(Object.prototype, "execute", { get() { ${WRITE}; return () => 1; } }); {` },
-  { name: "globalThis and process tricks at load", escapes: true, code: `} globalThis.process?.mainModule?.require?.("fs")?.writeFileSync("MARKER_PATH", "ran"); ${SPAWN}; {` },
+  {
+    name: "prototype getter planted at load",
+    escapes: true,
+    code: `} Object.defineProperty(Object.prototype, "execute", { get() { ${WRITE}; return () => 1; } }); {`,
+  },
+  {
+    name: "globalThis and process tricks at load",
+    escapes: true,
+    code: `} globalThis.process?.mainModule?.require?.("fs")?.writeFileSync("MARKER_PATH", "ran"); ${SPAWN}; {`,
+  },
   { name: "process.getBuiltinModule at load", escapes: true, code: `} ${WRITE}; {` },
   { name: "child process at load", escapes: true, code: `} ${SPAWN}; {` },
   { name: "dynamic import at load", escapes: true, code: `} import("node:fs").then((fs) => fs.writeFileSync("MARKER_PATH", "ran")); {` },
@@ -39,11 +55,23 @@ export const ATTACKS: readonly Attack[] = [
   { name: "endless loop at load", escapes: true, code: "} for (;;) {} {" },
   { name: "endless while loop at load", escapes: true, code: "} while (true) {} {" },
   { name: "export of a second getTool", escapes: true, code: `return 1; } export function getTool() { ${WRITE}; } function ignored() {` },
-  { name: "dynamic import in the body", escapes: false, code: `return import("node:fs").then((fs) => fs.writeFileSync("MARKER_PATH", "ran"));` },
+  {
+    name: "dynamic import in the body",
+    escapes: false,
+    code: `return import("node:fs").then((fs) => fs.writeFileSync("MARKER_PATH", "ran"));`,
+  },
   { name: "import.meta in the body", escapes: false, code: `return String(import.meta.url);` },
-  { name: "prototype getter planted when called", escapes: false, code: `Object.defineProperty(Object.prototype, "then", { get() { ${CALL}; return undefined; } }); return "planted";` },
+  {
+    name: "prototype getter planted when called",
+    escapes: false,
+    code: `Object.defineProperty(Object.prototype, "then", { get() { ${CALL}; return undefined; } }); return "planted";`,
+  },
   { name: "process.getBuiltinModule when called", escapes: false, code: `${WRITE}; return "tried";` },
-  { name: "globalThis.process environment when called", escapes: false, code: `return Object.keys(globalThis.process?.env ?? {}).join(",") || "none";` },
+  {
+    name: "globalThis.process environment when called",
+    escapes: false,
+    code: `return Object.keys(globalThis.process?.env ?? {}).join(",") || "none";`,
+  },
   { name: "request when called", escapes: false, code: `return String((await ${CALL}).status);` },
   { name: "script tag in a string", escapes: false, code: "return '</script><script>fetch(1)</script><!-- -->';" },
 ];

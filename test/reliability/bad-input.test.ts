@@ -22,9 +22,16 @@ const deep = (depth: number): unknown => (depth === 0 ? "bottom" : { a: [deep(de
 /** Values that are never a valid body for any route. */
 const hostileBody = fc.oneof(
   fc.anything({ maxDepth: 3 }).filter((v) => !(typeof v === "object" && v !== null && !Array.isArray(v))),
-  fc.record({ content: fc.oneof(fc.integer(), fc.constant(null), fc.boolean(), fc.array(fc.integer(), { maxLength: 3 }), fc.constant("")) }),
+  fc.record({
+    content: fc.oneof(fc.integer(), fc.constant(null), fc.boolean(), fc.array(fc.integer(), { maxLength: 3 }), fc.constant("")),
+  }),
   fc.record({ content: fc.constant("ok"), extra: fc.anything({ maxDepth: 2 }).filter((v) => v !== undefined) }),
-  fc.record({ content: fc.array(fc.record({ type: fc.constantFrom("text", "image", "video", "toolCall"), text: fc.integer() }), { minLength: 1, maxLength: 3 }) }),
+  fc.record({
+    content: fc.array(fc.record({ type: fc.constantFrom("text", "image", "video", "toolCall"), text: fc.integer() }), {
+      minLength: 1,
+      maxLength: 3,
+    }),
+  }),
   fc.record({ approve: fc.oneof(fc.string(), fc.integer(), fc.constant(null)) }),
   fc.constant({ content: deep(200) }),
   fc.constant({ content: Array.from({ length: 5_000 }, () => ({ type: "text", text: "x" })) }),

@@ -46,7 +46,9 @@ describe("limits on what a draft sends back", () => {
   });
 
   it("replays at most a bounded number of partial results, each bounded in bytes", async () => {
-    const outcome = await run(spec(`for (let i = 0; i < 60; i++) onPartialResult(i === 0 ? "y".repeat(${MAX_PARTIAL_BYTES * 2}) : { i }); return "done";`));
+    const outcome = await run(
+      spec(`for (let i = 0; i < 60; i++) onPartialResult(i === 0 ? "y".repeat(${MAX_PARTIAL_BYTES * 2}) : { i }); return "done";`),
+    );
     expect(outcome.ok).toBe(true);
     expect(outcome.partials).toHaveLength(MAX_REPLAYED_PARTIALS + 1);
     expect(outcome.partials[0]).toEqual({ note: expect.stringMatching(/left out \(the limit is 16384\)/) });
@@ -74,7 +76,9 @@ describe("a written schema's patterns", () => {
       const result = checkWriteToolInput({ ...base, inputSchema }, { bundled: [], written: [] });
       return result.ok ? [] : result.problems;
     };
-    expect(problems(anyOf)).toEqual(["inputSchema.properties.a.anyOf[0]: a pattern is allowed only under properties, items, prefixItems and allOf"]);
+    expect(problems(anyOf)).toEqual([
+      "inputSchema.properties.a.anyOf[0]: a pattern is allowed only under properties, items, prefixItems and allOf",
+    ]);
     expect(problems(props)).toEqual(["inputSchema: patternProperties is not supported in written tools; use properties"]);
     expect(problems(ok)).toEqual([]);
   });

@@ -5,8 +5,10 @@ import { app } from "../../src/http/app.ts";
 import { api, createSession } from "../session/support.ts";
 
 /** The real app with extra configuration, as a deployment with these vars/secrets would run it. */
-const withConfig = (extra: Record<string, string>) => (path: string, init: RequestInit = {}) =>
-  app.fetch(new Request(`http://edge.test${path}`, init), { ...env, ...extra });
+const withConfig =
+  (extra: Record<string, string>) =>
+  (path: string, init: RequestInit = {}) =>
+    app.fetch(new Request(`http://edge.test${path}`, init), { ...env, ...extra });
 
 describe("API_TOKEN", () => {
   const call = withConfig({ API_TOKEN: "t0ps3cret", ALLOW_ANONYMOUS_SESSIONS: "false" });
@@ -25,7 +27,9 @@ describe("API_TOKEN", () => {
   });
 
   it("does not let the API token open a session: sessions need their own key", async () => {
-    const created = (await (await call("/v1/sessions", { method: "POST", headers: { authorization: "Bearer t0ps3cret" } })).json()) as { id: string };
+    const created = (await (await call("/v1/sessions", { method: "POST", headers: { authorization: "Bearer t0ps3cret" } })).json()) as {
+      id: string;
+    };
     expect((await call(`/v1/sessions/${created.id}`, { headers: { authorization: "Bearer t0ps3cret" } })).status).toBe(403);
   });
 });
@@ -49,19 +53,31 @@ describe("session keys", () => {
 
 describe("CORS", () => {
   it("allows only the Worker's own origin by default, without credentials", async () => {
-    const own = await withConfig({})("/v1/sessions", { method: "OPTIONS", headers: { origin: "http://edge.test", "access-control-request-method": "POST" } });
+    const own = await withConfig({})("/v1/sessions", {
+      method: "OPTIONS",
+      headers: { origin: "http://edge.test", "access-control-request-method": "POST" },
+    });
     expect(own.headers.get("access-control-allow-origin")).toBe("http://edge.test");
     expect(own.headers.get("access-control-allow-credentials")).toBeNull();
     expect(own.headers.get("access-control-allow-headers")).toContain("Authorization");
-    const other = await withConfig({})("/v1/sessions", { method: "OPTIONS", headers: { origin: "https://app.example", "access-control-request-method": "POST" } });
+    const other = await withConfig({})("/v1/sessions", {
+      method: "OPTIONS",
+      headers: { origin: "https://app.example", "access-control-request-method": "POST" },
+    });
     expect(other.headers.get("access-control-allow-origin")).toBeNull();
   });
 
   it("allows only the configured origins when CORS_ORIGINS is set", async () => {
     const call = withConfig({ CORS_ORIGINS: "https://good.example, https://also.example" });
-    const good = await call("/v1/sessions", { method: "OPTIONS", headers: { origin: "https://good.example", "access-control-request-method": "POST" } });
+    const good = await call("/v1/sessions", {
+      method: "OPTIONS",
+      headers: { origin: "https://good.example", "access-control-request-method": "POST" },
+    });
     expect(good.headers.get("access-control-allow-origin")).toBe("https://good.example");
-    const bad = await call("/v1/sessions", { method: "OPTIONS", headers: { origin: "https://evil.example", "access-control-request-method": "POST" } });
+    const bad = await call("/v1/sessions", {
+      method: "OPTIONS",
+      headers: { origin: "https://evil.example", "access-control-request-method": "POST" },
+    });
     expect(bad.headers.get("access-control-allow-origin")).toBeNull();
   });
 });

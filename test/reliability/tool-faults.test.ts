@@ -101,7 +101,11 @@ describe("load", () => {
 
   it("keeps many concurrent sessions apart", async () => {
     const sessions = await Promise.all(Array.from({ length: 8 }, () => createSession()));
-    await Promise.all(sessions.map((s, i) => script(s, { toolCalls: [{ id: `c${i}`, name: "slowEcho", arguments: { text: `session ${i}`, ms: 20 } }] }, { text: `answer ${i}` })));
+    await Promise.all(
+      sessions.map((s, i) =>
+        script(s, { toolCalls: [{ id: `c${i}`, name: "slowEcho", arguments: { text: `session ${i}`, ms: 20 } }] }, { text: `answer ${i}` }),
+      ),
+    );
     await Promise.all(sessions.map((s, i) => send(s, `question ${i}`)));
     const answers = await Promise.all(sessions.map((s) => nextResponse(s)));
     answers.forEach((a, i) => expect(a.content).toEqual([{ type: "text", text: `answer ${i}` }]));

@@ -3,7 +3,12 @@
  * SCHEDULE_MIN_INTERVAL_MS, each a positive whole number, with its default for anything else.
  */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_MAX_SCHEDULES, DEFAULT_SCHEDULE_MIN_INTERVAL_MS, readMaxSchedules, readScheduleMinIntervalMs } from "../../src/env-vars.ts";
+import {
+  DEFAULT_MAX_SCHEDULES,
+  DEFAULT_SCHEDULE_MIN_INTERVAL_MS,
+  readMaxSchedules,
+  readScheduleMinIntervalMs,
+} from "../../src/env-vars.ts";
 
 describe("schedule limits", () => {
   it("default to 100 schedules and a one-minute interval", () => {

@@ -5,7 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedHistory } from "../../bench/peers/seed-history.ts";
-import { planReply, seedText, startBenchLlm, systemPromptFor, SEED_TEXT_CHARS, type BenchLlm, type WireMessage } from "../../scripts/bench/bench-llm.ts";
+import {
+  planReply,
+  seedText,
+  startBenchLlm,
+  systemPromptFor,
+  SEED_TEXT_CHARS,
+  type BenchLlm,
+  type WireMessage,
+} from "../../scripts/bench/bench-llm.ts";
 import { percentile, summarize } from "../../scripts/bench/stats.ts";
 
 /**
@@ -22,7 +30,11 @@ function runCommand(command: string, history: WireMessage[]): number {
       function: { name: c.name, arguments: JSON.stringify(c.arguments) },
       text: (c.arguments as { text?: string }).text ?? "",
     }));
-    history.push({ role: "assistant", content: reply.text ?? null, ...(calls.length ? { tool_calls: calls.map(({ text: _, ...call }) => call) } : {}) });
+    history.push({
+      role: "assistant",
+      content: reply.text ?? null,
+      ...(calls.length ? { tool_calls: calls.map(({ text: _, ...call }) => call) } : {}),
+    });
     if (calls.length === 0) return replies;
     for (const call of calls) history.push({ role: "tool", tool_call_id: call.id, content: `echo ${call.text}` } as WireMessage);
   }
@@ -94,13 +106,22 @@ describe("the bench LLM's timing taps", () => {
   });
   afterAll(() => llm.close());
 
-  type Reply = { choices: { message: { content: string | null; tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[] } }[] };
+  type Reply = {
+    choices: {
+      message: { content: string | null; tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[] };
+    }[];
+  };
   const send = async (body: string): Promise<Reply> =>
-    (await fetch(`${llm.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body })).json() as Promise<Reply>;
+    (
+      await fetch(`${llm.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body })
+    ).json() as Promise<Reply>;
 
   /** Plays a runtime through `steps 2`: each tool-call reply answered with its result in the next request. */
   async function runSteps(tag: string): Promise<string[]> {
-    const messages: unknown[] = [{ role: "system", content: systemPromptFor(tag) }, { role: "user", content: "steps 2" }];
+    const messages: unknown[] = [
+      { role: "system", content: systemPromptFor(tag) },
+      { role: "user", content: "steps 2" },
+    ];
     const bodies: string[] = [];
     for (;;) {
       const body = JSON.stringify({ model: "bench-model", messages, stream: false });

@@ -15,7 +15,10 @@ function varsOf(toml: string): string[] {
   const lines = toml.split("\n");
   const start = lines.indexOf("[vars]");
   const end = lines.findIndex((l, i) => i > start && /^\[/.test(l));
-  return lines.slice(start + 1, end < 0 ? undefined : end).filter((l) => /^\w+\s*=/.test(l)).map((l) => l.split("=")[0]!.trim());
+  return lines
+    .slice(start + 1, end < 0 ? undefined : end)
+    .filter((l) => /^\w+\s*=/.test(l))
+    .map((l) => l.split("=")[0]!.trim());
 }
 
 describe("the configuration files", () => {

@@ -28,7 +28,10 @@ const run = (cwd: string, bin: string, args: string[]): Promise<Run> =>
   new Promise((resolve) => {
     execFile(path.join(REPO_ROOT, "node_modules", ".bin", bin), args, { cwd, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
       // vitest colours its summary even into a pipe.
-      resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, output: `${stdout}${stderr}`.replace(/\u001b\[[0-9;]*m/g, "") }),
+      resolve({
+        code: err ? (typeof err.code === "number" ? err.code : 1) : 0,
+        output: `${stdout}${stderr}`.replace(/\u001b\[[0-9;]*m/g, ""),
+      }),
     );
   });
 
@@ -40,7 +43,10 @@ beforeAll(async () => {
   project = await copyProject();
   for (const entry of ["test", "support", "bench", "vitest.config.ts", "tsconfig.page.json", ".dev.vars.example"]) {
     // The bench's peers package has its own node_modules when it was ever run: not part of the project.
-    await cp(path.join(REPO_ROOT, entry), path.join(project.root, entry), { recursive: true, filter: (from) => !from.includes(`${path.sep}node_modules`) });
+    await cp(path.join(REPO_ROOT, entry), path.join(project.root, entry), {
+      recursive: true,
+      filter: (from) => !from.includes(`${path.sep}node_modules`),
+    });
   }
   await writeFile(path.join(project.root, "tools", "aaUserTool.ts"), USER_TOOL);
   await runNodeScript(project.root, path.join(project.root, "scripts", "generate-registry.ts"));

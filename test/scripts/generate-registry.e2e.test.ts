@@ -136,23 +136,31 @@ describe("scripts/generate-registry.ts on a folder of broken tools", () => {
   }, 30_000);
 
   it("exits non-zero", () => expect(run.code).not.toBe(0));
-  it("names a file that does not export getTool", () => expect(run.stderr).toContain("tools/noTool.ts: does not export a getTool() function"));
+  it("names a file that does not export getTool", () =>
+    expect(run.stderr).toContain("tools/noTool.ts: does not export a getTool() function"));
   it("names a file whose tool's name differs from the file name", () =>
     expect(run.stderr).toContain('tools/renamed.ts: tool name "fetchThing" does not match the file name "renamed"'));
   it("names both files when two tool names differ only in case", () =>
     expect(run.stderr).toMatch(/tools\/getThing\.ts: tool name "getThing" duplicates the tool of tools\/GetThing\.ts/));
-  it("names a file whose name is not a valid tool name", () => expect(run.stderr).toContain('tools/get-thing.ts: file name "get-thing" is not a valid tool name'));
-  it("names a file whose input schema is not an object schema", () => expect(run.stderr).toContain('tools/stringy.ts: inputSchema.type must be "object", got "string"'));
+  it("names a file whose name is not a valid tool name", () =>
+    expect(run.stderr).toContain('tools/get-thing.ts: file name "get-thing" is not a valid tool name'));
+  it("names a file whose input schema is not an object schema", () =>
+    expect(run.stderr).toContain('tools/stringy.ts: inputSchema.type must be "object", got "string"'));
   it("names a file whose required lists a property the schema does not have", () =>
     expect(run.stderr).toContain('tools/weatherish.ts: inputSchema.required names "town", which is not in properties'));
-  it("names a file whose schema zod cannot read", () => expect(run.stderr).toMatch(/tools\/odd\.ts: inputSchema is not a JSON Schema the runtime can validate with: .*moment/));
+  it("names a file whose schema zod cannot read", () =>
+    expect(run.stderr).toMatch(/tools\/odd\.ts: inputSchema is not a JSON Schema the runtime can validate with: .*moment/));
   it("names a file that throws while loading", () => expect(run.stderr).toContain("tools/explodes.ts: failed to load: boom at load"));
-  it("names a file that does not compile", () => expect(run.stderr).toMatch(/tools\/broken\.ts: cannot be bundled: .*\(tools\/broken\.ts:\d+:\d+\)/));
+  it("names a file that does not compile", () =>
+    expect(run.stderr).toMatch(/tools\/broken\.ts: cannot be bundled: .*\(tools\/broken\.ts:\d+:\d+\)/));
   it("names a file that does I/O while loading (workerd refuses it; no request leaves)", () =>
     expect(run.stderr).toMatch(/tools\/caller\.ts: failed to load: Disallowed operation called within global scope/));
   it("names a field another SDK uses and the one meant here", () =>
-    expect(run.stderr).toContain("tools/habits.ts: unknown field `parameters`, did you mean `inputSchema`?\n  tools/habits.ts: inputSchema must be a JSON Schema object"));
-  it("names a file that never finishes loading", () => expect(run.stderr).toMatch(/tools\/loops\.ts: did not finish loading within \d+ ms/));
+    expect(run.stderr).toContain(
+      "tools/habits.ts: unknown field `parameters`, did you mean `inputSchema`?\n  tools/habits.ts: inputSchema must be a JSON Schema object",
+    ));
+  it("names a file that never finishes loading", () =>
+    expect(run.stderr).toMatch(/tools\/loops\.ts: did not finish loading within \d+ ms/));
   it("loads tools in workerd, not in Node: a tool that writes a file while loading cannot", async () => {
     await expect(stat(marker)).rejects.toThrow(/ENOENT/);
   });
@@ -207,11 +215,16 @@ describe("scripts/generate-registry.ts --check-only", () => {
   it("checks the repository's own tools successfully", async () => {
     const repo = fileURLToPath(new URL("../..", import.meta.url));
     const run = await new Promise<Run>((resolve) => {
-      execFile(process.execPath, [...NODE_TS, SCRIPT, "--check-only"], { cwd: repo }, (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout, stderr }));
+      execFile(process.execPath, [...NODE_TS, SCRIPT, "--check-only"], { cwd: repo }, (err, stdout, stderr) =>
+        resolve({ code: err ? 1 : 0, stdout, stderr }),
+      );
     });
     expect(run.code, run.stderr).toBe(0);
     // Whatever tools/ holds (a user's own tools too): every file is named as checked.
-    const names = (await readdir(path.join(repo, "tools"))).filter((f) => f.endsWith(".ts")).map((f) => f.slice(0, -3)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const names = (await readdir(path.join(repo, "tools")))
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => f.slice(0, -3))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     expect(run.stdout).toContain(`${names.length} tool(s) OK (${names.join(", ")})`);
   }, 20_000);
 });

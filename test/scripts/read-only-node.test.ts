@@ -25,7 +25,9 @@ function runReadOnly(script: string): Promise<{ code: number; output: string }> 
 
 describe("the redeploy's read-only Node", () => {
   it("can read the project", async () => {
-    const run = await runReadOnly(`process.stdout.write(String(require("node:fs").readFileSync("package.json", "utf8").includes("edge-agent")))`);
+    const run = await runReadOnly(
+      `process.stdout.write(String(require("node:fs").readFileSync("package.json", "utf8").includes("edge-agent")))`,
+    );
     expect(run).toMatchObject({ code: 0, output: "true" });
   });
 

@@ -23,7 +23,8 @@ describe("npm run redeploy's options", { timeout: 30_000 }, () => {
     const run = await redeploy("--help");
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^usage: npm run redeploy -- \[options\]/);
-    for (const option of ["--local", "--persist-to DIR", "--dry-run", "--no-deploy", "--yes", "--config FILE", "--help"]) expect(run.stdout).toContain(option);
+    for (const option of ["--local", "--persist-to DIR", "--dry-run", "--no-deploy", "--yes", "--config FILE", "--help"])
+      expect(run.stdout).toContain(option);
     expect(run.stdout).toContain("default .wrangler/state, where `npm start`");
     expect(run.stdout).toContain("npm run redeploy -- --local --dry-run");
   });

@@ -13,7 +13,10 @@ import type { WrittenToolEntry } from "../../src/tools/written/spec.ts";
 import { copyProject, plainToolSource, type TempProject } from "../support/temp-project.ts";
 
 /** Loads and runs, but `xs[0]` is possibly undefined under noUncheckedIndexedAccess (TS2532). */
-const STRICT_BROKEN_TOOL = plainToolSource("handMade").replace("execute: () => ({", "execute: () => ({ n: ((xs: number[]) => xs[0] + 1)([1]),");
+const STRICT_BROKEN_TOOL = plainToolSource("handMade").replace(
+  "execute: () => ({",
+  "execute: () => ({ n: ((xs: number[]) => xs[0] + 1)([1]),",
+);
 
 let project: TempProject;
 let run: { code: number; output: string };
@@ -21,7 +24,11 @@ let row: WrittenToolEntry | null = null;
 
 async function withIndex<T>(fn: (env: ToolIndexEnv) => Promise<T>): Promise<T> {
   const state = path.join(project.root, ".wrangler", "state", "v3");
-  const proxy = await getPlatformProxy<ToolIndexEnv>({ configPath: path.join(project.root, "wrangler.toml"), persist: { path: state }, remoteBindings: false });
+  const proxy = await getPlatformProxy<ToolIndexEnv>({
+    configPath: path.join(project.root, "wrangler.toml"),
+    persist: { path: state },
+    remoteBindings: false,
+  });
   try {
     return await fn(proxy.env);
   } finally {
@@ -31,11 +38,24 @@ async function withIndex<T>(fn: (env: ToolIndexEnv) => Promise<T>): Promise<T> {
 
 beforeAll(async () => {
   project = await copyProject({ tools: { "handMade.ts": STRICT_BROKEN_TOOL } });
-  const spec = { name: "goodAdder", label: "Add", description: "Adds one.", inputSchema: { type: "object", properties: { a: { type: "number" } } }, executeCode: "return String(args.a + 1);", parallel: false };
+  const spec = {
+    name: "goodAdder",
+    label: "Add",
+    description: "Adds one.",
+    inputSchema: { type: "object", properties: { a: { type: "number" } } },
+    executeCode: "return String(args.a + 1);",
+    parallel: false,
+  };
   await withIndex((env) => commitWrittenTool(env, spec, { sessionId: "test" }, new Date()));
   run = await new Promise((resolve) => {
     const node = path.join(project.root, "node_modules", ".bin", "node");
-    const args = ["--experimental-transform-types", "--disable-warning=ExperimentalWarning", path.join(project.root, "scripts", "redeploy.ts"), "--local", "--yes"];
+    const args = [
+      "--experimental-transform-types",
+      "--disable-warning=ExperimentalWarning",
+      path.join(project.root, "scripts", "redeploy.ts"),
+      "--local",
+      "--yes",
+    ];
     execFile(node, args, { cwd: project.root }, (err, stdout, stderr) => resolve({ code: err ? 1 : 0, output: `${stdout}${stderr}` }));
   });
   row = await withIndex(async (env) => JSON.parse((await env.TOOL_INDEX.get(indexKey("goodAdder"))) ?? "null") as WrittenToolEntry | null);

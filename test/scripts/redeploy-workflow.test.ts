@@ -8,7 +8,10 @@ import { describe, expect, it } from "vitest";
 import { REDEPLOY_EVENT_TYPE } from "../../src/tools/written/redeploy-hook.ts";
 
 const workflow = await readFile(new URL("../../.github/workflows/redeploy-tools.yml", import.meta.url), "utf8");
-const runLines = workflow.split("\n").filter((line) => /^\s+run: /.test(line)).map((line) => line.trim());
+const runLines = workflow
+  .split("\n")
+  .filter((line) => /^\s+run: /.test(line))
+  .map((line) => line.trim());
 
 describe(".github/workflows/redeploy-tools.yml", () => {
   it("is triggered by the event the redeploy hook sends", () => {

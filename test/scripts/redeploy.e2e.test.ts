@@ -42,7 +42,11 @@ const afterDryRun: { tools: string[]; rows: Record<string, WrittenToolEntry | nu
 let rows: Record<string, WrittenToolEntry | null> = {};
 
 async function withIndex<T>(fn: (env: ToolIndexEnv) => Promise<T>): Promise<T> {
-  const proxy = await getPlatformProxy<ToolIndexEnv>({ configPath: path.join(project.root, "wrangler.toml"), persist: { path: path.join(state, "v3") }, remoteBindings: false });
+  const proxy = await getPlatformProxy<ToolIndexEnv>({
+    configPath: path.join(project.root, "wrangler.toml"),
+    persist: { path: path.join(state, "v3") },
+    remoteBindings: false,
+  });
   try {
     return await fn(proxy.env);
   } finally {
@@ -56,9 +60,14 @@ const NODE_TS = ["--experimental-transform-types", "--disable-warning=Experiment
 function redeployIn(args: string[], answer = ""): Promise<Run> {
   return new Promise((resolve) => {
     const node = path.join(project.root, "node_modules", ".bin", "node");
-    const child = execFile(node, [...NODE_TS, path.join(project.root, "scripts", "redeploy.ts"), "--local", ...args], { cwd: project.root }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, output: `${stdout}${stderr}` });
-    });
+    const child = execFile(
+      node,
+      [...NODE_TS, path.join(project.root, "scripts", "redeploy.ts"), "--local", ...args],
+      { cwd: project.root },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, output: `${stdout}${stderr}` });
+      },
+    );
     child.stdin?.end(answer);
   });
 }
@@ -78,8 +87,17 @@ async function putRaw(env: ToolIndexEnv, toolSpec: WrittenToolSpec, status: Writ
   const text = source ?? renderToolSource(toolSpec, { version: 1, author, writtenAt }).code;
   const name = toolSpec.name;
   const entry: WrittenToolEntry = {
-    name, version: 1, hash: await sha256Hex(text), status, label: name, description: toolSpec.description,
-    author, writtenAt, sourceKey: sourceKey(name, 1), specKey: specKey(name, 1), ...(status === "deployed" ? { deployedAt: writtenAt } : {}),
+    name,
+    version: 1,
+    hash: await sha256Hex(text),
+    status,
+    label: name,
+    description: toolSpec.description,
+    author,
+    writtenAt,
+    sourceKey: sourceKey(name, 1),
+    specKey: specKey(name, 1),
+    ...(status === "deployed" ? { deployedAt: writtenAt } : {}),
   };
   await env.TOOL_SOURCE.put(entry.sourceKey, text);
   await env.TOOL_SOURCE.put(entry.specKey, JSON.stringify(toolSpec));
@@ -89,7 +107,9 @@ async function putRaw(env: ToolIndexEnv, toolSpec: WrittenToolSpec, status: Writ
 const FIXTURE_TOOLS = { "handMade.ts": plainToolSource("handMade") };
 const readRows = () =>
   withIndex(async (env) =>
-    Object.fromEntries(await Promise.all(NAMES.map(async (n) => [n, JSON.parse((await env.TOOL_INDEX.get(indexKey(n))) ?? "null")] as const))),
+    Object.fromEntries(
+      await Promise.all(NAMES.map(async (n) => [n, JSON.parse((await env.TOOL_INDEX.get(indexKey(n))) ?? "null")] as const)),
+    ),
   );
 const toolFiles = async () => (await import("node:fs/promises")).readdir(path.join(project.root, "tools"));
 
@@ -104,8 +124,16 @@ beforeAll(async () => {
     // A source writeTool would never render, as if R2 had been written around it: getTool() throws at load.
     const source = `${WRITTEN_TOOL_MARKER}: notRendered v1.\nexport function getTool() {\n  throw new Error("kaboom at load");\n}\n`;
     const entry: WrittenToolEntry = {
-      name: "notRendered", version: 1, hash: await sha256Hex(source), status: "pending", label: "x", description: "x",
-      author, writtenAt: new Date().toISOString(), sourceKey: sourceKey("notRendered", 1), specKey: specKey("notRendered", 1),
+      name: "notRendered",
+      version: 1,
+      hash: await sha256Hex(source),
+      status: "pending",
+      label: "x",
+      description: "x",
+      author,
+      writtenAt: new Date().toISOString(),
+      sourceKey: sourceKey("notRendered", 1),
+      specKey: specKey("notRendered", 1),
     };
     await env.TOOL_SOURCE.put(entry.sourceKey, source);
     await env.TOOL_SOURCE.put(entry.specKey, JSON.stringify(spec("notRendered", "return 1;")));
@@ -116,7 +144,12 @@ beforeAll(async () => {
     // Deployed rows missing from tools/ (a fresh checkout): one that passes every check, and one whose
     // stored source has the right hash and marker but is not what its spec renders (it runs at load).
     await putRaw(env, spec("restorable", "return 'restored';"), "deployed");
-    await putRaw(env, spec("tampered", "return 1;"), "deployed", `${WRITTEN_TOOL_MARKER}: tampered v1.\nglobalThis.fetch = () => { throw new Error("patched"); };\nexport function getTool() { return {}; }\n`);
+    await putRaw(
+      env,
+      spec("tampered", "return 1;"),
+      "deployed",
+      `${WRITTEN_TOOL_MARKER}: tampered v1.\nglobalThis.fetch = () => { throw new Error("patched"); };\nexport function getTool() { return {}; }\n`,
+    );
   });
   runs.dryRun = await redeploy("--dry-run");
   afterDryRun.tools = await toolFiles();
@@ -141,7 +174,9 @@ afterAll(async () => {
 describe("npm run redeploy --local", () => {
   it("in a dry run checks everything but changes neither tools/ nor the index", () => {
     expect(runs.dryRun.code).toBe(0);
-    expect(runs.dryRun.output, runs.dryRun.output).toContain("dry run OK: 1 tool(s) would be deployed; tools/ is restored and no row was changed");
+    expect(runs.dryRun.output, runs.dryRun.output).toContain(
+      "dry run OK: 1 tool(s) would be deployed; tools/ is restored and no row was changed",
+    );
     expect(afterDryRun.tools.sort()).toEqual(Object.keys(FIXTURE_TOOLS));
     expect(PENDING.map((n) => afterDryRun.rows[n]?.status)).toEqual(PENDING.map(() => "pending"));
   });
@@ -183,7 +218,9 @@ describe("npm run redeploy --local", () => {
 
   it("rejects a tool that does not typecheck, storing the compiler's message, and keeps it out of tools/", () => {
     expect(rows.typeBroken).toMatchObject({ status: "rejected" });
-    expect(rows.typeBroken!.error).toMatch(/^tools\/typeBroken\.ts\(\d+,\d+\): error TS2339: Property 'toUpperCase' does not exist on type '1'/);
+    expect(rows.typeBroken!.error).toMatch(
+      /^tools\/typeBroken\.ts\(\d+,\d+\): error TS2339: Property 'toUpperCase' does not exist on type '1'/,
+    );
     expect(existsSync(path.join(project.root, "tools", "typeBroken.ts"))).toBe(false);
   });
 
@@ -202,7 +239,9 @@ describe("npm run redeploy --local", () => {
   });
 
   it("restores a deployed tool missing from tools/ only after every check, and shows it in the review", async () => {
-    expect(reviewOf(runs.declined.output, "restorable")).toMatch(/^━━ restorable v1 \(deployed, missing from tools\/: restored from R2\) — checks passed/);
+    expect(reviewOf(runs.declined.output, "restorable")).toMatch(
+      /^━━ restorable v1 \(deployed, missing from tools\/: restored from R2\) — checks passed/,
+    );
     expect(reviewOf(runs.declined.output, "restorable")).toMatch(/\d+ │ return 'restored';/);
     expect(runs.declined.output).toContain("Ship 1 tool(s): goodAdder v1 (and restore restorable v1)? [y/N]");
     expect(toolsAfterFirst).toContain("restorable.ts");
@@ -210,14 +249,21 @@ describe("npm run redeploy --local", () => {
   });
 
   it("never restores a deployed row whose stored source fails a check, even with a matching hash", () => {
-    expect(reviewOf(runs.first.output, "tampered")).toMatch(/^━━ tampered v1 \(deployed, missing from tools\/: restored from R2\) — NOT RESTORED/);
+    expect(reviewOf(runs.first.output, "tampered")).toMatch(
+      /^━━ tampered v1 \(deployed, missing from tools\/: restored from R2\) — NOT RESTORED/,
+    );
     expect(reviewOf(runs.first.output, "tampered")).toContain("✗ template");
-    expect(runs.first.output).toContain("tampered v1: deployed, but its stored source fails the checks; it will be missing from this deploy");
+    expect(runs.first.output).toContain(
+      "tampered v1: deployed, but its stored source fails the checks; it will be missing from this deploy",
+    );
     expect(toolsAfterFirst).not.toContain("tampered.ts");
   });
 
   it("never replaces a hand-written tool", async () => {
-    expect(rows.handMade).toMatchObject({ status: "rejected", error: "tools/handMade.ts is a hand-written tool; a written tool may not replace it" });
+    expect(rows.handMade).toMatchObject({
+      status: "rejected",
+      error: "tools/handMade.ts is a hand-written tool; a written tool may not replace it",
+    });
     expect(await readFile(path.join(project.root, "tools", "handMade.ts"), "utf8")).toBe(FIXTURE_TOOLS["handMade.ts"]);
   });
 
@@ -246,7 +292,11 @@ describe("npm run redeploy through the wrangler CLI (the remote path, here with 
 
   beforeAll(async () => {
     cliState = await mkdtemp(path.join(tmpdir(), "redeploy-cli-state-"));
-    const proxy = await getPlatformProxy<ToolIndexEnv>({ configPath: path.join(project.root, "wrangler.toml"), persist: { path: path.join(cliState, "v3") }, remoteBindings: false });
+    const proxy = await getPlatformProxy<ToolIndexEnv>({
+      configPath: path.join(project.root, "wrangler.toml"),
+      persist: { path: path.join(cliState, "v3") },
+      remoteBindings: false,
+    });
     try {
       await commitWrittenTool(proxy.env, spec("cliAdder", "return String(args.a + 2);"), { sessionId: "test" }, new Date());
     } finally {
@@ -254,10 +304,23 @@ describe("npm run redeploy through the wrangler CLI (the remote path, here with 
     }
     run = await new Promise<Run>((resolve) => {
       const node = path.join(project.root, "node_modules", ".bin", "node");
-      const args = [...NODE_TS, path.join(project.root, "scripts", "redeploy.ts"), "--local", "--persist-to", cliState, "--index-via", "cli", "--yes"];
+      const args = [
+        ...NODE_TS,
+        path.join(project.root, "scripts", "redeploy.ts"),
+        "--local",
+        "--persist-to",
+        cliState,
+        "--index-via",
+        "cli",
+        "--yes",
+      ];
       execFile(node, args, { cwd: project.root }, (err, stdout, stderr) => resolve({ code: err ? 1 : 0, output: `${stdout}${stderr}` }));
     });
-    const after = await getPlatformProxy<ToolIndexEnv>({ configPath: path.join(project.root, "wrangler.toml"), persist: { path: path.join(cliState, "v3") }, remoteBindings: false });
+    const after = await getPlatformProxy<ToolIndexEnv>({
+      configPath: path.join(project.root, "wrangler.toml"),
+      persist: { path: path.join(cliState, "v3") },
+      remoteBindings: false,
+    });
     try {
       row = JSON.parse((await after.env.TOOL_INDEX.get(indexKey("cliAdder"))) ?? "null") as WrittenToolEntry | null;
     } finally {

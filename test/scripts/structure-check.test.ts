@@ -42,8 +42,12 @@ describe("the redeploy's structure check (TypeScript parser)", () => {
   });
 
   it("refuses import() and import.meta inside a body", () => {
-    expect(check(spec({ executeCode: "return import('node:fs');" }))).toEqual([expect.stringMatching(/^executeCode: import\(\) is not allowed/)]);
-    expect(check(spec({ executeCode: "return import.meta.url;" }))).toEqual([expect.stringMatching(/^executeCode: import\.meta is not allowed/)]);
+    expect(check(spec({ executeCode: "return import('node:fs');" }))).toEqual([
+      expect.stringMatching(/^executeCode: import\(\) is not allowed/),
+    ]);
+    expect(check(spec({ executeCode: "return import.meta.url;" }))).toEqual([
+      expect.stringMatching(/^executeCode: import\.meta is not allowed/),
+    ]);
   });
 
   it("reports a syntax error with its line", () => {

@@ -11,7 +11,8 @@ const TOKEN = "sec-operator-token";
 let dev: WranglerDev;
 let session: { id: string; key: string };
 
-const call = (method: string, path: string, headers: Record<string, string> = {}, body?: string) => rawRequest(dev.url, method, path, headers, body);
+const call = (method: string, path: string, headers: Record<string, string> = {}, body?: string) =>
+  rawRequest(dev.url, method, path, headers, body);
 const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
 const JSON_TYPE = { "content-type": "application/json" };
 
@@ -46,7 +47,9 @@ describe("a Worker run as deployed, attacked from outside", () => {
     for (const host of ["localhost", "127.0.0.1:8787", "[::1]"]) {
       expect((await call("POST", "/v1/sessions", { host })).status, host).toBe(401);
       expect((await call("GET", "/v1/tools/anyTool", { host })).status, host).toBe(401);
-      expect((await call("POST", "/mcp", { host, ...JSON_TYPE, accept: "application/json, text/event-stream" }, "{}")).status, host).toBe(401);
+      expect((await call("POST", "/mcp", { host, ...JSON_TYPE, accept: "application/json, text/event-stream" }, "{}")).status, host).toBe(
+        401,
+      );
     }
     // wrangler.toml allows 10 session creations a minute per client; one was made in beforeAll.
     const statuses: number[] = [];
@@ -57,7 +60,11 @@ describe("a Worker run as deployed, attacked from outside", () => {
 
   it("gives a foreign Origin no CORS grant on /v1 or /mcp", async () => {
     for (const path of ["/v1/sessions", "/mcp", `/v1/sessions/${session.id}/abort`]) {
-      const preflight = await call("OPTIONS", path, { origin: "https://evil.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization" });
+      const preflight = await call("OPTIONS", path, {
+        origin: "https://evil.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization",
+      });
       expect(preflight.headers["access-control-allow-origin"], path).toBeUndefined();
     }
     const own = await call("OPTIONS", "/mcp", { origin: dev.url, "access-control-request-method": "POST" });
@@ -65,7 +72,12 @@ describe("a Worker run as deployed, attacked from outside", () => {
   });
 
   it("answers 415 to text/plain and form POSTs on state-changing routes and acts on none", async () => {
-    const routes = [`/v1/sessions/${session.id}/abort`, `/v1/sessions/${session.id}/continue`, `/v1/sessions/${session.id}/messages`, `/v1/sessions/${session.id}/tool-calls/call_1/approval`];
+    const routes = [
+      `/v1/sessions/${session.id}/abort`,
+      `/v1/sessions/${session.id}/continue`,
+      `/v1/sessions/${session.id}/messages`,
+      `/v1/sessions/${session.id}/tool-calls/call_1/approval`,
+    ];
     for (const path of routes) {
       for (const type of ["text/plain", "application/x-www-form-urlencoded"]) {
         const res = await call("POST", path, { ...bearer(session.key), "content-type": type }, '{"content":"hi","approve":true}');
@@ -74,14 +86,19 @@ describe("a Worker run as deployed, attacked from outside", () => {
     }
     const reject = await call("POST", "/v1/tools/anyTool/reject", { ...bearer(TOKEN), "content-type": "text/plain" }, '{"reason":"x"}');
     expect(reject.status).toBe(415);
-    const snapshot = JSON.parse((await call("GET", `/v1/sessions/${session.id}`, bearer(session.key))).body) as { status: string; messages: unknown[] };
+    const snapshot = JSON.parse((await call("GET", `/v1/sessions/${session.id}`, bearer(session.key))).body) as {
+      status: string;
+      messages: unknown[];
+    };
     expect(snapshot).toMatchObject({ status: "idle", messages: [] });
   });
 
   it("never takes a secret from the URL, except a session key on GET …/events", async () => {
     expect((await call("POST", `/v1/sessions?key=${TOKEN}`)).status).toBe(401);
     expect((await call("GET", `/v1/tools/anyTool?key=${TOKEN}`)).status).toBe(401);
-    expect((await call("POST", `/mcp?key=${TOKEN}`, { ...JSON_TYPE, accept: "application/json, text/event-stream" }, "{}")).status).toBe(401);
+    expect((await call("POST", `/mcp?key=${TOKEN}`, { ...JSON_TYPE, accept: "application/json, text/event-stream" }, "{}")).status).toBe(
+      401,
+    );
     expect((await call("GET", `/v1/sessions/${session.id}?key=${encodeURIComponent(session.key)}`)).status).toBe(401);
     const events = await fetch(`${dev.url}/v1/sessions/${session.id}/events?key=${encodeURIComponent(session.key)}`);
     expect(events.status).toBe(200);

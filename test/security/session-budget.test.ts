@@ -33,16 +33,22 @@ describe("a session's byte budget", () => {
       const res = await rawRequest(dev.url, "POST", `/v1/sessions/${id}/follow-ups`, headers, big);
       statuses.push(res.status);
       if (res.status === 413) {
-        expect(errorOf(res)).toMatchObject({ code: "payload_too_large", message: expect.stringMatching(/budget \(SESSION_MAX_BYTES\) is 2000000; start a new session$/) });
+        expect(errorOf(res)).toMatchObject({
+          code: "payload_too_large",
+          message: expect.stringMatching(/budget \(SESSION_MAX_BYTES\) is 2000000; start a new session$/),
+        });
       }
       // Let the offline model answer, so the queue never fills first.
-      if (res.status === 202) await rawRequest(dev.url, "GET", `/v1/sessions/${id}/responses/next?waitMs=5000`, { authorization: `Bearer ${key}` });
+      if (res.status === 202)
+        await rawRequest(dev.url, "GET", `/v1/sessions/${id}/responses/next?waitMs=5000`, { authorization: `Bearer ${key}` });
     }
     expect(statuses.at(-1)).toBe(413);
     const accepted = statuses.filter((s) => s === 202).length;
     expect(accepted).toBeGreaterThan(3);
     expect(accepted).toBeLessThan(20);
-    const snapshot = JSON.parse((await rawRequest(dev.url, "GET", `/v1/sessions/${id}`, { authorization: `Bearer ${key}` })).body) as { messages: { role: string }[] };
+    const snapshot = JSON.parse((await rawRequest(dev.url, "GET", `/v1/sessions/${id}`, { authorization: `Bearer ${key}` })).body) as {
+      messages: { role: string }[];
+    };
     expect(snapshot.messages.length).toBeGreaterThan(0);
     // Reading stays possible; so does ending the session.
     expect((await rawRequest(dev.url, "DELETE", `/v1/sessions/${id}`, { authorization: `Bearer ${key}` })).status).toBe(200);

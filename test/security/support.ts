@@ -9,16 +9,25 @@ import { join } from "node:path";
 export type RawResponse = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
 
 /** One request with exactly these headers (Host included); the body read whole. */
-export function rawRequest(baseUrl: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawResponse> {
+export function rawRequest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<RawResponse> {
   const url = new URL(path, baseUrl);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, method, path: `${url.pathname}${url.search}`, headers, setHost: !("host" in headers) }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (text += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      res.on("error", reject);
-    });
+    const req = request(
+      { host: url.hostname, port: url.port, method, path: `${url.pathname}${url.search}`, headers, setHost: !("host" in headers) },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.setTimeout(15_000, () => req.destroy(new Error(`${method} ${path}: no answer within 15 s`)));
     if (body !== undefined) req.write(body);
@@ -41,4 +50,5 @@ export function sqliteFiles(dir: string, prefix = ""): string[] {
   });
 }
 
-export const errorOf = (res: RawResponse): { code: string; message: string } => (JSON.parse(res.body) as { error: { code: string; message: string } }).error;
+export const errorOf = (res: RawResponse): { code: string; message: string } =>
+  (JSON.parse(res.body) as { error: { code: string; message: string } }).error;

@@ -22,7 +22,12 @@ beforeAll(async () => {
     const res = await api(`/v1/sessions/${session.id}/messages`, {
       method: "POST",
       key: session.key,
-      json: { content: [{ type: "text", text: `image ${i}` }, { type: "image", mimeType: "image/png", data }] },
+      json: {
+        content: [
+          { type: "text", text: `image ${i}` },
+          { type: "image", mimeType: "image/png", data },
+        ],
+      },
     });
     expect(res.status).toBe(202);
     await nextResponse(session);

@@ -7,7 +7,17 @@
  */
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createSession, nextResponse, openEvents, script, send, snapshotOf, type SseEvent, type SseReader, type TestSession } from "./support.ts";
+import {
+  createSession,
+  nextResponse,
+  openEvents,
+  script,
+  send,
+  snapshotOf,
+  type SseEvent,
+  type SseReader,
+  type TestSession,
+} from "./support.ts";
 
 const stubOf = (session: TestSession) => env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(session.id));
 
@@ -39,7 +49,7 @@ describe("idle event streams", () => {
     await runTurn(session, "first");
     const fromStart = await openEvents(session);
     const firstRun = await readRun(fromStart);
-    const live = await openEvents(session, (await snapshotOf(session) as unknown as { lastEventSeq: number }).lastEventSeq);
+    const live = await openEvents(session, ((await snapshotOf(session)) as unknown as { lastEventSeq: number }).lastEventSeq);
 
     await markInstance(session);
     await evictDurableObject(stubOf(session));

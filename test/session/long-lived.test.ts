@@ -12,7 +12,8 @@ import { textOf } from "../support/text.ts";
 import { api, createSession, nextResponse, openEvents, script, send, snapshotOf, type TestSession } from "./support.ts";
 
 const stubOf = (s: TestSession) => env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(s.id)) as DurableObjectStub<AgentSession>;
-const approve = (s: TestSession, id: string) => api(`/v1/sessions/${s.id}/tool-calls/${id}/approval`, { method: "POST", key: s.key, json: { approve: true } });
+const approve = (s: TestSession, id: string) =>
+  api(`/v1/sessions/${s.id}/tool-calls/${id}/approval`, { method: "POST", key: s.key, json: { approve: true } });
 
 describe("the output queue", () => {
   it("keeps answering after 16 unread answers: the 17th evicts the oldest and the snapshot counts it", async () => {
@@ -115,11 +116,23 @@ describe("end of life", () => {
     const rows = await runInDurableObject(stubOf(s), (_instance, state) => ({
       messages: state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM messages").one().n,
       events: state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM events").one().n,
-      meta: state.storage.sql.exec<{ key: string }>("SELECT key FROM meta WHERE key != 'schema_version'").toArray().map((r) => r.key),
+      meta: state.storage.sql
+        .exec<{ key: string }>("SELECT key FROM meta WHERE key != 'schema_version'")
+        .toArray()
+        .map((r) => r.key),
     }));
     expect(rows).toEqual({ messages: 0, events: 0, meta: ["tombstone"] });
-    for (const [path, method] of [["", "GET"], ["/messages", "POST"], ["/events", "GET"], ["", "DELETE"]] as const) {
-      const res = await api(`/v1/sessions/${s.id}${path}`, { method, key: s.key, ...(method === "POST" ? { json: { content: "x" } } : {}) });
+    for (const [path, method] of [
+      ["", "GET"],
+      ["/messages", "POST"],
+      ["/events", "GET"],
+      ["", "DELETE"],
+    ] as const) {
+      const res = await api(`/v1/sessions/${s.id}${path}`, {
+        method,
+        key: s.key,
+        ...(method === "POST" ? { json: { content: "x" } } : {}),
+      });
       expect(res.status).toBe(410);
     }
   });
@@ -144,7 +157,11 @@ describe("end of life", () => {
 
   it("shows the session's token usage totals in the snapshot", async () => {
     const s = await createSession();
-    await script(s, { text: "one", usage: { prompt_tokens: 10, completion_tokens: 3 } }, { text: "two", usage: { prompt_tokens: 20, completion_tokens: 4 } });
+    await script(
+      s,
+      { text: "one", usage: { prompt_tokens: 10, completion_tokens: 3 } },
+      { text: "two", usage: { prompt_tokens: 20, completion_tokens: 4 } },
+    );
     await send(s, "a");
     await nextResponse(s);
     await send(s, "b");
@@ -184,7 +201,10 @@ describe("50-turn conversations", () => {
 describe("tool-call identity through the Worker", () => {
   it("runs the tool every turn for a model that numbers its calls call_0 each time, with an approval each turn", async () => {
     const s = await createSession({ requireApproval: ["slowEcho"] });
-    const turn = (text: string) => [{ toolCalls: [{ id: "call_0", name: "slowEcho", arguments: { text, ms: 1 } }] }, { text: `done ${text}` }];
+    const turn = (text: string) => [
+      { toolCalls: [{ id: "call_0", name: "slowEcho", arguments: { text, ms: 1 } }] },
+      { text: `done ${text}` },
+    ];
     await script(s, ...turn("one"), ...turn("two"));
     const events = await openEvents(s);
     const ids: string[] = [];
@@ -195,7 +215,11 @@ describe("tool-call identity through the Worker", () => {
       ids.push(id);
       expect((await approve(s, id)).status).toBe(200);
       const run = await events.until("runEnd");
-      expect(run.find((e) => e.event === "toolExecEnd")!.json).toMatchObject({ toolCallId: id, isError: false, result: { content: [{ text: `echo: ${text}` }] } });
+      expect(run.find((e) => e.event === "toolExecEnd")!.json).toMatchObject({
+        toolCallId: id,
+        isError: false,
+        result: { content: [{ text: `echo: ${text}` }] },
+      });
     }
     expect(ids[0]).toBe("call_0");
     expect(ids[1]).not.toBe("call_0");

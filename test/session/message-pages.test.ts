@@ -59,7 +59,11 @@ describe("message pages", () => {
   it("gives the snapshot the last 50 messages and the cursor to the rest", async () => {
     const session = await createSession();
     // One reply with 60 tool calls: 1 user + 1 assistant + 60 results + 1 answer = 63 messages.
-    await script(session, { toolCalls: Array.from({ length: 60 }, (_, i) => ({ id: `c${i}`, name: "slowEcho", arguments: { text: `r${i}`, ms: 0 } })) }, { text: "done" });
+    await script(
+      session,
+      { toolCalls: Array.from({ length: 60 }, (_, i) => ({ id: `c${i}`, name: "slowEcho", arguments: { text: `r${i}`, ms: 0 } })) },
+      { text: "done" },
+    );
     await send(session, "go");
     await nextResponse(session);
     const snapshot = await snapshotOf(session);
@@ -100,7 +104,9 @@ describe("history window", () => {
   it("reads only the newest turns into memory, starting at a user message", async () => {
     const session = await sessionWithTurns(6);
     const stub = env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(session.id));
-    const windowed = await runInDurableObject(stub, (_instance, state) => new MessageStore(state.storage.sql, new StepWrites(state.storage.sql)).window(200));
+    const windowed = await runInDurableObject(stub, (_instance, state) =>
+      new MessageStore(state.storage.sql, new StepWrites(state.storage.sql)).window(200),
+    );
     const shown = windowed.map((m) => (m.content[0] as { text?: string }).text);
     expect(shown.length).toBeLessThan(12);
     expect(shown.at(-1)).toBe("a5");
@@ -112,7 +118,10 @@ describe("history window", () => {
     const stub = env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(session.id));
     await evictDurableObject(stub);
     expect((await snapshotOf(session)).messages).toHaveLength(6);
-    const inMemory = await runInDurableObject(stub, (instance) => (instance as unknown as { session: { state: { messages: unknown[] } } }).session.state.messages.length);
+    const inMemory = await runInDurableObject(
+      stub,
+      (instance) => (instance as unknown as { session: { state: { messages: unknown[] } } }).session.state.messages.length,
+    );
     expect(inMemory).toBe(0);
   });
 
@@ -129,8 +138,22 @@ describe("history window", () => {
   });
 
   it("starts a window inside one long turn at an assistant message, never at a tool result", () => {
-    const call = (i: number): AgentMessage => ({ role: "assistant", content: [{ type: "toolCall", id: `c${i}`, name: "t", arguments: {} }], stopReason: "toolUse", timestamp: 0 }) as AgentMessage;
-    const result = (i: number): AgentMessage => ({ role: "toolResult", toolCallId: `c${i}`, toolName: "t", content: [{ type: "text", text: "r" }], isError: false, timestamp: 0 }) as AgentMessage;
+    const call = (i: number): AgentMessage =>
+      ({
+        role: "assistant",
+        content: [{ type: "toolCall", id: `c${i}`, name: "t", arguments: {} }],
+        stopReason: "toolUse",
+        timestamp: 0,
+      }) as AgentMessage;
+    const result = (i: number): AgentMessage =>
+      ({
+        role: "toolResult",
+        toolCallId: `c${i}`,
+        toolName: "t",
+        content: [{ type: "text", text: "r" }],
+        isError: false,
+        timestamp: 0,
+      }) as AgentMessage;
     const history: AgentMessage[] = [{ role: "user", content: [{ type: "text", text: "go" }], timestamp: 0 }];
     for (let i = 0; i < 100; i++) history.push(call(i), result(i));
     const start = windowStart(history, 10, () => 1);

@@ -15,7 +15,6 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_000): Pr
   }
 }
 
-
 /** Kills the object as a crash would (in-memory state and open streams gone, storage kept), then fires its alarm. */
 async function restartSessionObject(session: TestSession): Promise<void> {
   await abortAllDurableObjects();
@@ -89,7 +88,11 @@ describe("approvals across restarts", () => {
     const before = await events.until("toolApprovalRequired");
     await restartSessionObject(session);
     const resumed = await openEvents(session, Number(before.at(-1)!.id));
-    const approve = await api(`/v1/sessions/${session.id}/tool-calls/ap1/approval`, { method: "POST", key: session.key, json: { approve: true } });
+    const approve = await api(`/v1/sessions/${session.id}/tool-calls/ap1/approval`, {
+      method: "POST",
+      key: session.key,
+      json: { approve: true },
+    });
     expect(approve.status).toBe(200);
     const after = await resumed.until("runEnd");
     expect(after.filter((e) => e.event === "toolApprovalRequired")).toHaveLength(0);
@@ -160,12 +163,18 @@ describe("recovery decides from the run's own records", () => {
     // As if the object stopped after recording the shutdown but before erasing its storage.
     await runInDurableObject(stubOf(session), (_instance, state) => {
       const row = state.storage.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'session'").one();
-      state.storage.sql.exec("UPDATE meta SET value = ? WHERE key = 'session'", JSON.stringify({ ...JSON.parse(row.value), shutdown: true }));
+      state.storage.sql.exec(
+        "UPDATE meta SET value = ? WHERE key = 'session'",
+        JSON.stringify({ ...JSON.parse(row.value), shutdown: true }),
+      );
     });
     await restartSessionObject(session);
     await waitFor(async () => (await api(`/v1/sessions/${session.id}`, { key: session.key })).status === 410);
     const left = await runInDurableObject(stubOf(session), (_instance, state) =>
-      state.storage.sql.exec<{ key: string }>("SELECT key FROM meta WHERE key != 'schema_version'").toArray().map((r) => r.key),
+      state.storage.sql
+        .exec<{ key: string }>("SELECT key FROM meta WHERE key != 'schema_version'")
+        .toArray()
+        .map((r) => r.key),
     );
     expect(left).toEqual(["tombstone"]);
   });

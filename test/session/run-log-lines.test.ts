@@ -14,7 +14,12 @@ describe("structured log lines", () => {
       if (typeof args[0] === "string" && args[0].startsWith("{")) lines.push(JSON.parse(args[0]) as Record<string, unknown>);
     });
     const session = await createSession();
-    await script(session, { status: 503, errorMessage: "busy" }, { toolCalls: [{ name: "getTime", arguments: { timezone: "UTC" } }] }, { text: "It is noon." });
+    await script(
+      session,
+      { status: 503, errorMessage: "busy" },
+      { toolCalls: [{ name: "getTime", arguments: { timezone: "UTC" } }] },
+      { text: "It is noon." },
+    );
     await send(session, "what time is it?");
     await nextResponse(session);
     await vi.waitFor(() => expect(lines.some((l) => l.event === "run" && l.sessionId === session.id)).toBe(true));
@@ -23,7 +28,15 @@ describe("structured log lines", () => {
     const run = mine.find((l) => l.event === "run");
     expect(tool).toMatchObject({ tool: "getTime", isError: false, runId: expect.any(String) });
     expect(typeof tool!.durationMs).toBe("number");
-    expect(run).toMatchObject({ runId: tool!.runId, stopReason: "stop", isError: false, toolCalls: 1, toolErrors: 0, retries: 1, model: "mock-model" });
+    expect(run).toMatchObject({
+      runId: tool!.runId,
+      stopReason: "stop",
+      isError: false,
+      toolCalls: 1,
+      toolErrors: 0,
+      retries: 1,
+      model: "mock-model",
+    });
     expect((run!.tokens as { totalTokens: number }).totalTokens).toBeGreaterThan(0);
   });
 });

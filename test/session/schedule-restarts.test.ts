@@ -15,7 +15,12 @@ import { createSession, llmRequests, script, snapshotOf, type TestSession } from
 const stubOf = (s: TestSession) => env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(s.id)) as DurableObjectStub<AgentSession>;
 
 const eventTypes = (s: TestSession) =>
-  runInDurableObject(stubOf(s), (_i, state) => state.storage.sql.exec<{ type: string }>("SELECT type FROM events ORDER BY seq").toArray().map((r) => r.type));
+  runInDurableObject(stubOf(s), (_i, state) =>
+    state.storage.sql
+      .exec<{ type: string }>("SELECT type FROM events ORDER BY seq")
+      .toArray()
+      .map((r) => r.type),
+  );
 
 async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -28,7 +33,10 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): P
 /** A one-shot schedule an hour ahead, then made due now in storage (no wake happens, so nothing fires yet). */
 async function dueSchedule(s: TestSession, message: string): Promise<string> {
   const { id } = await s.handle.schedule({ message, delayMs: 3_600_000 });
-  await runInDurableObject(stubOf(s), (_i, state) => void state.storage.sql.exec("UPDATE schedules SET next_run_at = ? WHERE id = ?", Date.now() - 1, id));
+  await runInDurableObject(
+    stubOf(s),
+    (_i, state) => void state.storage.sql.exec("UPDATE schedules SET next_run_at = ? WHERE id = ?", Date.now() - 1, id),
+  );
   return id;
 }
 
@@ -67,7 +75,9 @@ describe("restarts during a schedule's fire", () => {
     // The fire's transaction alone, as if the object died right after it committed.
     await runInDurableObject(stubOf(s), (instance, state) => {
       const session = (instance as unknown as { session: Session }).session;
-      expect(fireDueSchedules({ schedules: session.schedules, queues: session.queues, sink: session.sink, storage: state.storage }, Date.now())).toBe(1);
+      expect(
+        fireDueSchedules({ schedules: session.schedules, queues: session.queues, sink: session.sink, storage: state.storage }, Date.now()),
+      ).toBe(1);
     });
     expect(await llmRequests(s)).toEqual([]);
     await restart(s);

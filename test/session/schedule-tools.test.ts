@@ -6,7 +6,11 @@
 import { describe, expect, it } from "vitest";
 import { api, createSession, openEvents, script, send, type SseEvent, type TestSession } from "./support.ts";
 
-const toolEnd = (events: SseEvent[]) => events.find((e) => e.event === "toolExecEnd")!.json as unknown as { isError: boolean; result: { content: { text: string }[]; details: Record<string, unknown> } };
+const toolEnd = (events: SseEvent[]) =>
+  events.find((e) => e.event === "toolExecEnd")!.json as unknown as {
+    isError: boolean;
+    result: { content: { text: string }[]; details: Record<string, unknown> };
+  };
 
 async function callTool(s: TestSession, name: string, args: Record<string, unknown>): Promise<ReturnType<typeof toolEnd>> {
   await script(s, { toolCalls: [{ id: `c_${name}`, name, arguments: args }] }, { text: "done" });
@@ -20,7 +24,12 @@ async function callTool(s: TestSession, name: string, args: Record<string, unkno
 describe("the schedule tools", () => {
   it("let the model schedule a message that later runs in its session", async () => {
     const s = await createSession();
-    await script(s, { toolCalls: [{ id: "c1", name: "schedule", arguments: { message: "check the oven", delayMs: 300, name: "oven" } }] }, { text: "I'll check again soon" }, { text: "checked the oven" });
+    await script(
+      s,
+      { toolCalls: [{ id: "c1", name: "schedule", arguments: { message: "check the oven", delayMs: 300, name: "oven" } }] },
+      { text: "I'll check again soon" },
+      { text: "checked the oven" },
+    );
     const events = await openEvents(s);
     await send(s, "remind yourself to check the oven");
     const first = await events.until("runEnd");
@@ -67,7 +76,9 @@ describe("the schedule tools", () => {
     await send(s, "schedule something");
     await events.until("toolApprovalRequired");
     expect((await s.handle.schedules()).schedules).toEqual([]);
-    expect((await api(`/v1/sessions/${s.id}/tool-calls/c9/approval`, { method: "POST", key: s.key, json: { approve: true } })).status).toBe(200);
+    expect((await api(`/v1/sessions/${s.id}/tool-calls/c9/approval`, { method: "POST", key: s.key, json: { approve: true } })).status).toBe(
+      200,
+    );
     await events.until("runEnd");
     expect((await s.handle.schedules()).schedules).toMatchObject([{ message: "later" }]);
     await events.cancel();

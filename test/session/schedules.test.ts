@@ -17,11 +17,19 @@ const listOf = async (s: TestSession) => (await s.handle.schedules()).schedules;
 
 /** Makes schedule `id` due `agoMs` ago, as if the clock had jumped past it (nothing fires until the object wakes). */
 const makeDue = (s: TestSession, id: string, agoMs = 1) =>
-  runInDurableObject(stubOf(s), (_i, state) => void state.storage.sql.exec("UPDATE schedules SET next_run_at = ? WHERE id = ?", Date.now() - agoMs, id));
+  runInDurableObject(
+    stubOf(s),
+    (_i, state) => void state.storage.sql.exec("UPDATE schedules SET next_run_at = ? WHERE id = ?", Date.now() - agoMs, id),
+  );
 
 /** The stored events of `type`, straight from the log. */
 const eventsOf = (s: TestSession, type: string) =>
-  runInDurableObject(stubOf(s), (_i, state) => state.storage.sql.exec<{ json: string }>("SELECT json FROM events WHERE type = ? ORDER BY seq", type).toArray().map((r) => JSON.parse(r.json) as Record<string, unknown>));
+  runInDurableObject(stubOf(s), (_i, state) =>
+    state.storage.sql
+      .exec<{ json: string }>("SELECT json FROM events WHERE type = ? ORDER BY seq", type)
+      .toArray()
+      .map((r) => JSON.parse(r.json) as Record<string, unknown>),
+  );
 
 async function waitFor(condition: () => Promise<boolean>, timeoutMs = 8_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -38,7 +46,16 @@ describe("the schedule routes", () => {
     expect(res.status).toBe(201);
     const { id, nextRunAt } = (await res.json()) as { id: string; nextRunAt: number };
     expect(new Date(nextRunAt).getUTCHours()).toBe(7);
-    const entry = { id, name: "morning", kind: "cron", spec: "0 7 * * *", message: "check the weather", nextRunAt, lastRunAt: null, runs: 0 };
+    const entry = {
+      id,
+      name: "morning",
+      kind: "cron",
+      spec: "0 7 * * *",
+      message: "check the weather",
+      nextRunAt,
+      lastRunAt: null,
+      runs: 0,
+    };
     expect(await listOf(s)).toEqual([entry]);
     expect((await snapshotOf(s)).schedules).toEqual([entry]);
     expect(await s.handle.cancelSchedule(id)).toEqual({ id, cancelled: true });
@@ -76,7 +93,12 @@ describe("the schedule routes", () => {
     expect(((await over.json()) as { error: { message: string } }).error.message).toContain("MAX_SCHEDULES");
     expect(await listOf(s)).toHaveLength(5);
     expect((await api(`/v1/sessions/${s.id}/schedules/not-an-id`, { method: "DELETE", key: s.key })).status).toBe(404);
-    const text = await api(`/v1/sessions/${s.id}/schedules`, { method: "POST", key: s.key, body: "message=x&delayMs=1", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const text = await api(`/v1/sessions/${s.id}/schedules`, {
+      method: "POST",
+      key: s.key,
+      body: "message=x&delayMs=1",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(text.status).toBe(415);
     expect((await api(`/v1/sessions/${s.id}/schedules`, { key: "wrong" })).status).toBe(403);
   });
@@ -127,7 +149,10 @@ describe("a schedule's fire", () => {
     const { id } = await s.handle.schedule({ message: "every", everyMs: 3_600_000 });
     const [before] = await listOf(s);
     // Ten intervals missed and then some.
-    await runInDurableObject(stubOf(s), (_i, state) => void state.storage.sql.exec("UPDATE schedules SET next_run_at = next_run_at - 11 * 3600000 WHERE id = ?", id));
+    await runInDurableObject(
+      stubOf(s),
+      (_i, state) => void state.storage.sql.exec("UPDATE schedules SET next_run_at = next_run_at - 11 * 3600000 WHERE id = ?", id),
+    );
     await runDurableObjectAlarm(stubOf(s));
     await waitFor(async () => (await llmRequests(s)).length === 1);
     const [after] = await listOf(s);
@@ -191,6 +216,8 @@ describe("schedules and the session's life", () => {
     await sleep(700);
     expect(await llmRequests(s)).toEqual([]);
     expect(await runInDurableObject(stubOf(s), (_i, state) => state.storage.getAlarm())).toBeNull();
-    expect(await runInDurableObject(stubOf(s), (_i, state) => state.storage.sql.exec("SELECT COUNT(*) AS n FROM schedules").one().n)).toBe(0);
+    expect(await runInDurableObject(stubOf(s), (_i, state) => state.storage.sql.exec("SELECT COUNT(*) AS n FROM schedules").one().n)).toBe(
+      0,
+    );
   });
 });

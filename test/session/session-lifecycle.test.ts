@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, createSession, llmRequests, nextResponse, openEvents, script, send, snapshotOf, } from "./support.ts";
-
+import { api, createSession, llmRequests, nextResponse, openEvents, script, send, snapshotOf } from "./support.ts";
 
 describe("queues", () => {
   it("shows a follow-up sent during a run to that run's next LLM call", async () => {
@@ -64,7 +63,10 @@ describe("abort", () => {
     const rest = await events.until("runEnd");
     expect(rest.at(-1)!.json.stopReason).toBe("aborted");
     const ends = rest.filter((e) => e.event === "toolExecEnd");
-    expect(ends.map((e) => [e.json.toolCallId, e.json.isError])).toEqual([["a1", true], ["a2", true]]);
+    expect(ends.map((e) => [e.json.toolCallId, e.json.isError])).toEqual([
+      ["a1", true],
+      ["a2", true],
+    ]);
     const results = (await snapshotOf(session)).messages.filter((m) => m.role === "toolResult");
     expect(results.map((m) => m.toolCallId)).toEqual(["a1", "a2"]);
     await events.cancel();
@@ -93,7 +95,11 @@ describe("approvals", () => {
     const asked = (await events.until("toolApprovalRequired")).at(-1)!;
     expect(asked.json).toMatchObject({ toolCallId: "p1", toolName: "slowEcho" });
     expect((await snapshotOf(session)).status).toBe("running");
-    const res = await api(`/v1/sessions/${session.id}/tool-calls/p1/approval`, { method: "POST", key: session.key, json: { approve: true } });
+    const res = await api(`/v1/sessions/${session.id}/tool-calls/p1/approval`, {
+      method: "POST",
+      key: session.key,
+      json: { approve: true },
+    });
     expect(res.status).toBe(200);
     const end = (await events.until("toolExecEnd")).at(-1)!;
     expect(end.json).toMatchObject({ toolCallId: "p1", isError: false });
@@ -107,11 +113,19 @@ describe("approvals", () => {
     const events = await openEvents(session);
     await send(session, "go");
     await events.until("toolApprovalRequired");
-    await api(`/v1/sessions/${session.id}/tool-calls/r1/approval`, { method: "POST", key: session.key, json: { approve: false, reason: "not today" } });
+    await api(`/v1/sessions/${session.id}/tool-calls/r1/approval`, {
+      method: "POST",
+      key: session.key,
+      json: { approve: false, reason: "not today" },
+    });
     const end = (await events.until("toolExecEnd")).at(-1)!;
     expect(end.json.isError).toBe(true);
     expect(JSON.stringify(end.json.result)).toContain("not today");
-    const again = await api(`/v1/sessions/${session.id}/tool-calls/r1/approval`, { method: "POST", key: session.key, json: { approve: true } });
+    const again = await api(`/v1/sessions/${session.id}/tool-calls/r1/approval`, {
+      method: "POST",
+      key: session.key,
+      json: { approve: true },
+    });
     expect(again.status).toBe(409);
     await events.until("runEnd");
     await events.cancel();
@@ -136,12 +150,14 @@ describe("continue", () => {
     await script(session, { toolCalls: [{ id: "h1", name: "finish", arguments: { note: "job 7" } }] }, { text: "resumed after handoff" });
     await send(session, "start the job");
     const first = await nextResponse(session);
-    expect(first).toMatchObject({ stopReason: "tool_use_terminated", content: [{ text: "Tool execution completed." }, { text: "handed off: job 7" }] });
+    expect(first).toMatchObject({
+      stopReason: "tool_use_terminated",
+      content: [{ text: "Tool execution completed." }, { text: "handed off: job 7" }],
+    });
     expect((await api(`/v1/sessions/${session.id}/continue`, { method: "POST", key: session.key })).status).toBe(202);
     expect((await nextResponse(session)).content).toEqual([{ type: "text", text: "resumed after handoff" }]);
   });
 });
-
 
 describe("events after shutdown", () => {
   it("sends a live stream its pending events and ends it on DELETE; reconnecting gets 410", async () => {
@@ -169,7 +185,11 @@ describe("approval timeout", () => {
     const end = (await events.until("toolExecEnd", 10_000)).at(-1)!;
     expect(end.json.isError).toBe(true);
     expect(JSON.stringify(end.json.result)).toContain("Approval timed out");
-    const late = await api(`/v1/sessions/${session.id}/tool-calls/t1/approval`, { method: "POST", key: session.key, json: { approve: true } });
+    const late = await api(`/v1/sessions/${session.id}/tool-calls/t1/approval`, {
+      method: "POST",
+      key: session.key,
+      json: { approve: true },
+    });
     expect(late.status).toBe(409);
     await events.until("runEnd");
     await events.cancel();

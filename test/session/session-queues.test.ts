@@ -19,12 +19,18 @@ async function inSession<T>(fn: (sql: SqlStorage) => T): Promise<T> {
 }
 
 const user = (text: string): UserMessage => ({ role: "user", content: [{ type: "text", text }], timestamp: 0 });
-const answer = (text: string): AssistantMessage => ({ role: "assistant", content: [{ type: "text", text }], stopReason: "stop", timestamp: 0 });
+const answer = (text: string): AssistantMessage => ({
+  role: "assistant",
+  content: [{ type: "text", text }],
+  stopReason: "stop",
+  timestamp: 0,
+});
 const textOf = (m: UserMessage | AssistantMessage | undefined) => (m?.content[0] as { text: string } | undefined)?.text;
 
 function tableDepths(sql: SqlStorage): QueueDepths {
   const out: QueueDepths = { input: 0, followUp: 0, output: 0 };
-  for (const row of sql.exec<{ kind: keyof QueueDepths; n: number }>(`SELECT kind, COUNT(*) AS n FROM queue GROUP BY kind`)) out[row.kind] = row.n;
+  for (const row of sql.exec<{ kind: keyof QueueDepths; n: number }>(`SELECT kind, COUNT(*) AS n FROM queue GROUP BY kind`))
+    out[row.kind] = row.n;
   return out;
 }
 

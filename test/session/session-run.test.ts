@@ -14,10 +14,17 @@ describe("a session run", () => {
     expect(types[0]).toBe("runStart");
     expect(types).toContain("messageDelta");
     expect(types.at(-1)).toBe("runEnd");
-    const deltas = seen.filter((e) => e.event === "messageDelta").map((e) => e.json.text).join("");
+    const deltas = seen
+      .filter((e) => e.event === "messageDelta")
+      .map((e) => e.json.text)
+      .join("");
     expect(deltas).toBe("Hello from the mock model");
     const response = await nextResponse(session);
-    expect(response).toMatchObject({ role: "assistant", stopReason: "stop", content: [{ type: "text", text: "Hello from the mock model" }] });
+    expect(response).toMatchObject({
+      role: "assistant",
+      stopReason: "stop",
+      content: [{ type: "text", text: "Hello from the mock model" }],
+    });
     await events.cancel();
   });
 
@@ -25,7 +32,12 @@ describe("a session run", () => {
     const session = await createSession();
     await script(
       session,
-      { toolCalls: [{ id: "c1", name: "slowEcho", arguments: { text: "one", ms: 30 } }, { id: "c2", name: "slowEcho", arguments: { text: "two", ms: 3 } }] },
+      {
+        toolCalls: [
+          { id: "c1", name: "slowEcho", arguments: { text: "one", ms: 30 } },
+          { id: "c2", name: "slowEcho", arguments: { text: "two", ms: 3 } },
+        ],
+      },
       { text: "Both echoed." },
     );
     const events = await openEvents(session);
@@ -44,7 +56,10 @@ describe("a session run", () => {
     expect(second[3]!.content).toBe("echo: one");
     expect((await nextResponse(session)).content).toEqual([{ type: "text", text: "Both echoed." }]);
 
-    const snapshot = (await (await api(`/v1/sessions/${session.id}`, { key: session.key })).json()) as { messages: { role: string }[]; status: string };
+    const snapshot = (await (await api(`/v1/sessions/${session.id}`, { key: session.key })).json()) as {
+      messages: { role: string }[];
+      status: string;
+    };
     expect(snapshot.messages.map((m) => m.role)).toEqual(["user", "assistant", "toolResult", "toolResult", "assistant"]);
     expect(snapshot.status).toBe("idle");
     await events.cancel();
@@ -52,11 +67,19 @@ describe("a session run", () => {
 
   it("keeps no tool-journal rows once a run with tool calls has ended (the journal is bounded by one run)", async () => {
     const session = await createSession();
-    await script(session, { toolCalls: [{ id: "c1", name: "slowEcho", arguments: { text: "one", ms: 1 } }] }, { toolCalls: [{ id: "c2", name: "slowEcho", arguments: { text: "two", ms: 1 } }] }, { text: "Done." });
+    await script(
+      session,
+      { toolCalls: [{ id: "c1", name: "slowEcho", arguments: { text: "one", ms: 1 } }] },
+      { toolCalls: [{ id: "c2", name: "slowEcho", arguments: { text: "two", ms: 1 } }] },
+      { text: "Done." },
+    );
     await send(session, "echo");
     expect((await nextResponse(session)).content).toEqual([{ type: "text", text: "Done." }]);
     const stub = env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(session.id));
-    const rows = await runInDurableObject(stub, (_instance, state) => state.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM tool_call_journal`).one().n);
+    const rows = await runInDurableObject(
+      stub,
+      (_instance, state) => state.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM tool_call_journal`).one().n,
+    );
     expect(rows).toBe(0);
   });
 });

@@ -52,7 +52,9 @@ export async function script(session: TestSession, ...replies: MockReply[]): Pro
   if (!res.ok) throw new Error(`scripting failed: ${res.status}`);
 }
 
-export async function llmRequests(session: TestSession): Promise<{ body: { messages: { role: string; content: unknown; tool_calls?: unknown[]; tool_call_id?: string }[] } }[]> {
+export async function llmRequests(
+  session: TestSession,
+): Promise<{ body: { messages: { role: string; content: unknown; tool_calls?: unknown[]; tool_call_id?: string }[] } }[]> {
   return (await fetch(`${inject("controlUrl")}/scripts/${session.scriptId}/requests`)).json();
 }
 

@@ -43,6 +43,8 @@ describe("an unknown session id", () => {
 
   it("creates the schema when the session is created", async () => {
     const session = await createSession();
-    expect(await tablesOf(session.id)).toEqual(expect.arrayContaining(["meta", "messages", "events", "queue", "tool_call_journal", "approvals"]));
+    expect(await tablesOf(session.id)).toEqual(
+      expect.arrayContaining(["meta", "messages", "events", "queue", "tool_call_journal", "approvals"]),
+    );
   });
 });

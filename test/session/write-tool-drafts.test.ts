@@ -6,14 +6,28 @@ import { createDraftTool } from "../../src/tools/written/draft-tool.ts";
 import { registerDraft } from "../../src/tools/written/session-tools.ts";
 import { indexKey, sourceKey, specKey } from "../../src/tools/written/tool-index.ts";
 import type { WrittenToolEntry, WrittenToolSpec } from "../../src/tools/written/spec.ts";
-import { api, createSession, llmRequests, nextResponse, openEvents, script, send, } from "./support.ts";
-import { adderInput, approveWriteTool, callReply, textOf, toolResults, uniqueName, workerEnv, writeToolReply } from "./write-tool-support.ts";
+import { api, createSession, llmRequests, nextResponse, openEvents, script, send } from "./support.ts";
+import {
+  adderInput,
+  approveWriteTool,
+  callReply,
+  textOf,
+  toolResults,
+  uniqueName,
+  workerEnv,
+  writeToolReply,
+} from "./write-tool-support.ts";
 
 /** Writes `executeCode` as a tool in a fresh session, calls it once, and returns the call's result message. */
 async function writeAndCall(executeCode: string, args: Record<string, unknown> = {}) {
   const name = uniqueName("draft");
   const session = await createSession();
-  await script(session, writeToolReply("w1", adderInput(name, { executeCode, inputSchema: { type: "object", properties: {} } })), callReply("c1", name, args), { text: "done" });
+  await script(
+    session,
+    writeToolReply("w1", adderInput(name, { executeCode, inputSchema: { type: "object", properties: {} } })),
+    callReply("c1", name, args),
+    { text: "done" },
+  );
   await send(session, "write and use a tool");
   await approveWriteTool(session);
   await nextResponse(session);
@@ -24,8 +38,17 @@ async function writeAndCall(executeCode: string, args: Record<string, unknown> =
 /** Stores an index row and spec as writeTool would, without going through it (to forge odd states). */
 async function putWritten(spec: WrittenToolSpec, status: WrittenToolEntry["status"], extra: Partial<WrittenToolEntry> = {}) {
   const entry: WrittenToolEntry = {
-    name: spec.name, version: 1, hash: "0".repeat(64), status, label: spec.label, description: spec.description,
-    author: { sessionId: "forged" }, writtenAt: new Date().toISOString(), sourceKey: sourceKey(spec.name, 1), specKey: specKey(spec.name, 1), ...extra,
+    name: spec.name,
+    version: 1,
+    hash: "0".repeat(64),
+    status,
+    label: spec.label,
+    description: spec.description,
+    author: { sessionId: "forged" },
+    writtenAt: new Date().toISOString(),
+    sourceKey: sourceKey(spec.name, 1),
+    specKey: specKey(spec.name, 1),
+    ...extra,
   };
   await workerEnv.TOOL_SOURCE.put(entry.specKey, JSON.stringify(spec));
   await workerEnv.TOOL_INDEX.put(indexKey(spec.name), JSON.stringify(entry));
@@ -45,7 +68,9 @@ describe("a written tool as a sandboxed draft", () => {
     expect(textOf(write)).toContain(`It is callable now in this session as a sandboxed draft (no network, no bindings): call ${name}.`);
     expect(call).toMatchObject({ toolName: name, isError: false, content: [{ type: "text", text: "sum: 5" }] });
     // The model is offered the new tool from the very next request on.
-    const offered = (await llmRequests(session)).map((r) => ((r.body as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name));
+    const offered = (await llmRequests(session)).map((r) =>
+      ((r.body as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name),
+    );
     expect(offered[0]).not.toContain(name);
     expect(offered[1]).toContain(name);
   });
@@ -72,7 +97,12 @@ describe("a written tool as a sandboxed draft", () => {
     const name = uniqueName("progress");
     const session = await createSession();
     const executeCode = "onPartialResult({ step: 1 });\nonPartialResult({ step: 2 });\nreturn 'finished';";
-    await script(session, writeToolReply("w1", adderInput(name, { executeCode, inputSchema: { type: "object", properties: {} } })), callReply("c1", name, {}), { text: "ok" });
+    await script(
+      session,
+      writeToolReply("w1", adderInput(name, { executeCode, inputSchema: { type: "object", properties: {} } })),
+      callReply("c1", name, {}),
+      { text: "ok" },
+    );
     const events = await openEvents(session);
     await send(session, "go");
     await approveWriteTool(session);
@@ -89,7 +119,9 @@ describe("a written tool as a sandboxed draft", () => {
       prepareCode: "return { a: Number(args.a), b: Number(args.b) };",
       validateCode: "if (args.a < 0) return 'a must not be negative';",
     });
-    await script(session, writeToolReply("w1", input), callReply("c1", name, { a: "4", b: "5" }), callReply("c2", name, { a: -1, b: 1 }), { text: "ok" });
+    await script(session, writeToolReply("w1", input), callReply("c1", name, { a: "4", b: "5" }), callReply("c2", name, { a: -1, b: 1 }), {
+      text: "ok",
+    });
     await send(session, "go");
     await approveWriteTool(session);
     await nextResponse(session);
@@ -107,7 +139,10 @@ describe("a written tool as a sandboxed draft", () => {
 describe("drafts belong to the session that wrote them", () => {
   it("keeps a draft out of other sessions: not offered, not callable, its module state never shared", async () => {
     const name = uniqueName("counter");
-    const counter = adderInput(name, { executeCode: "globalThis.calls = (globalThis.calls ?? 0) + 1;\nreturn String(globalThis.calls);", inputSchema: { type: "object", properties: {} } });
+    const counter = adderInput(name, {
+      executeCode: "globalThis.calls = (globalThis.calls ?? 0) + 1;\nreturn String(globalThis.calls);",
+      inputSchema: { type: "object", properties: {} },
+    });
     const first = await createSession();
     await script(first, writeToolReply("w1", counter), callReply("c1", name, {}), callReply("c2", name, {}), { text: "ok" });
     await send(first, "count twice");
@@ -132,18 +167,31 @@ describe("drafts belong to the session that wrote them", () => {
     const deployed = uniqueName("deployed");
     const rejected = uniqueName("rejected");
     const session = await createSession();
-    await putWritten({ ...adderInput(theirs), description: "Secret plan of another user.", parallel: false } as WrittenToolSpec, "pending", { author: { sessionId: "another-session" } });
-    await putWritten({ ...adderInput(deployed), parallel: false } as WrittenToolSpec, "deployed", { author: { sessionId: "another-session" } });
-    await putWritten({ ...adderInput(rejected), parallel: false } as WrittenToolSpec, "rejected", { author: { sessionId: session.id }, error: "tools/x.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'." });
+    await putWritten(
+      { ...adderInput(theirs), description: "Secret plan of another user.", parallel: false } as WrittenToolSpec,
+      "pending",
+      { author: { sessionId: "another-session" } },
+    );
+    await putWritten({ ...adderInput(deployed), parallel: false } as WrittenToolSpec, "deployed", {
+      author: { sessionId: "another-session" },
+    });
+    await putWritten({ ...adderInput(rejected), parallel: false } as WrittenToolSpec, "rejected", {
+      author: { sessionId: session.id },
+      error: "tools/x.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.",
+    });
     await script(session, writeToolReply("w1", adderInput(mine)), callReply("l1", "listTools", {}), { text: "listed" });
     await send(session, "write a tool, then list your tools");
     await approveWriteTool(session);
     await nextResponse(session);
     const text = textOf((await toolResults(session)).find((m) => m.toolCallId === "l1"));
     expect(text).toContain("Written tools (writeTool) and their state:");
-    expect(text).toContain(`- ${mine} (v1): Add Numbers — Adds a and b.\n  status: pending redeploy; callable now in this session as a sandboxed draft (no network, no bindings)`);
+    expect(text).toContain(
+      `- ${mine} (v1): Add Numbers — Adds a and b.\n  status: pending redeploy; callable now in this session as a sandboxed draft (no network, no bindings)`,
+    );
     expect(text).toContain(`- ${deployed} (v1): Add Numbers — Adds a and b.\n  status: deployed`);
-    expect(text).toContain(`- ${rejected} (v1): Add Numbers — Adds a and b.\n  status: rejected by the redeploy check; write it again to fix it. Error: tools/x.ts(3,7): error TS2322`);
+    expect(text).toContain(
+      `- ${rejected} (v1): Add Numbers — Adds a and b.\n  status: rejected by the redeploy check; write it again to fix it. Error: tools/x.ts(3,7): error TS2322`,
+    );
     expect(text).not.toContain(theirs);
     expect(text).not.toContain("Secret plan");
   });
@@ -159,7 +207,11 @@ describe("drafts belong to the session that wrote them", () => {
   it("never lets a draft replace a bundled tool of the same name", () => {
     const store = new ToolStore("bundled-wins");
     loadTools(store, bundledRegistry());
-    const impostor = createDraftTool(workerEnv.LOADER, { ...adderInput("slowEcho"), executeCode: "return 'the impostor';", parallel: false } as WrittenToolSpec, "bundled-wins");
+    const impostor = createDraftTool(
+      workerEnv.LOADER,
+      { ...adderInput("slowEcho"), executeCode: "return 'the impostor';", parallel: false } as WrittenToolSpec,
+      "bundled-wins",
+    );
     expect(registerDraft(store, impostor)).toBe(false);
     expect(store.get("slowEcho")).not.toBe(impostor);
   });

@@ -13,7 +13,13 @@ import { getTool } from "../../tools/writeTool.ts";
 import type { MockReply } from "../../support/mock-openai-server.ts";
 import { api, type TestSession } from "./support.ts";
 
-export type WorkerEnv = { TOOL_INDEX: KVNamespace; TOOL_SOURCE: R2Bucket; LOADER: WorkerLoader; WRITE_TOOL_ENABLED: string; OPENAI_API_KEY: string };
+export type WorkerEnv = {
+  TOOL_INDEX: KVNamespace;
+  TOOL_SOURCE: R2Bucket;
+  LOADER: WorkerLoader;
+  WRITE_TOOL_ENABLED: string;
+  OPENAI_API_KEY: string;
+};
 export const workerEnv = env as unknown as WorkerEnv;
 
 /** A fresh identifier, so tests never see each other's tools in the shared index. */
@@ -28,16 +34,27 @@ export const adderInput = (name: string, overrides: Partial<WriteToolInput> = {}
   ...overrides,
 });
 
-export const writeToolReply = (id: string, input: WriteToolInput): MockReply => ({ toolCalls: [{ id, name: "writeTool", arguments: input }] });
+export const writeToolReply = (id: string, input: WriteToolInput): MockReply => ({
+  toolCalls: [{ id, name: "writeTool", arguments: input }],
+});
 export const callReply = (id: string, name: string, args: ToolArguments): MockReply => ({ toolCalls: [{ id, name, arguments: args }] });
 
 export type DirectOutcome = { ok: true; result: AgentToolResult } | { ok: false; error: string };
 
 /** Calls writeTool's execute as the pipeline would, with `envOverrides` on top of the test Worker's env. */
-export async function runWriteToolDirectly(input: WriteToolInput, envOverrides: Record<string, unknown> = {}, store = new ToolStore("direct")): Promise<DirectOutcome> {
+export async function runWriteToolDirectly(
+  input: WriteToolInput,
+  envOverrides: Record<string, unknown> = {},
+  store = new ToolStore("direct"),
+): Promise<DirectOutcome> {
   const tool = getTool();
   // As the session hands it over: the env and the registerDraft capability (with the bundled names), into `store` only.
-  const context = { sessionId: "direct-session", env: { ...workerEnv, ...envOverrides }, registerDraft: (draft: AgentTool) => registerDraft(store, draft), bundledToolNames };
+  const context = {
+    sessionId: "direct-session",
+    env: { ...workerEnv, ...envOverrides },
+    registerDraft: (draft: AgentTool) => registerDraft(store, draft),
+    bundledToolNames,
+  };
   try {
     return { ok: true, result: await tool.execute("direct-call", input, undefined, () => {}, context) };
   } catch (err) {
@@ -60,10 +77,16 @@ export { textOf } from "../support/text.ts";
 export async function approveWriteTool(session: TestSession, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const snapshot = (await (await api(`/v1/sessions/${session.id}`, { key: session.key })).json()) as { pendingApprovals: { toolCallId: string; toolName: string }[] };
+    const snapshot = (await (await api(`/v1/sessions/${session.id}`, { key: session.key })).json()) as {
+      pendingApprovals: { toolCallId: string; toolName: string }[];
+    };
     const pending = snapshot.pendingApprovals.find((p) => p.toolName === "writeTool");
     if (pending) {
-      await api(`/v1/sessions/${session.id}/tool-calls/${encodeURIComponent(pending.toolCallId)}/approval`, { method: "POST", key: session.key, json: { approve: true } });
+      await api(`/v1/sessions/${session.id}/tool-calls/${encodeURIComponent(pending.toolCallId)}/approval`, {
+        method: "POST",
+        key: session.key,
+        json: { approve: true },
+      });
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -1,4 +1,4 @@
-import { env, } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { app } from "../../src/http/app.ts";
 import { ToolStore } from "../../src/core/tool-store.ts";
@@ -18,7 +18,13 @@ describe("writeTool's storage", () => {
     expect(outcome.ok).toBe(true);
 
     const row = await rowOf(name);
-    expect(row).toMatchObject({ name, version: 1, status: "pending", label: "Add Numbers", author: { sessionId: "direct-session", toolCallId: "direct-call" } });
+    expect(row).toMatchObject({
+      name,
+      version: 1,
+      status: "pending",
+      label: "Add Numbers",
+      author: { sessionId: "direct-session", toolCallId: "direct-call" },
+    });
     expect(Date.parse(row!.writtenAt)).toBeGreaterThanOrEqual(before - 1000);
     const source = await (await workerEnv.TOOL_SOURCE.get(row!.sourceKey))!.text();
     expect(row!.sourceKey).toBe(`tools/${name}/v1.ts`);
@@ -41,7 +47,10 @@ describe("writeTool's storage", () => {
 
   it("refuses a bundled tool's name and stores nothing", async () => {
     const outcome = await runWriteToolDirectly(adderInput("getTime"));
-    expect(outcome).toEqual({ ok: false, error: 'writeTool refused "getTime":\n- "getTime" is a bundled tool; bundled tools cannot be replaced, choose another name' });
+    expect(outcome).toEqual({
+      ok: false,
+      error: 'writeTool refused "getTime":\n- "getTime" is a bundled tool; bundled tools cannot be replaced, choose another name',
+    });
     expect(await workerEnv.TOOL_INDEX.get("tool:getTime")).toBeNull();
   });
 
@@ -57,10 +66,13 @@ describe("writeTool's storage", () => {
     expect(await rowOf(name)).toBeNull();
   });
 
-  it("is off unless WRITE_TOOL_ENABLED is \"true\", says so, and stores nothing", async () => {
+  it('is off unless WRITE_TOOL_ENABLED is "true", says so, and stores nothing', async () => {
     const name = uniqueName("off");
     const outcome = await runWriteToolDirectly(adderInput(name), { WRITE_TOOL_ENABLED: "false" });
-    expect(outcome).toEqual({ ok: false, error: 'writeTool is disabled on this deployment (WRITE_TOOL_ENABLED is not "true"). Use the tools you have.' });
+    expect(outcome).toEqual({
+      ok: false,
+      error: 'writeTool is disabled on this deployment (WRITE_TOOL_ENABLED is not "true"). Use the tools you have.',
+    });
     expect(await rowOf(name)).toBeNull();
   });
 
@@ -68,7 +80,9 @@ describe("writeTool's storage", () => {
     const name = uniqueName("broken");
     const outcome = await runWriteToolDirectly(adderInput(name, { executeCode: "const a = 1;\nreturn a +* 2;" }));
     expect(outcome.ok).toBe(false);
-    expect(!outcome.ok && outcome.error).toMatch(/^writeTool refused "broken_\w+": The draft of tool "broken_\w+" failed to load: Uncaught SyntaxError: .*executeCode line 2, column \d+/s);
+    expect(!outcome.ok && outcome.error).toMatch(
+      /^writeTool refused "broken_\w+": The draft of tool "broken_\w+" failed to load: Uncaught SyntaxError: .*executeCode line 2, column \d+/s,
+    );
     expect(!outcome.ok && outcome.error).toMatch(/Write plain JavaScript/);
     expect(await rowOf(name)).toBeNull();
   });
@@ -81,7 +95,9 @@ describe("writeTool's storage", () => {
     if (!outcome.ok) return;
     expect(outcome.result.addedToolNames).toBeUndefined();
     expect(textOf(outcome.result)).toContain("This Worker has no draft runtime: the tool becomes callable after the redeploy ships it.");
-    expect(textOf(outcome.result)).toContain("Redeploy not requested: no REDEPLOY_HOOK_URL is configured: an operator must run `npm run redeploy`.");
+    expect(textOf(outcome.result)).toContain(
+      "Redeploy not requested: no REDEPLOY_HOOK_URL is configured: an operator must run `npm run redeploy`.",
+    );
     expect(store.has(name)).toBe(false);
     expect((await rowOf(name))?.status).toBe("pending");
   });
@@ -96,7 +112,11 @@ describe("writeTool in a session", () => {
     await send(session, "write a tool");
     await events.until("toolApprovalRequired");
     expect(await rowOf(name)).toBeNull();
-    await api(`/v1/sessions/${session.id}/tool-calls/w1/approval`, { method: "POST", key: session.key, json: { approve: false, reason: "no new tools today" } });
+    await api(`/v1/sessions/${session.id}/tool-calls/w1/approval`, {
+      method: "POST",
+      key: session.key,
+      json: { approve: false, reason: "no new tools today" },
+    });
     await nextResponse(session);
     const [result] = await toolResults(session);
     expect(result).toMatchObject({ toolName: "writeTool", isError: true });
@@ -109,7 +129,11 @@ describe("writeTool in a session", () => {
     const name = uniqueName("listed");
     await runWriteToolDirectly(adderInput(name));
     // Asked locally: without API_TOKEN only a local Worker's caller is the operator, who sees pending drafts.
-    const body = (await (await app.fetch(new Request("http://localhost/v1/tools"), { ...env, LOCAL_DEV: "true" })).json()) as { bundled: { name: string }[]; written: { name: string; status: string; draft: boolean; version: number }[]; draftRuntime: boolean };
+    const body = (await (await app.fetch(new Request("http://localhost/v1/tools"), { ...env, LOCAL_DEV: "true" })).json()) as {
+      bundled: { name: string }[];
+      written: { name: string; status: string; draft: boolean; version: number }[];
+      draftRuntime: boolean;
+    };
     expect(body.bundled.map((t) => t.name)).toContain("writeTool");
     expect(body.draftRuntime).toBe(true);
     expect(body.written.find((t) => t.name === name)).toMatchObject({ name, status: "pending", draft: true, version: 1 });

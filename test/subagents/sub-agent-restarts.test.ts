@@ -5,7 +5,17 @@
  */
 import { abortAllDurableObjects, env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { api, createSession, llmRequests, openEvents, script, send, snapshotOf, type SseReader, type TestSession } from "../session/support.ts";
+import {
+  api,
+  createSession,
+  llmRequests,
+  openEvents,
+  script,
+  send,
+  snapshotOf,
+  type SseReader,
+  type TestSession,
+} from "../session/support.ts";
 import { childEvents, readChild, waitFor } from "./support.ts";
 
 const stubOf = (id: string) => env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(id));
@@ -20,7 +30,11 @@ async function restartThenWake(...ids: string[]): Promise<void> {
 async function delegation(childReplies: Parameters<typeof script>[1][], parentOptions = {}) {
   const parent = await createSession(parentOptions);
   const child = { scriptId: crypto.randomUUID() } as TestSession;
-  await script(parent, { toolCalls: [{ id: "d1", name: "helper", arguments: { task: `work [script:${child.scriptId}]` } }] }, { text: "parent done" });
+  await script(
+    parent,
+    { toolCalls: [{ id: "d1", name: "helper", arguments: { task: `work [script:${child.scriptId}]` } }] },
+    { text: "parent done" },
+  );
   await script(child, ...childReplies);
   return { parent, child };
 }
@@ -61,7 +75,9 @@ describe("sub-agent restarts", () => {
     expect(await llmRequests(child)).toHaveLength(0);
     await restartThenWake(parent.id);
     const resumed = await openEvents(parent, Number(before.at(-1)!.id));
-    expect((await api(`/v1/sessions/${parent.id}/tool-calls/d1/approval`, { method: "POST", key: parent.key, json: { approve: true } })).status).toBe(200);
+    expect(
+      (await api(`/v1/sessions/${parent.id}/tool-calls/d1/approval`, { method: "POST", key: parent.key, json: { approve: true } })).status,
+    ).toBe(200);
     await expectOneChildAnswered(parent, resumed, "child answer");
     expect(await llmRequests(child)).toHaveLength(1);
   });
@@ -86,7 +102,8 @@ describe("sub-agent restarts", () => {
     // The child's usage joins the parent's once, though the call ran twice.
     const snapshot = await snapshotOf(parent);
     const stored = snapshot.messages as unknown as { usage?: { totalTokens: number } }[];
-    const childTotal = (snapshot.messages.find((m) => m.role === "toolResult") as unknown as { usage: { totalTokens: number } }).usage.totalTokens;
+    const childTotal = (snapshot.messages.find((m) => m.role === "toolResult") as unknown as { usage: { totalTokens: number } }).usage
+      .totalTokens;
     expect(childTotal).toBeGreaterThan(0);
     expect((snapshot.usage as { totalTokens: number }).totalTokens).toBe(stored.reduce((sum, m) => sum + (m.usage?.totalTokens ?? 0), 0));
   });
@@ -99,7 +116,9 @@ describe("sub-agent restarts", () => {
     await waitFor(async () => (await llmRequests(child)).length === 1);
     // Only the child wakes: it resumes and ends its run while the parent is down.
     await restartThenWake(sessionId);
-    await waitFor(async () => (await readChild(sessionId, parent)).status === "idle" && (await readChild(sessionId, parent)).messages.length === 2);
+    await waitFor(
+      async () => (await readChild(sessionId, parent)).status === "idle" && (await readChild(sessionId, parent)).messages.length === 2,
+    );
     expect((await snapshotOf(parent)).messages.filter((m) => m.role === "toolResult")).toHaveLength(0);
     await runDurableObjectAlarm(stubOf(parent.id));
     const resumed = await openEvents(parent, seen);
@@ -110,7 +129,12 @@ describe("sub-agent restarts", () => {
   it("counts the child's usage once when the parent restarts after the result was stored", async () => {
     const parent = await createSession();
     const child = { scriptId: crypto.randomUUID() } as TestSession;
-    await script(parent, { toolCalls: [{ id: "d1", name: "helper", arguments: { task: `work [script:${child.scriptId}]` } }] }, { text: "lost", delayMs: 3_000 }, { text: "parent after restart" });
+    await script(
+      parent,
+      { toolCalls: [{ id: "d1", name: "helper", arguments: { task: `work [script:${child.scriptId}]` } }] },
+      { text: "lost", delayMs: 3_000 },
+      { text: "parent after restart" },
+    );
     await script(child, { text: "child answer", usage: { prompt_tokens: 100, completion_tokens: 10 } });
     const events = await openEvents(parent);
     await send(parent, "delegate");

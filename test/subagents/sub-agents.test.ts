@@ -5,7 +5,17 @@
  * nesting and erases the child with the parent.
  */
 import { describe, expect, it } from "vitest";
-import { api, createSession, llmRequests, openEvents, script, send, snapshotOf, type SseEvent, type TestSession } from "../session/support.ts";
+import {
+  api,
+  createSession,
+  llmRequests,
+  openEvents,
+  script,
+  send,
+  snapshotOf,
+  type SseEvent,
+  type TestSession,
+} from "../session/support.ts";
 import { childEvents, childSnapshot, readChild, waitFor } from "./support.ts";
 
 /** A script id for a child: the marker goes into the task text. */
@@ -17,7 +27,12 @@ const childScript = (): { id: string; marker: string } => {
 const scriptChild = (id: string, ...replies: Parameters<typeof script>[1][]) => script({ scriptId: id } as TestSession, ...replies);
 
 /** One parent run that calls sub-agent `name` once (call `callId`), the child answering `childReplies`; its events and the child's id. */
-async function delegateOnce(parent: TestSession, name: string, callId: string, childReplies: Parameters<typeof script>[1][]): Promise<{ all: SseEvent[]; sessionId: string }> {
+async function delegateOnce(
+  parent: TestSession,
+  name: string,
+  callId: string,
+  childReplies: Parameters<typeof script>[1][],
+): Promise<{ all: SseEvent[]; sessionId: string }> {
   const child = childScript();
   await script(parent, { toolCalls: [{ id: callId, name, arguments: { task: `do it ${child.marker}` } }] }, { text: "parent done" });
   await scriptChild(child.id, ...childReplies);
@@ -34,12 +49,18 @@ describe("sub-agents", () => {
     const child = childScript();
     await script(
       parent,
-      { toolCalls: [{ id: "d1", name: "helper", arguments: { task: `echo hello ${child.marker}` } }], usage: { prompt_tokens: 10, completion_tokens: 2 } },
+      {
+        toolCalls: [{ id: "d1", name: "helper", arguments: { task: `echo hello ${child.marker}` } }],
+        usage: { prompt_tokens: 10, completion_tokens: 2 },
+      },
       { text: "parent done", usage: { prompt_tokens: 20, completion_tokens: 3 } },
     );
     await scriptChild(
       child.id,
-      { toolCalls: [{ id: "e1", name: "slowEcho", arguments: { text: "hello", ms: 30 } }], usage: { prompt_tokens: 5, completion_tokens: 1 } },
+      {
+        toolCalls: [{ id: "e1", name: "slowEcho", arguments: { text: "hello", ms: 30 } }],
+        usage: { prompt_tokens: 5, completion_tokens: 1 },
+      },
       { text: "child says hello", usage: { prompt_tokens: 7, completion_tokens: 2 } },
     );
     const events = await openEvents(parent);
@@ -102,7 +123,11 @@ describe("sub-agents", () => {
   it("aborts the child when the parent's run is aborted", async () => {
     const parent = await createSession();
     const child = childScript();
-    await script(parent, { toolCalls: [{ id: "d1", name: "helper", arguments: { task: `slow ${child.marker}` } }] }, { text: "after abort" });
+    await script(
+      parent,
+      { toolCalls: [{ id: "d1", name: "helper", arguments: { task: `slow ${child.marker}` } }] },
+      { text: "after abort" },
+    );
     await scriptChild(child.id, { toolCalls: [{ id: "w1", name: "slowEcho", arguments: { text: "x", ms: 6_000 } }] }, { text: "never" });
     const events = await openEvents(parent);
     await send(parent, "delegate");
@@ -123,8 +148,16 @@ describe("sub-agents", () => {
   it("surfaces the child's approvals in the parent's stream and takes the answer through the parent's route", async () => {
     const parent = await createSession({ requireApproval: ["slowEcho"] });
     const child = childScript();
-    await script(parent, { toolCalls: [{ id: "d1", name: "helper", arguments: { task: `echo ${child.marker}` } }] }, { text: "parent done" });
-    await scriptChild(child.id, { toolCalls: [{ id: "e1", name: "slowEcho", arguments: { text: "approved work", ms: 10 } }] }, { text: "child finished" });
+    await script(
+      parent,
+      { toolCalls: [{ id: "d1", name: "helper", arguments: { task: `echo ${child.marker}` } }] },
+      { text: "parent done" },
+    );
+    await scriptChild(
+      child.id,
+      { toolCalls: [{ id: "e1", name: "slowEcho", arguments: { text: "approved work", ms: 10 } }] },
+      { text: "child finished" },
+    );
     const events = await openEvents(parent);
     await send(parent, "delegate");
     let approval: Record<string, unknown> | undefined;
@@ -134,7 +167,11 @@ describe("sub-agents", () => {
       if (relayed?.event.type === "toolApprovalRequired") approval = relayed.event;
     }
     expect(approval).toMatchObject({ toolCallId: "e1", toolName: "slowEcho" });
-    const answer = await api(`/v1/sessions/${parent.id}/tool-calls/e1/approval`, { method: "POST", key: parent.key, json: { approve: true } });
+    const answer = await api(`/v1/sessions/${parent.id}/tool-calls/e1/approval`, {
+      method: "POST",
+      key: parent.key,
+      json: { approve: true },
+    });
     expect(answer.status).toBe(200);
     const rest = await events.until("runEnd");
     await events.cancel();
@@ -143,15 +180,25 @@ describe("sub-agents", () => {
     const echoed = childEvents(rest).find((r) => r.event.type === "toolExecEnd")!;
     expect(JSON.stringify(echoed.event.result)).toContain("echo: approved work");
     // An id neither the parent nor a live child waits on is still unknown.
-    expect((await api(`/v1/sessions/${parent.id}/tool-calls/e1/approval`, { method: "POST", key: parent.key, json: { approve: true } })).status).toBe(404);
+    expect(
+      (await api(`/v1/sessions/${parent.id}/tool-calls/e1/approval`, { method: "POST", key: parent.key, json: { approve: true } })).status,
+    ).toBe(404);
   });
 
   it("bounds nesting by MAX_SUBAGENT_DEPTH: a child at the limit is offered no sub-agents", async () => {
     const parent = await createSession();
     const first = childScript();
     const second = childScript();
-    await script(parent, { toolCalls: [{ id: "n1", name: "deep", arguments: { task: `level one ${first.marker}` } }] }, { text: "top done" });
-    await scriptChild(first.id, { toolCalls: [{ id: "n2", name: "deep", arguments: { task: `level two ${second.marker}` } }] }, { text: "one done" });
+    await script(
+      parent,
+      { toolCalls: [{ id: "n1", name: "deep", arguments: { task: `level one ${first.marker}` } }] },
+      { text: "top done" },
+    );
+    await scriptChild(
+      first.id,
+      { toolCalls: [{ id: "n2", name: "deep", arguments: { task: `level two ${second.marker}` } }] },
+      { text: "one done" },
+    );
     await scriptChild(second.id, { text: "two done" });
     const events = await openEvents(parent);
     await send(parent, "nest");

@@ -37,11 +37,15 @@ export async function startElicitingMcpServer(): Promise<{ url: string; close: (
   const transports = new McpSessionTransports(() => newServer());
   const newServer = (): McpServer => {
     const server = new McpServer({ name: "asker", version: "1.0.0" });
-    server.registerTool("signup", { description: "Signs the user up, asking them for their details", inputSchema: { reason: z.string().optional() } }, async () => {
-      const answer = await server.server.elicitInput({ message: "Please sign up", requestedSchema: SIGNUP_SCHEMA as never });
-      answers.push({ action: answer.action, ...(answer.content ? { content: answer.content as Record<string, unknown> } : {}) });
-      return { content: [{ type: "text", text: `answer: ${answer.action} ${JSON.stringify(answer.content ?? {})}` }] };
-    });
+    server.registerTool(
+      "signup",
+      { description: "Signs the user up, asking them for their details", inputSchema: { reason: z.string().optional() } },
+      async () => {
+        const answer = await server.server.elicitInput({ message: "Please sign up", requestedSchema: SIGNUP_SCHEMA as never });
+        answers.push({ action: answer.action, ...(answer.content ? { content: answer.content as Record<string, unknown> } : {}) });
+        return { content: [{ type: "text", text: `answer: ${answer.action} ${JSON.stringify(answer.content ?? {})}` }] };
+      },
+    );
     servers.push(server);
     return server;
   };

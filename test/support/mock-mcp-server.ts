@@ -20,7 +20,11 @@ export type MockMcpState = {
 };
 
 const TOOLS: Tool[] = [
-  { name: "echo", description: "Echo the text back.", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
+  {
+    name: "echo",
+    description: "Echo the text back.",
+    inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  },
   {
     name: "count-slowly",
     title: "Count slowly",
@@ -41,8 +45,18 @@ const TOOLS: Tool[] = [
       properties: {
         shape: {
           oneOf: [
-            { type: "object", properties: { kind: { const: "circle" }, r: { type: "number" } }, required: ["kind", "r"], additionalProperties: false },
-            { type: "object", properties: { kind: { const: "square" }, side: { type: "number" } }, required: ["kind", "side"], additionalProperties: false },
+            {
+              type: "object",
+              properties: { kind: { const: "circle" }, r: { type: "number" } },
+              required: ["kind", "r"],
+              additionalProperties: false,
+            },
+            {
+              type: "object",
+              properties: { kind: { const: "square" }, side: { type: "number" } },
+              required: ["kind", "side"],
+              additionalProperties: false,
+            },
           ],
         },
         unit: { enum: ["percent", "absolute"] },
@@ -53,7 +67,12 @@ const TOOLS: Tool[] = [
       then: { properties: { scale: { maximum: 100 } } },
     },
   },
-  { name: "clock", description: "A read-only clock.", inputSchema: { type: "object", properties: {} }, annotations: { readOnlyHint: true } },
+  {
+    name: "clock",
+    description: "A read-only clock.",
+    inputSchema: { type: "object", properties: {} },
+    annotations: { readOnlyHint: true },
+  },
 ];
 const LATE_TOOL: Tool = { name: "late", description: "Added after the session started.", inputSchema: { type: "object", properties: {} } };
 
@@ -80,7 +99,10 @@ export async function startMockMcpServer(): Promise<{ url: string; close: () => 
           const token = request.params._meta?.progressToken;
           for (let i = 1; i <= n; i++) {
             if (token !== undefined) {
-              await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: i, total: n, message: `step ${i}` } });
+              await extra.sendNotification({
+                method: "notifications/progress",
+                params: { progressToken: token, progress: i, total: n, message: `step ${i}` },
+              });
             }
             await sleep(20);
           }
@@ -147,7 +169,9 @@ export async function startMockMcpServer(): Promise<{ url: string; close: () => 
       const sessionId = req.headers["mcp-session-id"];
       const body = req.method === "POST" ? await readBody(req) : undefined;
       if (typeof sessionId === "string" && !streamable.has(sessionId)) {
-        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
+        res
+          .writeHead(404, { "content-type": "application/json" })
+          .end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
         return;
       }
       const transport = await streamable.forRequest(sessionId);

@@ -34,7 +34,11 @@ type Next = () => void;
 
 const baseTools = (): Tool[] => [
   { name: "whoami", description: "Say which OAuth client is calling.", inputSchema: { type: "object", properties: {} } },
-  { name: "note", description: "Keep a note.", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
+  {
+    name: "note",
+    description: "Keep a note.",
+    inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  },
   { name: "publish", description: "Publish the notes (needs the scope notes:publish).", inputSchema: { type: "object", properties: {} } },
 ];
 
@@ -62,7 +66,11 @@ export async function startOAuthMcpServer(): Promise<{ url: string; close: () =>
       getClient: (id) => clients.get(id),
       registerClient: (client) => {
         state.registrations++;
-        const full = { ...client, client_id: randomUUID(), client_id_issued_at: Math.floor(Date.now() / 1000) } as OAuthClientInformationFull;
+        const full = {
+          ...client,
+          client_id: randomUUID(),
+          client_id_issued_at: Math.floor(Date.now() / 1000),
+        } as OAuthClientInformationFull;
         clients.set(full.client_id, full);
         return full;
       },
@@ -120,7 +128,16 @@ export async function startOAuthMcpServer(): Promise<{ url: string; close: () =>
   };
 
   const app = createMcpExpressApp({ host: "127.0.0.1" });
-  app.use(mcpAuthRouter({ provider, issuerUrl: new URL(base), resourceServerUrl: new URL(`${base}/mcp`), authorizationOptions: { rateLimit: false }, tokenOptions: { rateLimit: false }, clientRegistrationOptions: { rateLimit: false } }));
+  app.use(
+    mcpAuthRouter({
+      provider,
+      issuerUrl: new URL(base),
+      resourceServerUrl: new URL(`${base}/mcp`),
+      authorizationOptions: { rateLimit: false },
+      tokenOptions: { rateLimit: false },
+      clientRegistrationOptions: { rateLimit: false },
+    }),
+  );
   app.get("/control/state", (_req: Req, res: Res) => res.json(state));
   app.post("/control/expire", (_req: Req, res: Res) => {
     for (const entry of access.values()) entry.expiresAt = 0;
@@ -141,7 +158,10 @@ export async function startOAuthMcpServer(): Promise<{ url: string; close: () =>
   const scoped = (req: Req, res: Res, next: Next) => {
     const call = req.body as { method?: string; params?: { name?: string } } | undefined;
     if (call?.method === "tools/call" && call.params?.name === "publish" && !req.auth?.scopes.includes(PUBLISH_SCOPE)) {
-      res.setHeader("WWW-Authenticate", `Bearer error="insufficient_scope", scope="${PUBLISH_SCOPE}", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`);
+      res.setHeader(
+        "WWW-Authenticate",
+        `Bearer error="insufficient_scope", scope="${PUBLISH_SCOPE}", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+      );
       return res.status(403).json({ error: "insufficient_scope", error_description: `publish needs ${PUBLISH_SCOPE}` });
     }
     next();

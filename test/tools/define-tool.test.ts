@@ -94,13 +94,19 @@ describe("defineTool with the habits of other SDKs", () => {
   it("names an unknown field and the field meant (`parameters` for `schema`)", () => {
     const definition = { ...base, parameters: z.object({ q: z.string() }) };
     // @ts-expect-error: tsc names the unknown field too (an object literal may only specify known properties)
-    expect(() => defineTool({ ...base, parameters: z.object({ q: z.string() }) })).toThrow("unknown field `parameters`, did you mean `schema`?");
+    expect(() => defineTool({ ...base, parameters: z.object({ q: z.string() }) })).toThrow(
+      "unknown field `parameters`, did you mean `schema`?",
+    );
     expect(() => defineTool(definition as never)).toThrow('defineTool("habit"): unknown field `parameters`, did you mean `schema`?');
   });
 
   it("suggests the nearest field for a typo, and lists the fields when nothing is near", () => {
-    expect(() => defineTool({ ...base, schema: z.object({}), descripton: "x" } as never)).toThrow("unknown field `descripton`, did you mean `description`?");
-    expect(() => defineTool({ ...base, schema: z.object({}), colour: "red" } as never)).toThrow(/unknown field `colour` \(known: name, label, description, schema, execute/);
+    expect(() => defineTool({ ...base, schema: z.object({}), descripton: "x" } as never)).toThrow(
+      "unknown field `descripton`, did you mean `description`?",
+    );
+    expect(() => defineTool({ ...base, schema: z.object({}), colour: "red" } as never)).toThrow(
+      /unknown field `colour` \(known: name, label, description, schema, execute/,
+    );
   });
 
   it("says what `schema` must be when it is missing", () => {
@@ -126,7 +132,10 @@ describe("what a defineTool execute may return", () => {
 
   it("keeps details, usage and terminate when given", async () => {
     const usage = { inputTokens: 1, outputTokens: 2, totalTokens: 3 };
-    const { result } = await executeDirectly(returning({ content: [{ type: "text", text: "t" }], details: { a: 1 }, usage, terminate: true }), {});
+    const { result } = await executeDirectly(
+      returning({ content: [{ type: "text", text: "t" }], details: { a: 1 }, usage, terminate: true }),
+      {},
+    );
     expect(result).toEqual({ content: [{ type: "text", text: "t" }], details: { a: 1 }, usage, terminate: true });
   });
 });
@@ -146,7 +155,11 @@ describe("a defineTool that declares annotations and an output shape", () => {
   it("carries its annotations, and its output shape as a JSON Schema of what it returns", () => {
     const tool = thermometer({ celsius: 21.5 });
     expect(tool.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
-    expect(tool.outputSchema).toMatchObject({ type: "object", properties: { celsius: { type: "number" }, at: { type: "string" } }, required: ["celsius", "at"] });
+    expect(tool.outputSchema).toMatchObject({
+      type: "object",
+      properties: { celsius: { type: "number" }, at: { type: "string" } },
+      required: ["celsius", "at"],
+    });
     expect(tool.outputSchema).not.toHaveProperty("$schema");
   });
 
@@ -162,9 +175,16 @@ describe("a defineTool that declares annotations and an output shape", () => {
   });
 
   it("says what `output` must be when it is not a zod object", () => {
-    expect(() => defineTool({ name: "x", label: "X", description: "X.", schema: z.object({}), output: { type: "object" } as never, execute: () => "ok" })).toThrow(
-      "`output` must be a zod object schema",
-    );
+    expect(() =>
+      defineTool({
+        name: "x",
+        label: "X",
+        description: "X.",
+        schema: z.object({}),
+        output: { type: "object" } as never,
+        execute: () => "ok",
+      }),
+    ).toThrow("`output` must be a zod object schema");
   });
 });
 
@@ -176,7 +196,8 @@ describe("plain-object tools", () => {
       label: "Plain",
       description: "A plain tool.",
       inputSchema: { type: "object", properties: { city: { type: "string" } } },
-      execute: (_id: string, args: { city?: string }) => (args.city ? `hello ${args.city}` : { content: [{ type: "text", text: "no city" }] }),
+      execute: (_id: string, args: { city?: string }) =>
+        args.city ? `hello ${args.city}` : { content: [{ type: "text", text: "no city" }] },
     });
     const registry = { plain: { getTool } } satisfies ToolFileRegistry;
     expect(Object.keys(registry)).toEqual(["plain"]);

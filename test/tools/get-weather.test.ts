@@ -118,9 +118,7 @@ describe("getWeather", () => {
   });
 
   it("fails with a clear message when the city is not found", async () => {
-    await expect(executeDirectly(getTool(), { city: "Nowhere" }, { context: context() })).rejects.toThrow(
-      'City "Nowhere" not found',
-    );
+    await expect(executeDirectly(getTool(), { city: "Nowhere" }, { context: context() })).rejects.toThrow('City "Nowhere" not found');
   });
 
   it("fails naming the HTTP status when the service answers 500", async () => {

@@ -28,7 +28,7 @@ describe("the generated registry of bundled tools", () => {
 });
 
 describe("the registry a session loads", () => {
-  it("leaves writeTool out unless WRITE_TOOL_ENABLED is \"true\"", () => {
+  it('leaves writeTool out unless WRITE_TOOL_ENABLED is "true"', () => {
     expect(Object.keys(sessionRegistry({}))).not.toContain("writeTool");
     expect(Object.keys(sessionRegistry({ WRITE_TOOL_ENABLED: "false" }))).not.toContain("writeTool");
     expect(Object.keys(sessionRegistry({ WRITE_TOOL_ENABLED: "true" }))).toContain("writeTool");

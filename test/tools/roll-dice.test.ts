@@ -10,7 +10,10 @@ import { getTool as getTimeTool } from "../../tools/getTime.ts";
 import type { AgentTool } from "../../src/core/types.ts";
 import { runToolCall, textOf } from "./support.ts";
 
-const asChatTool = (tool: AgentTool): ChatTool => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } });
+const asChatTool = (tool: AgentTool): ChatTool => ({
+  type: "function",
+  function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+});
 const offered = [asChatTool(getTool()), asChatTool(getTimeTool())];
 const plan = (message: string) => planToolCalls(message, offered);
 

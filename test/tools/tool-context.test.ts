@@ -7,7 +7,11 @@ import { bindToolContext, contextFor, withToolContexts, type ToolHost } from "..
 
 const HOST_ENV = { OPENAI_API_KEY: "sk-secret", API_TOKEN: "admin", WEATHER_API_BASE_URL: "http://weather.test", TOOL_INDEX: { kv: true } };
 const registered: AgentTool[] = [];
-const host: ToolHost = { sessionId: "s_1", env: HOST_ENV, capabilities: { registerDraft: (tool) => registered.push(tool) > 0, bundledToolNames: () => ["getTime"] } };
+const host: ToolHost = {
+  sessionId: "s_1",
+  env: HOST_ENV,
+  capabilities: { registerDraft: (tool) => registered.push(tool) > 0, bundledToolNames: () => ["getTime"] },
+};
 
 /** A tool that answers with the context it was given. */
 const probe = (declared: Partial<Pick<AgentTool, "env" | "capabilities">>): AgentTool => ({
@@ -16,7 +20,11 @@ const probe = (declared: Partial<Pick<AgentTool, "env" | "capabilities">>): Agen
   description: "Shows its context.",
   inputSchema: { type: "object", properties: {} },
   ...declared,
-  execute: (_id, _args, _signal, _onPartial, context) => ({ content: [{ type: "text", text: "ok" }], details: { context }, terminate: false }),
+  execute: (_id, _args, _signal, _onPartial, context) => ({
+    content: [{ type: "text", text: "ok" }],
+    details: { context },
+    terminate: false,
+  }),
 });
 const contextSeenBy = async (tool: AgentTool, passed?: ToolExecutionContext) =>
   (await bindToolContext(tool, host).execute("c1", {}, undefined, () => {}, passed)).details.context as ToolExecutionContext;
@@ -67,7 +75,11 @@ describe("a tool's context", () => {
       schema: z.object({}),
       env: ["WEATHER_API_BASE_URL"],
       // `context.env.OPENAI_API_KEY` would not compile here: only WEATHER_API_BASE_URL is in the type.
-      execute: (_id, _args, _signal, _onPartial, context) => ({ content: [{ type: "text", text: context?.env.WEATHER_API_BASE_URL ?? "none" }], details: {}, terminate: false }),
+      execute: (_id, _args, _signal, _onPartial, context) => ({
+        content: [{ type: "text", text: context?.env.WEATHER_API_BASE_URL ?? "none" }],
+        details: {},
+        terminate: false,
+      }),
     });
     const result = await bindToolContext(tool, host).execute("c1", {}, undefined, () => {});
     expect(result.content).toEqual([{ type: "text", text: "http://weather.test" }]);
@@ -77,8 +89,12 @@ describe("a tool's context", () => {
       description: "Reads an undeclared key.",
       schema: z.object({}),
       env: ["WEATHER_API_BASE_URL"],
-      // @ts-expect-error OPENAI_API_KEY was not declared, so it is not part of this tool's context type.
-      execute: (_id, _args, _signal, _onPartial, context) => ({ content: [{ type: "text", text: context?.env.OPENAI_API_KEY ?? "" }], details: {}, terminate: false }),
+      execute: (_id, _args, _signal, _onPartial, context) => ({
+        // @ts-expect-error OPENAI_API_KEY was not declared, so it is not part of this tool's context type.
+        content: [{ type: "text", text: context?.env.OPENAI_API_KEY ?? "" }],
+        details: {},
+        terminate: false,
+      }),
     });
   });
 });

@@ -93,7 +93,11 @@ const hugeOutput: AgentTool = {
   label: "Huge Output",
   description: "Returns far more text than may be stored.",
   inputSchema: { type: "object", properties: { chars: { type: "integer" } } },
-  execute: (_id, args) => ({ content: [{ type: "text", text: "y".repeat(typeof args.chars === "number" ? args.chars : 300_000) }], details: {}, terminate: false }),
+  execute: (_id, args) => ({
+    content: [{ type: "text", text: "y".repeat(typeof args.chars === "number" ? args.chars : 300_000) }],
+    details: {},
+    terminate: false,
+  }),
 };
 
 const chatty: AgentTool = {
@@ -121,7 +125,11 @@ const oddValues: AgentTool = {
     const cyclic: Record<string, unknown> = { name: "loop" };
     cyclic.self = cyclic;
     onPartialResult({ progress: 1n, cyclic });
-    return { content: [{ type: "text", text: "odd but fine" }], details: { count: 2n ** 70n, cyclic, blob: "z".repeat(3 * 1024 * 1024) }, terminate: false };
+    return {
+      content: [{ type: "text", text: "odd but fine" }],
+      details: { count: 2n ** 70n, cyclic, blob: "z".repeat(3 * 1024 * 1024) },
+      terminate: false,
+    };
   },
 };
 

@@ -19,12 +19,30 @@ export const subAgentFixtures: ToolRegistry = {
       }),
   },
   deep: {
-    getTool: () => defineSubAgent({ name: "deep", description: "A sub-agent that may delegate again.", systemPrompt: "You are a nesting sub-agent.", tools: ["deep", "slowEcho"] }),
+    getTool: () =>
+      defineSubAgent({
+        name: "deep",
+        description: "A sub-agent that may delegate again.",
+        systemPrompt: "You are a nesting sub-agent.",
+        tools: ["deep", "slowEcho"],
+      }),
   },
   misnamed: {
-    getTool: () => defineSubAgent({ name: "misnamed", description: "A sub-agent naming a tool that does not exist.", systemPrompt: "Unused.", tools: ["slowEcho", "noSuchTool"] }),
+    getTool: () =>
+      defineSubAgent({
+        name: "misnamed",
+        description: "A sub-agent naming a tool that does not exist.",
+        systemPrompt: "Unused.",
+        tools: ["slowEcho", "noSuchTool"],
+      }),
   },
   generalist: {
-    getTool: () => defineSubAgent({ name: "generalist", label: "Generalist", description: "A sub-agent with the default tools.", systemPrompt: "You are a generalist sub-agent." }),
+    getTool: () =>
+      defineSubAgent({
+        name: "generalist",
+        label: "Generalist",
+        description: "A sub-agent with the default tools.",
+        systemPrompt: "You are a generalist sub-agent.",
+      }),
   },
 };

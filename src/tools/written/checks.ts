@@ -90,7 +90,8 @@ export function checkCode(field: string, code: string | undefined, maxBytes: num
   const size = byteLength(code);
   if (size > maxBytes) return [`${field} is ${size} bytes; the limit is ${maxBytes}`];
   // The redeploy's typecheck is one of the checks a deployed tool must pass: it may not switch it off.
-  if (TS_SUPPRESSION.test(code)) return [`${field} must not contain TypeScript suppression comments (@ts-ignore, @ts-nocheck, @ts-expect-error)`];
+  if (TS_SUPPRESSION.test(code))
+    return [`${field} must not contain TypeScript suppression comments (@ts-ignore, @ts-nocheck, @ts-expect-error)`];
   const problem = scanCodeBody(code);
   return problem ? [`${field} line ${problem.line}, column ${problem.column}: ${problem.message}`] : [];
 }

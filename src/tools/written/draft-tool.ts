@@ -26,7 +26,15 @@ export const MAX_DRAFT_REPLY_BYTES = 1_000_000;
 export const MAX_REPLAYED_PARTIALS = 20;
 export const MAX_PARTIAL_BYTES = 16_384;
 
-type DraftReply = { ok: boolean; error?: string; name?: string; args?: ToolArguments; problem?: string; result?: unknown; partials?: unknown[] };
+type DraftReply = {
+  ok: boolean;
+  error?: string;
+  name?: string;
+  args?: ToolArguments;
+  problem?: string;
+  result?: unknown;
+  partials?: unknown[];
+};
 
 const draftTools = new WeakSet<AgentTool>();
 
@@ -117,9 +125,12 @@ export function replayablePartials(partials: unknown): unknown[] {
   if (!Array.isArray(partials)) return [];
   const kept = partials.slice(0, MAX_REPLAYED_PARTIALS).map((partial) => {
     const size = new TextEncoder().encode(JSON.stringify(partial) ?? "").length;
-    return size > MAX_PARTIAL_BYTES ? { note: `a partial result of ${size} bytes was left out (the limit is ${MAX_PARTIAL_BYTES})` } : partial;
+    return size > MAX_PARTIAL_BYTES
+      ? { note: `a partial result of ${size} bytes was left out (the limit is ${MAX_PARTIAL_BYTES})` }
+      : partial;
   });
-  if (partials.length > MAX_REPLAYED_PARTIALS) kept.push({ note: `${partials.length - MAX_REPLAYED_PARTIALS} more partial results were left out` });
+  if (partials.length > MAX_REPLAYED_PARTIALS)
+    kept.push({ note: `${partials.length - MAX_REPLAYED_PARTIALS} more partial results were left out` });
   return kept;
 }
 

@@ -59,7 +59,9 @@ export function viewOf(e: WrittenToolSummary, draftRuntime: boolean): WrittenToo
   return view;
 }
 
-export async function describeWrittenTools(env: WrittenToolsEnv): Promise<{ draftRuntime: boolean; written: WrittenToolView[]; partial?: string }> {
+export async function describeWrittenTools(
+  env: WrittenToolsEnv,
+): Promise<{ draftRuntime: boolean; written: WrittenToolView[]; partial?: string }> {
   const draftRuntime = env.LOADER !== undefined;
   const { summaries, complete } = await readWrittenSummaries(env);
   return { draftRuntime, written: summaries.map((e) => viewOf(e, draftRuntime)), ...(complete ? {} : { partial: PARTIAL_LISTING_NOTE }) };

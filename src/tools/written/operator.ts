@@ -30,9 +30,14 @@ export async function inspectWrittenTool(env: WrittenToolsEnv, name: string): Pr
   if (!env.TOOL_INDEX) return undefined;
   const entry = await readEntry(env.TOOL_INDEX, name);
   if (!entry) return undefined;
-  const [object, spec] = await Promise.all([env.TOOL_SOURCE?.get(entry.sourceKey), env.TOOL_SOURCE ? readSpec(env.TOOL_SOURCE, entry) : undefined]);
+  const [object, spec] = await Promise.all([
+    env.TOOL_SOURCE?.get(entry.sourceKey),
+    env.TOOL_SOURCE ? readSpec(env.TOOL_SOURCE, entry) : undefined,
+  ]);
   const source = object ? await object.text() : null;
-  const checked = spec ? checkWriteToolInput(spec, { bundled: bundledToolNames(), written: [] }) : { ok: false as const, problems: [`spec ${entry.specKey} is missing`] };
+  const checked = spec
+    ? checkWriteToolInput(spec, { bundled: bundledToolNames(), written: [] })
+    : { ok: false as const, problems: [`spec ${entry.specKey} is missing`] };
   const redeploy: WrittenToolInspection["checks"]["redeploy"] =
     entry.status === "pending"
       ? { state: "not yet checked" }
@@ -53,7 +58,12 @@ export async function rejectWrittenTool(env: WrittenToolsEnv, name: string, reas
   const entry = await readEntry(env.TOOL_INDEX, name);
   if (!entry) return { kind: "not_found" };
   if (entry.status !== "pending") return { kind: "not_pending", status: entry.status };
-  const rejected: WrittenToolEntry = { ...entry, status: "rejected", error: `Rejected by an operator${reason?.trim() ? `: ${reason.trim()}` : ""}`, rejectedAt: now.toISOString() };
+  const rejected: WrittenToolEntry = {
+    ...entry,
+    status: "rejected",
+    error: `Rejected by an operator${reason?.trim() ? `: ${reason.trim()}` : ""}`,
+    rejectedAt: now.toISOString(),
+  };
   await putEntry(env.TOOL_INDEX, rejected);
   return { kind: "rejected", entry: rejected };
 }

@@ -15,7 +15,11 @@ export const REDEPLOY_EVENT_TYPE = "redeploy-tools";
 export const REDEPLOY_HOOK_TIMEOUT_MS = 10_000;
 const OPERATOR_STEP = "an operator must run `npm run redeploy`";
 
-export async function requestRedeploy(env: RedeployHookEnv, entry: WrittenToolEntry, fetchImpl: typeof fetch = fetch): Promise<RedeployOutcome> {
+export async function requestRedeploy(
+  env: RedeployHookEnv,
+  entry: WrittenToolEntry,
+  fetchImpl: typeof fetch = fetch,
+): Promise<RedeployOutcome> {
   const url = env.REDEPLOY_HOOK_URL?.trim();
   if (!url) return { requested: false, reason: `no REDEPLOY_HOOK_URL is configured: ${OPERATOR_STEP}` };
   const secret = env.REDEPLOY_HOOK_SECRET;

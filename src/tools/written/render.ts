@@ -128,7 +128,9 @@ function writeToolFunctions(w: ModuleWriter, spec: WrittenToolSpec, typed: boole
 /** tools/<name>.ts as committed to R2 and shipped by redeploy. */
 export function renderToolSource(spec: WrittenToolSpec, meta: RenderMeta): RenderedModule {
   const w = new ModuleWriter();
-  const by = [meta.author.sessionId && `session ${meta.author.sessionId}`, meta.author.toolCallId && `call ${meta.author.toolCallId}`].filter(Boolean).join(", ");
+  const by = [meta.author.sessionId && `session ${meta.author.sessionId}`, meta.author.toolCallId && `call ${meta.author.toolCallId}`]
+    .filter(Boolean)
+    .join(", ");
   w.add(
     `${WRITTEN_TOOL_MARKER}: ${spec.name} v${meta.version}. Review it before deploying; \`npm run redeploy\` ships it.`,
     "/**",
@@ -162,7 +164,7 @@ export function renderDraftModule(spec: WrittenToolSpec): RenderedModule {
     "  try {",
     "    return Response.json(body);",
     "  } catch (err) {",
-    '    return Response.json({ ok: false, error: `The tool returned a value that is not JSON: ${message(err)}` });',
+    "    return Response.json({ ok: false, error: `The tool returned a value that is not JSON: ${message(err)}` });",
     "  }",
     "};",
     "",

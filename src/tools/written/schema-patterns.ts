@@ -14,7 +14,8 @@ type Node = Record<string, unknown>;
 function reachable(node: Node, path: string, visit: (node: Node, path: string) => void): void {
   visit(node, path);
   if (isPlainObject(node.properties)) {
-    for (const [key, child] of Object.entries(node.properties)) if (isPlainObject(child)) reachable(child, `${path}.properties.${key}`, visit);
+    for (const [key, child] of Object.entries(node.properties))
+      if (isPlainObject(child)) reachable(child, `${path}.properties.${key}`, visit);
   }
   if (isPlainObject(node.items)) reachable(node.items, `${path}.items`, visit);
   for (const key of ["prefixItems", "allOf"] as const) {
@@ -34,14 +35,16 @@ export function checkSchemaPatterns(schema: JsonSchema): string[] {
   const walk = (value: unknown, path: string, isSchema: boolean) => {
     if (Array.isArray(value)) return value.forEach((v, i) => walk(v, `${path}[${i}]`, isSchema));
     if (!isPlainObject(value)) return;
-    if (isSchema && "patternProperties" in value) problems.push(`${path}: patternProperties is not supported in written tools; use properties`);
+    if (isSchema && "patternProperties" in value)
+      problems.push(`${path}: patternProperties is not supported in written tools; use properties`);
     if (isSchema && typeof value.pattern === "string" && !allowed.has(value)) {
       problems.push(`${path}: a pattern is allowed only under properties, items, prefixItems and allOf`);
     }
     for (const [key, child] of Object.entries(value)) {
       // Inside `properties` the keys are property names, whose values are schemas again.
       const childIsSchema = key !== "properties" && key !== "enum" && key !== "const" && key !== "default" && key !== "examples";
-      if (key === "properties" && isPlainObject(child)) for (const [k, s] of Object.entries(child)) walk(s, `${path}.properties.${k}`, true);
+      if (key === "properties" && isPlainObject(child))
+        for (const [k, s] of Object.entries(child)) walk(s, `${path}.properties.${k}`, true);
       else walk(child, `${path}.${key}`, isSchema && childIsSchema);
     }
   };
@@ -60,13 +63,13 @@ export function withoutPatterns(schema: JsonSchema): JsonSchema {
 
 /** The same walk in the draft's plain JavaScript: the first value that does not match its pattern. */
 export const PATTERN_CHECK_JS = [
-  "const patternProblem = (schema, value, path = \"\") => {",
-  "  if (!schema || typeof schema !== \"object\") return undefined;",
-  "  if (typeof schema.pattern === \"string\" && typeof value === \"string\" && !new RegExp(schema.pattern, \"u\").test(value)) {",
-  "    return `Invalid arguments: ${path || \"(arguments)\"} must match the pattern ${schema.pattern}`;",
+  'const patternProblem = (schema, value, path = "") => {',
+  '  if (!schema || typeof schema !== "object") return undefined;',
+  '  if (typeof schema.pattern === "string" && typeof value === "string" && !new RegExp(schema.pattern, "u").test(value)) {',
+  '    return `Invalid arguments: ${path || "(arguments)"} must match the pattern ${schema.pattern}`;',
   "  }",
   "  const children = [];",
-  "  if (value && typeof value === \"object\" && !Array.isArray(value) && schema.properties && typeof schema.properties === \"object\") {",
+  '  if (value && typeof value === "object" && !Array.isArray(value) && schema.properties && typeof schema.properties === "object") {',
   "    for (const [key, child] of Object.entries(schema.properties)) if (key in value) children.push([child, value[key], path ? `${path}.${key}` : key]);",
   "  }",
   "  if (Array.isArray(value)) {",

@@ -47,7 +47,9 @@ export async function registerWrittenDrafts(store: ToolStore, env: WrittenToolsE
     const pending = own.filter((e) => !allowed || allowed.includes(e.name));
     // Only the session's own rows are read whole (at most MAX_DRAFTS_PER_SESSION), never every row.
     const entries = env.TOOL_INDEX ? await Promise.all(pending.map((e) => readEntry(env.TOOL_INDEX!, e.name))) : [];
-    const specs = await Promise.all(entries.map((entry) => (entry && entry.author.sessionId === store.sessionId ? readSpec(bucket, entry) : undefined)));
+    const specs = await Promise.all(
+      entries.map((entry) => (entry && entry.author.sessionId === store.sessionId ? readSpec(bucket, entry) : undefined)),
+    );
     for (const spec of specs) {
       if (spec && registerDraft(store, createDraftTool(loader, spec, store.sessionId))) added.push(spec.name);
     }

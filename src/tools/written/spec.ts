@@ -26,7 +26,9 @@ export const writeToolInput = lazySchema(() =>
     validateCode: z
       .string()
       .optional()
-      .describe("Optional body of `function validateArgs(args)`: return an error message string, or nothing when valid. Replaces the schema check."),
+      .describe(
+        "Optional body of `function validateArgs(args)`: return an error message string, or nothing when valid. Replaces the schema check.",
+      ),
     prepareCode: z
       .string()
       .optional()

@@ -12,7 +12,22 @@ export type ScanProblem = { line: number; column: number; message: string };
 const CLOSERS: Readonly<Record<string, string>> = { ")": "(", "]": "[", "}": "{" };
 /** After these tokens a `/` starts a regex literal; after anything else it divides. */
 const REGEX_AFTER_PUNCTUATORS = new Set("(,=:[!&|?{};+-*%<>~^".split(""));
-const REGEX_AFTER_KEYWORDS = new Set(["return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw", "case", "do", "else", "yield", "await"]);
+const REGEX_AFTER_KEYWORDS = new Set([
+  "return",
+  "typeof",
+  "instanceof",
+  "in",
+  "of",
+  "new",
+  "delete",
+  "void",
+  "throw",
+  "case",
+  "do",
+  "else",
+  "yield",
+  "await",
+]);
 /** Keywords a function body may not use: they would load modules the sandbox does not grant. */
 const FORBIDDEN_KEYWORDS: Readonly<Record<string, string>> = {
   import: "import is not allowed in written tools: they get no modules, only their arguments and context",

@@ -108,7 +108,12 @@ const IF_ABSENT = new Headers({ "if-none-match": "*" });
  * Renders the next version of `spec`, stores source and spec in R2 (each only if absent), then the
  * pending row in KV. `name_taken`: another session's draft holds the name, or won a concurrent write.
  */
-export async function commitWrittenTool(env: ToolIndexEnv, spec: WrittenToolSpec, author: WrittenToolAuthor, now: Date): Promise<CommitOutcome> {
+export async function commitWrittenTool(
+  env: ToolIndexEnv,
+  spec: WrittenToolSpec,
+  author: WrittenToolAuthor,
+  now: Date,
+): Promise<CommitOutcome> {
   const previous = await readEntry(env.TOOL_INDEX, spec.name);
   if (!ownsName(previous, author.sessionId)) return { kind: "name_taken" };
   const version = (previous?.version ?? 0) + 1;
@@ -128,7 +133,11 @@ export async function commitWrittenTool(env: ToolIndexEnv, spec: WrittenToolSpec
     specKey: specKey(spec.name, version),
   };
   const customMetadata = { name: spec.name, version: String(version), hash };
-  const stored = await env.TOOL_SOURCE.put(entry.sourceKey, source, { httpMetadata: { contentType: "text/typescript; charset=utf-8" }, customMetadata, onlyIf: IF_ABSENT });
+  const stored = await env.TOOL_SOURCE.put(entry.sourceKey, source, {
+    httpMetadata: { contentType: "text/typescript; charset=utf-8" },
+    customMetadata,
+    onlyIf: IF_ABSENT,
+  });
   if (stored === null) return { kind: "name_taken" };
   await env.TOOL_SOURCE.put(entry.specKey, JSON.stringify(spec), { httpMetadata: { contentType: "application/json" }, customMetadata });
   await putEntry(env.TOOL_INDEX, entry);

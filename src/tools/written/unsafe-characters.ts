@@ -44,5 +44,9 @@ export function checkJsonCharacters(field: string, value: unknown): string[] {
   };
   walk(value);
   const bad = strings.map((s) => findUnsafeCharacter(s)).find((f) => f !== undefined);
-  return bad ? [`${field} contains character ${bad.char}, which is not allowed (control and bidi-override characters can hide code from the reviewer)`] : [];
+  return bad
+    ? [
+        `${field} contains character ${bad.char}, which is not allowed (control and bidi-override characters can hide code from the reviewer)`,
+      ]
+    : [];
 }

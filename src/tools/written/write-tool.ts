@@ -21,7 +21,14 @@ export type WriteToolEnv = RedeployHookEnv & {
 };
 
 /** The env keys and bindings writeTool declares; its context holds these and nothing else. */
-export const WRITE_TOOL_ENV = ["WRITE_TOOL_ENABLED", "TOOL_INDEX", "TOOL_SOURCE", "LOADER", "REDEPLOY_HOOK_URL", "REDEPLOY_HOOK_SECRET"] as const;
+export const WRITE_TOOL_ENV = [
+  "WRITE_TOOL_ENABLED",
+  "TOOL_INDEX",
+  "TOOL_SOURCE",
+  "LOADER",
+  "REDEPLOY_HOOK_URL",
+  "REDEPLOY_HOOK_SECRET",
+] as const;
 
 /** Pending drafts one session may hold at once: each is read whole when the session loads. */
 export const MAX_DRAFTS_PER_SESSION = 32;
@@ -30,7 +37,12 @@ export const MAX_DRAFTS_PER_SESSION = 32;
 const NAME_TAKEN = "the name is taken; choose another name";
 
 /** Why `name` cannot be written now (the name taken, the index or the session's drafts full), or undefined. */
-export function checkIndexBounds(name: string, summaries: readonly WrittenToolSummary[], complete: boolean, sessionId: string | undefined): string | undefined {
+export function checkIndexBounds(
+  name: string,
+  summaries: readonly WrittenToolSummary[],
+  complete: boolean,
+  sessionId: string | undefined,
+): string | undefined {
   const lower = name.toLowerCase();
   if (summaries.some((s) => !ownsName(s, sessionId) && s.name.toLowerCase() === lower)) return NAME_TAKEN;
   if (summaries.some((s) => s.name === name)) return undefined; // a new version of a row already counted
@@ -38,7 +50,8 @@ export function checkIndexBounds(name: string, summaries: readonly WrittenToolSu
     return `the written-tool index is full (${MAX_INDEX_ROWS} tools); an operator must remove rows from TOOL_INDEX before new names can be written. Use the tools you have.`;
   }
   const drafts = summaries.filter((s) => s.status === "pending" && s.author.sessionId === sessionId).length;
-  if (drafts >= MAX_DRAFTS_PER_SESSION) return `this session already has ${MAX_DRAFTS_PER_SESSION} pending drafts; write a new version of one of them instead of a new name`;
+  if (drafts >= MAX_DRAFTS_PER_SESSION)
+    return `this session already has ${MAX_DRAFTS_PER_SESSION} pending drafts; write a new version of one of them instead of a new name`;
   return undefined;
 }
 
@@ -74,7 +87,12 @@ export async function runWriteTool(
     if (failure) throw new Error(`writeTool refused "${spec.name}": ${failure}`);
   }
 
-  const committed = await commitWrittenTool({ TOOL_INDEX: kv, TOOL_SOURCE: bucket }, spec, { sessionId, toolCallId }, (deps.now ?? (() => new Date()))());
+  const committed = await commitWrittenTool(
+    { TOOL_INDEX: kv, TOOL_SOURCE: bucket },
+    spec,
+    { sessionId, toolCallId },
+    (deps.now ?? (() => new Date()))(),
+  );
   if (committed.kind === "name_taken") throw new Error(`writeTool refused "${spec.name}": ${NAME_TAKEN}`);
   const { entry } = committed;
 
@@ -92,7 +110,15 @@ export async function runWriteTool(
   ];
   const result: AgentToolResult = {
     content: [{ type: "text", text: lines.join("\n") }],
-    details: { name: spec.name, version: entry.version, hash: entry.hash, status: entry.status, sourceKey: entry.sourceKey, draft: live, redeploy },
+    details: {
+      name: spec.name,
+      version: entry.version,
+      hash: entry.hash,
+      status: entry.status,
+      sourceKey: entry.sourceKey,
+      draft: live,
+      redeploy,
+    },
     terminate: false,
   };
   if (live) result.addedToolNames = [spec.name];

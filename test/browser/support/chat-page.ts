@@ -63,7 +63,10 @@ export class ChatPage {
 
   /** Waits until the event log holds at least `count` runEnd events. */
   async waitForRunEnds(count: number): Promise<void> {
-    await this.page.locator('#event-log li[data-type="runEnd"]').nth(count - 1).waitFor({ state: "attached", timeout: UI_TIMEOUT_MS });
+    await this.page
+      .locator('#event-log li[data-type="runEnd"]')
+      .nth(count - 1)
+      .waitFor({ state: "attached", timeout: UI_TIMEOUT_MS });
   }
 
   async sessionId(): Promise<string> {

@@ -29,7 +29,11 @@ export type Stack = {
 };
 
 export async function buildClientBundle(): Promise<void> {
-  await promisify(execFile)(join(REPO_ROOT, "node_modules", ".bin", "node"), ["--experimental-transform-types", "--disable-warning=ExperimentalWarning", join(REPO_ROOT, "scripts", "build-client.ts")], { cwd: REPO_ROOT });
+  await promisify(execFile)(
+    join(REPO_ROOT, "node_modules", ".bin", "node"),
+    ["--experimental-transform-types", "--disable-warning=ExperimentalWarning", join(REPO_ROOT, "scripts", "build-client.ts")],
+    { cwd: REPO_ROOT },
+  );
 }
 
 /** `vars`: more wrangler vars for this stack (e.g. MCP_SERVERS naming a test's own MCP server). */

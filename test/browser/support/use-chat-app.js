@@ -29,12 +29,25 @@ function Chat() {
     "main",
     { id: "chat", "data-status": status },
     messages.map((m) =>
-      h("div", { key: m.id, className: `msg ${m.role}` }, m.parts.filter((p) => p.type === "text").map((p) => p.text).join("")),
+      h(
+        "div",
+        { key: m.id, className: `msg ${m.role}` },
+        m.parts
+          .filter((p) => p.type === "text")
+          .map((p) => p.text)
+          .join(""),
+      ),
     ),
     error ? h("p", { id: "error" }, `Error: ${error.message}`) : null,
     h(
       "form",
-      { onSubmit: (e) => { e.preventDefault(); void sendMessage({ text: input }); setInput(""); } },
+      {
+        onSubmit: (e) => {
+          e.preventDefault();
+          void sendMessage({ text: input });
+          setInput("");
+        },
+      },
       h("input", { id: "input", value: input, onChange: (e) => setInput(e.target.value) }),
       h("button", { id: "send", type: "submit" }, "Send"),
       h("button", { id: "stop", type: "button", onClick: stopRun }, "Stop"),

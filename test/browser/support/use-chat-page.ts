@@ -9,7 +9,11 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { REPO_ROOT } from "../../../support/wrangler-dev.ts";
 
-export type UseChatPageServer = { origin: string; pageUrl(worker: string, session: { id: string; key: string }): string; close(): Promise<void> };
+export type UseChatPageServer = {
+  origin: string;
+  pageUrl(worker: string, session: { id: string; key: string }): string;
+  close(): Promise<void>;
+};
 
 export async function serveUseChatPage(): Promise<UseChatPageServer> {
   const bundled = await build({

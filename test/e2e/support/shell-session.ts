@@ -21,7 +21,12 @@ export function shellBlocksOf(markdown: string): string[] {
 export async function runShellSession(steps: readonly string[], options: ShellSessionOptions = {}): Promise<StepResult[]> {
   const marker = `__step_done_${randomUUID().replaceAll("-", "")}__`;
   // Detached, so a hung step can be ended with everything it started (curl included).
-  const shell = spawn("bash", ["--noprofile", "--norc"], { cwd: options.cwd, env: options.env ?? process.env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+  const shell = spawn("bash", ["--noprofile", "--norc"], {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+  });
   let stdout = "";
   let stderr = "";
   let wake: (() => void) | undefined;
@@ -50,7 +55,10 @@ export async function runShellSession(steps: readonly string[], options: ShellSe
         }
         if (exited) throw new Error(`bash exited during step:\n${command}\nstdout: ${stdout}\nstderr: ${stderr}`);
         const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`step did not finish within ${options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS} ms:\n${command}\nstdout so far: ${stdout}`);
+        if (left <= 0)
+          throw new Error(
+            `step did not finish within ${options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS} ms:\n${command}\nstdout so far: ${stdout}`,
+          );
         await new Promise<void>((done) => {
           const timer = setTimeout(done, left);
           wake = () => {

@@ -98,7 +98,10 @@ describe("the official MCP conformance suite", () => {
   });
 
   it("passes its server scenarios against /mcp, failing only what the baseline lists", async () => {
-    const run = await conformance(["server", "--url", `${dev.url}/mcp`, "--expected-failures", BASELINE, "-o", path.join(project.root, "results")], 90_000);
+    const run = await conformance(
+      ["server", "--url", `${dev.url}/mcp`, "--expected-failures", BASELINE, "-o", path.join(project.root, "results")],
+      90_000,
+    );
     expect(run.code, run.output).toBe(0);
   }, 100_000);
 
@@ -107,9 +110,19 @@ describe("the official MCP conformance suite", () => {
     const results = path.join(project.root, "results");
     const runs: Run[] = [];
     for (const scenario of CLIENT_SCENARIOS) {
-      runs.push(await conformance(["client", "--command", CLIENT_COMMAND, "--scenario", scenario, "--expected-failures", BASELINE, "-o", results], 30_000));
+      runs.push(
+        await conformance(
+          ["client", "--command", CLIENT_COMMAND, "--scenario", scenario, "--expected-failures", BASELINE, "-o", results],
+          30_000,
+        ),
+      );
     }
-    runs.push(await conformance(["client", "--command", CLIENT_COMMAND, "--suite", "auth", "--timeout", "12000", "--expected-failures", BASELINE, "-o", results], 60_000));
+    runs.push(
+      await conformance(
+        ["client", "--command", CLIENT_COMMAND, "--suite", "auth", "--timeout", "12000", "--expected-failures", BASELINE, "-o", results],
+        60_000,
+      ),
+    );
     for (const run of runs) expect(run.code, run.output).toBe(0);
   }, 240_000);
 
@@ -166,7 +179,10 @@ describe("the official MCP conformance suite", () => {
     try {
       const { tools } = await client.listTools();
       const structured = tools.find((t) => t.name === "test_structured_output");
-      expect(structured).toMatchObject({ annotations: { readOnlyHint: true, openWorldHint: false }, outputSchema: { type: "object", required: ["celsius"] } });
+      expect(structured).toMatchObject({
+        annotations: { readOnlyHint: true, openWorldHint: false },
+        outputSchema: { type: "object", required: ["celsius"] },
+      });
       expect(tools.find((t) => t.name === "test_needs_approval")?.annotations).toEqual({ destructiveHint: true });
       const result = await client.callTool({ name: "test_structured_output", arguments: {} });
       expect(result.structuredContent).toEqual({ celsius: 21.5 });

@@ -39,7 +39,9 @@ describe("An MCP server behind OAuth", () => {
 
     let snapshot = await snapshotOf(session);
     expect(snapshot.tools.filter((t) => t.startsWith("secure_"))).toEqual([]);
-    expect(snapshot.mcpServers).toEqual([{ name: "secure", source: "deployer", status: "authRequired", authorizationUrl: required.authorizationUrl }]);
+    expect(snapshot.mcpServers).toEqual([
+      { name: "secure", source: "deployer", status: "authRequired", authorizationUrl: required.authorizationUrl },
+    ]);
 
     const location = await approve(required.authorizationUrl);
     expect(`${location.origin}${location.pathname}`).toBe("http://edge.test/v1/mcp/oauth/callback");
@@ -54,12 +56,18 @@ describe("An MCP server behind OAuth", () => {
     snapshot = await snapshotOf(session);
     expect(snapshot.mcpServers).toEqual([{ name: "secure", source: "deployer", status: "ready" }]);
     // The registry lists its tools with the Worker's tokens.
-    expect((await registry()).find((s) => s.server === "secure")).toMatchObject({ tools: expect.arrayContaining([expect.objectContaining({ name: "secure_whoami" })]) });
+    expect((await registry()).find((s) => s.server === "secure")).toMatchObject({
+      tools: expect.arrayContaining([expect.objectContaining({ name: "secure_whoami" })]),
+    });
 
     await script(session, { toolCalls: [{ id: "w1", name: "secure_whoami", arguments: {} }] }, { text: "first" });
     await send(session, "who am I?");
     let end = (await events.until("toolExecEnd")).at(-1)!;
-    expect(end.json).toMatchObject({ toolName: "secure_whoami", isError: false, result: { content: [{ text: "whoami called by an authorized client" }] } });
+    expect(end.json).toMatchObject({
+      toolName: "secure_whoami",
+      isError: false,
+      result: { content: [{ text: "whoami called by an authorized client" }] },
+    });
     await events.until("runEnd");
 
     // The access token expires: the next call gets a 401, refreshes, and goes through.
@@ -118,7 +126,12 @@ describe("An MCP server behind OAuth", () => {
 
   it("completes nothing for a state no holder issued", async () => {
     const session = await createSession({ mcpServers: [] });
-    const forged = ["w.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", `s.${session.id}.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`, "x", `s.${session.id}`];
+    const forged = [
+      "w.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+      `s.${session.id}.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`,
+      "x",
+      `s.${session.id}`,
+    ];
     for (const state of forged) {
       const res = await SELF.fetch(`http://edge.test/v1/mcp/oauth/callback?state=${encodeURIComponent(state)}&code=abc`);
       expect(res.status).toBe(400);

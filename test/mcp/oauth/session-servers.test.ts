@@ -5,7 +5,8 @@ import { api, createSession, llmRequests, openEvents, script, send, snapshotOf, 
 import { toolsOnceListed, waitFor } from "../workers/support.ts";
 
 const base = () => inject("oauthMcpUrl");
-const addServer = (session: TestSession, json: unknown) => api(`/v1/sessions/${session.id}/mcp-servers`, { method: "POST", key: session.key, json });
+const addServer = (session: TestSession, json: unknown) =>
+  api(`/v1/sessions/${session.id}/mcp-servers`, { method: "POST", key: session.key, json });
 
 describe("MCP servers a session adds", () => {
   it("refuses URLs outside MCP_ALLOWED_URLS, however the text resembles an allowed prefix", async () => {
@@ -47,7 +48,9 @@ describe("MCP servers a session adds", () => {
     expect((await api(`/v1/sessions/${session.id}/mcp-servers/notes`, { method: "DELETE", key: session.key })).status).toBe(404);
     // Another session's key cannot add to this one.
     const other = await createSession({ mcpServers: [] });
-    expect((await api(`/v1/sessions/${session.id}/mcp-servers`, { method: "POST", key: other.key, json: { name: "y", url } })).status).toBe(403);
+    expect((await api(`/v1/sessions/${session.id}/mcp-servers`, { method: "POST", key: other.key, json: { name: "y", url } })).status).toBe(
+      403,
+    );
   });
 
   it("caps the servers one session may add", async () => {
@@ -61,7 +64,10 @@ describe("MCP servers a session adds", () => {
   it("flags a tool whose definition changed under the same name before the model gets it", async () => {
     const session = await createSession({ mcpServers: [] });
     // Through the client SDK this time.
-    expect(await session.handle.addMcpServer({ name: "drifty", url: `${base()}/open/drifty/mcp` })).toMatchObject({ name: "drifty", status: "ready" });
+    expect(await session.handle.addMcpServer({ name: "drifty", url: `${base()}/open/drifty/mcp` })).toMatchObject({
+      name: "drifty",
+      status: "ready",
+    });
     const events = await openEvents(session);
     await fetch(`${base()}/control/drift`, { method: "POST" });
     const changed = (await events.until("mcpToolsChanged")).at(-1)!;

@@ -20,7 +20,16 @@ async function askedSession() {
   const events = await openEvents(session);
   await send(session, "sign me up");
   const asked = (await events.until("mcpElicitation")).at(-1)!;
-  return { session, events, asked: asked.json as unknown as { elicitationId: string; server: string; message: string; requestedSchema: { properties: Record<string, unknown> } } };
+  return {
+    session,
+    events,
+    asked: asked.json as unknown as {
+      elicitationId: string;
+      server: string;
+      message: string;
+      requestedSchema: { properties: Record<string, unknown> };
+    },
+  };
 }
 
 describe("an MCP server's elicitation", () => {
@@ -33,7 +42,10 @@ describe("an MCP server's elicitation", () => {
     expect(res.status).toBe(200);
     const end = (await events.until("toolExecEnd")).at(-1)!;
     // The client applies the schema's defaults to fields the person left out (newsletter).
-    expect(end.json).toMatchObject({ isError: false, result: { content: [{ text: 'answer: accept {"name":"Ada","plan":"pro","age":36,"newsletter":false}' }] } });
+    expect(end.json).toMatchObject({
+      isError: false,
+      result: { content: [{ text: 'answer: accept {"name":"Ada","plan":"pro","age":36,"newsletter":false}' }] },
+    });
     expect((await answers()).at(-1)).toEqual({ action: "accept", content: { name: "Ada", plan: "pro", age: 36, newsletter: false } });
     // Answered once: a second answer is a conflict, an unknown id is 404.
     expect((await answer(session, asked.elicitationId, { action: "decline" })).status).toBe(409);

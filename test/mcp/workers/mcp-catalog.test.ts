@@ -22,13 +22,19 @@ describe("GET /v1/tools and the MCP servers", () => {
   it("shows an unreachable server as an error without its address to anyone but the operator", async () => {
     const anonymous = (await listTools({}, { API_TOKEN: "op-token" })).mcp.find((s) => s.server === "dead")!;
     expect(anonymous).toEqual({ server: "dead", requireApproval: false, error: "unreachable" });
-    const operator = (await listTools({ authorization: "Bearer op-token" }, { API_TOKEN: "op-token" })).mcp.find((s) => s.server === "dead")!;
+    const operator = (await listTools({ authorization: "Bearer op-token" }, { API_TOKEN: "op-token" })).mcp.find(
+      (s) => s.server === "dead",
+    )!;
     expect(operator.error).toContain("127.0.0.1:9");
     expect(JSON.stringify(await listTools())).not.toContain("secret-1");
   });
 
   it("names a malformed MCP_SERVERS instead of failing the listing", async () => {
-    const res = await app.fetch(new Request("http://edge.test/v1/tools", { headers: { authorization: "Bearer op" } }), { ...env, API_TOKEN: "op", MCP_SERVERS: "[oops" });
+    const res = await app.fetch(new Request("http://edge.test/v1/tools", { headers: { authorization: "Bearer op" } }), {
+      ...env,
+      API_TOKEN: "op",
+      MCP_SERVERS: "[oops",
+    });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { mcp: unknown[]; mcpError: string };
     expect(body.mcp).toEqual([]);

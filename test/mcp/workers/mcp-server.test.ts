@@ -26,7 +26,8 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));
 });
 
-const textOf = (result: object) => ((result as { content?: unknown }).content as { type: string; text?: string }[]).map((b) => b.text ?? "").join("");
+const textOf = (result: object) =>
+  ((result as { content?: unknown }).content as { type: string; text?: string }[]).map((b) => b.text ?? "").join("");
 
 describe("the /mcp server", () => {
   it("lists the bundled tools with their JSON Schemas, leaving out session-only writeTool", async () => {
@@ -35,13 +36,18 @@ describe("the /mcp server", () => {
     const names = tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(["getTime", "getWeather", "slowEcho", "listTools"]));
     expect(names).not.toContain("writeTool");
-    expect(tools.find((t) => t.name === "slowEcho")).toMatchObject({ title: "Slow Echo", inputSchema: { type: "object", required: ["text"] } });
+    expect(tools.find((t) => t.name === "slowEcho")).toMatchObject({
+      title: "Slow Echo",
+      inputSchema: { type: "object", required: ["text"] },
+    });
   });
 
   it("runs a call and sends the tool's partial results as progress notifications", async () => {
     const client = await connect();
     const progress: { progress: number; message?: string }[] = [];
-    const result = await client.callTool({ name: "slowEcho", arguments: { text: "hi", ms: 30 } }, undefined, { onprogress: (p) => progress.push(p) });
+    const result = await client.callTool({ name: "slowEcho", arguments: { text: "hi", ms: 30 } }, undefined, {
+      onprogress: (p) => progress.push(p),
+    });
     expect(result.isError).toBe(false);
     expect(textOf(result)).toBe("echo: hi");
     expect(progress.map((p) => p.progress)).toEqual([1, 2, 3]);
@@ -75,14 +81,22 @@ describe("the /mcp server", () => {
   it("needs the API token as a bearer when API_TOKEN is set", async () => {
     const guarded: FetchLike = async (url, init) => app.fetch(new Request(url, init), { ...env, API_TOKEN: "mcp-secret" });
     await expect(connect(guarded)).rejects.toThrow();
-    const denied = await guarded("http://edge.test/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+    const denied = await guarded("http://edge.test/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: "{}",
+    });
     expect(denied.status).toBe(401);
     const client = await connect(guarded, { authorization: "Bearer mcp-secret" }, "http://edge.test/mcp");
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
   });
 
   it("refuses a deployed Worker's /mcp to everyone while API_TOKEN is unset", async () => {
-    const res = await SELF.fetch("http://edge.test/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+    const res = await SELF.fetch("http://edge.test/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: "{}",
+    });
     expect(res.status).toBe(403);
   });
 });

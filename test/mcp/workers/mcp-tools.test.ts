@@ -21,7 +21,11 @@ describe("MCP servers' tools in a session", () => {
     const events = await openEvents(session);
     await send(session, "echo it");
     const end = (await events.until("toolExecEnd")).at(-1)!;
-    expect(end.json).toMatchObject({ toolName: "mock_echo", isError: false, result: { content: [{ type: "text", text: `echo: ${word}` }] } });
+    expect(end.json).toMatchObject({
+      toolName: "mock_echo",
+      isError: false,
+      result: { content: [{ type: "text", text: `echo: ${word}` }] },
+    });
     await events.until("runEnd");
     const toolMessage = (await llmRequests(session))[1]!.body.messages.find((m) => m.role === "tool");
     expect(toolMessage?.content).toBe(`echo: ${word}`);
@@ -114,7 +118,11 @@ describe("MCP servers' tools in a session", () => {
     await send(session, "what time");
     const asked = (await events.until("toolApprovalRequired")).at(-1)!;
     expect(asked.json.toolName).toBe("gated_clock");
-    const decided = await api(`/v1/sessions/${session.id}/tool-calls/${asked.json.toolCallId}/approval`, { method: "POST", key: session.key, json: { approve: true } });
+    const decided = await api(`/v1/sessions/${session.id}/tool-calls/${asked.json.toolCallId}/approval`, {
+      method: "POST",
+      key: session.key,
+      json: { approve: true },
+    });
     expect(decided.status).toBe(200);
     const end = (await events.until("toolExecEnd")).at(-1)!;
     expect(end.json).toMatchObject({ isError: false, result: { content: [{ text: "tick" }] } });
@@ -133,7 +141,11 @@ describe("MCP servers' tools in a session", () => {
   it("asks a human before an MCP tool after PATCH requireApproval names it", async () => {
     const session = await createSession({ mcpServers: ["mock"] });
     await toolsOnceListed(session, ["mock_clock"]);
-    const patched = await api(`/v1/sessions/${session.id}`, { method: "PATCH", key: session.key, json: { requireApproval: ["mock_clock"] } });
+    const patched = await api(`/v1/sessions/${session.id}`, {
+      method: "PATCH",
+      key: session.key,
+      json: { requireApproval: ["mock_clock"] },
+    });
     expect(patched.status).toBe(200);
     expect(await patched.json()).toEqual({ requireApproval: ["mock_clock"] });
     await script(session, { toolCalls: [{ id: "c2", name: "mock_clock", arguments: {} }] }, { text: "asked" });
@@ -148,7 +160,11 @@ describe("MCP servers' tools in a session", () => {
     expect(created.status).toBe(400);
     expect(((await created.json()) as { error: { message: string } }).error.message).toBe("Unknown tool(s): legacy_echo");
     const session = await createSession({ mcpServers: ["mock"] });
-    const patched = await api(`/v1/sessions/${session.id}`, { method: "PATCH", key: session.key, json: { requireApproval: ["mock_echo", "gated_clock"] } });
+    const patched = await api(`/v1/sessions/${session.id}`, {
+      method: "PATCH",
+      key: session.key,
+      json: { requireApproval: ["mock_echo", "gated_clock"] },
+    });
     expect(patched.status).toBe(400);
     expect(((await patched.json()) as { error: { message: string } }).error.message).toBe("Unknown tool(s): gated_clock");
   });
@@ -199,6 +215,8 @@ describe("MCP servers' tools in a session", () => {
     const request = new Request("http://edge.test/v1/sessions", { method: "POST" });
     const res = await app.fetch(request, { ...env, MCP_SERVERS: '[{"name":"x","url":"not a url"}]' });
     expect(res.status).toBe(500);
-    expect(await res.json()).toEqual({ error: { code: "misconfigured", message: expect.stringContaining("MCP_SERVERS is invalid: [0].url") } });
+    expect(await res.json()).toEqual({
+      error: { code: "misconfigured", message: expect.stringContaining("MCP_SERVERS is invalid: [0].url") },
+    });
   });
 });

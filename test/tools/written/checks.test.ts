@@ -12,7 +12,6 @@ import { writeToolInput } from "./support.ts";
 
 const inUse: NamesInUse = { bundled: ["getTime", "getWeather", "writeTool", "listTools"], written: ["searchWine"] };
 
-
 const problemsOf = (overrides: Partial<WriteToolInput>, names: NamesInUse = inUse): string[] => {
   const result = checkWriteToolInput(writeToolInput(overrides), names);
   return result.ok ? [] : result.problems;
@@ -79,8 +78,12 @@ describe("writeTool's checks", () => {
   it("enforce the size limits of schema and code", () => {
     const big = { type: "object", properties: { a: { type: "string", description: "x".repeat(MAX_SCHEMA_BYTES) } } };
     expect(problemsOf({ inputSchema: big })[0]).toMatch(/^inputSchema is \d+ bytes; the limit is 16384$/);
-    expect(problemsOf({ executeCode: `return ${"1".repeat(MAX_EXECUTE_CODE_BYTES)};` })[0]).toMatch(/^executeCode is \d+ bytes; the limit is 32768$/);
-    expect(problemsOf({ prepareCode: `return ${"1".repeat(MAX_HOOK_CODE_BYTES)};` })[0]).toMatch(/^prepareCode is \d+ bytes; the limit is 8192$/);
+    expect(problemsOf({ executeCode: `return ${"1".repeat(MAX_EXECUTE_CODE_BYTES)};` })[0]).toMatch(
+      /^executeCode is \d+ bytes; the limit is 32768$/,
+    );
+    expect(problemsOf({ prepareCode: `return ${"1".repeat(MAX_HOOK_CODE_BYTES)};` })[0]).toMatch(
+      /^prepareCode is \d+ bytes; the limit is 8192$/,
+    );
   });
 
   it("report where a code body fails the scan", () => {

@@ -6,7 +6,8 @@ import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { DRAFT_COMPATIBILITY_DATE } from "../../../src/tools/written/draft-tool.ts";
 
-const compatibilityDateOf = async (file: string) => (await readFile(new URL(`../../../${file}`, import.meta.url), "utf8")).match(/^compatibility_date\s*=\s*"([^"]+)"/m)?.[1];
+const compatibilityDateOf = async (file: string) =>
+  (await readFile(new URL(`../../../${file}`, import.meta.url), "utf8")).match(/^compatibility_date\s*=\s*"([^"]+)"/m)?.[1];
 
 describe("compatibility date", () => {
   it("is the same for drafts, the Worker and the test Worker", async () => {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { indexMetadata, MAX_METADATA_BYTES, summaryFromMetadata, type WrittenToolSummary } from "../../../src/tools/written/index-summary.ts";
+import {
+  indexMetadata,
+  MAX_METADATA_BYTES,
+  summaryFromMetadata,
+  type WrittenToolSummary,
+} from "../../../src/tools/written/index-summary.ts";
 import type { WrittenToolEntry } from "../../../src/tools/written/spec.ts";
 import { MAX_INDEX_ROWS } from "../../../src/tools/written/tool-index.ts";
 import { checkIndexBounds, MAX_DRAFTS_PER_SESSION } from "../../../src/tools/written/write-tool.ts";
@@ -45,7 +50,14 @@ describe("bounds of the written-tool index", () => {
     const metadata = indexMetadata(entry);
     expect(new TextEncoder().encode(JSON.stringify(metadata)).length).toBeLessThanOrEqual(MAX_METADATA_BYTES);
     const back = summaryFromMetadata("big", metadata)!;
-    expect(back).toMatchObject({ name: "big", version: 1, status: "rejected", label: entry.label, hash: entry.hash, rejectedAt: entry.rejectedAt });
+    expect(back).toMatchObject({
+      name: "big",
+      version: 1,
+      status: "rejected",
+      label: entry.label,
+      hash: entry.hash,
+      rejectedAt: entry.rejectedAt,
+    });
     expect(back.error!.endsWith("...")).toBe(true);
     expect(back.description.startsWith("日本")).toBe(true);
   });

@@ -30,17 +30,28 @@ describe("the redeploy hook", () => {
 
   it("POSTs the tool's name, version and hash with the shared secret as a bearer token", async () => {
     const seen: Seen[] = [];
-    const outcome = await requestRedeploy({ REDEPLOY_HOOK_URL: "https://hook.example/x", REDEPLOY_HOOK_SECRET: "s3cret" }, entry, recordingFetch(204, seen));
+    const outcome = await requestRedeploy(
+      { REDEPLOY_HOOK_URL: "https://hook.example/x", REDEPLOY_HOOK_SECRET: "s3cret" },
+      entry,
+      recordingFetch(204, seen),
+    );
     expect(outcome).toEqual({ requested: true, status: 204 });
     expect(seen).toHaveLength(1);
     expect(seen[0]!.url).toBe("https://hook.example/x");
     expect(seen[0]!.init.method).toBe("POST");
     expect((seen[0]!.init.headers as Record<string, string>).authorization).toBe("Bearer s3cret");
-    expect(JSON.parse(String(seen[0]!.init.body))).toEqual({ event_type: "redeploy-tools", client_payload: { name: "addNumbers", version: 2, hash: "ab12" } });
+    expect(JSON.parse(String(seen[0]!.init.body))).toEqual({
+      event_type: "redeploy-tools",
+      client_payload: { name: "addNumbers", version: 2, hash: "ab12" },
+    });
   });
 
   it("reports a hook that answers with an error status", async () => {
-    const outcome = await requestRedeploy({ REDEPLOY_HOOK_URL: "https://hook.example/x", REDEPLOY_HOOK_SECRET: "s" }, entry, recordingFetch(500, []));
+    const outcome = await requestRedeploy(
+      { REDEPLOY_HOOK_URL: "https://hook.example/x", REDEPLOY_HOOK_SECRET: "s" },
+      entry,
+      recordingFetch(500, []),
+    );
     expect(outcome).toEqual({ requested: false, reason: "the redeploy hook answered HTTP 500: an operator must run `npm run redeploy`" });
   });
 
@@ -49,6 +60,9 @@ describe("the redeploy hook", () => {
       throw new Error("connection refused");
     }) as typeof fetch;
     const outcome = await requestRedeploy({ REDEPLOY_HOOK_URL: "https://hook.example/x", REDEPLOY_HOOK_SECRET: "s" }, entry, failing);
-    expect(outcome).toEqual({ requested: false, reason: "the redeploy hook failed (connection refused): an operator must run `npm run redeploy`" });
+    expect(outcome).toEqual({
+      requested: false,
+      reason: "the redeploy hook failed (connection refused): an operator must run `npm run redeploy`",
+    });
   });
 });

@@ -20,7 +20,8 @@ async function importModule(code: string, loader: "ts" | "js"): Promise<Record<s
   const { code: js } = await transform(code, { loader, format: "esm" });
   return import(`data:text/javascript;base64,${Buffer.from(js).toString("base64")}`) as Promise<Record<string, unknown>>;
 }
-const toolOf = async (s: WrittenToolSpec): Promise<AgentTool> => ((await importModule(renderToolSource(s, meta).code, "ts")).getTool as () => AgentTool)();
+const toolOf = async (s: WrittenToolSpec): Promise<AgentTool> =>
+  ((await importModule(renderToolSource(s, meta).code, "ts")).getTool as () => AgentTool)();
 
 describe("the rendered tool file", () => {
   it("starts with the written-tool marker and names its version and author", () => {
@@ -30,27 +31,45 @@ describe("the rendered tool file", () => {
   });
 
   it("imports nothing at run time", () => {
-    const imports = renderToolSource(spec(), meta).code.split("\n").filter((l) => l.startsWith("import "));
-    expect(imports).toEqual(['import type { AgentTool, AgentToolResult, OnPartialResult, ToolArguments, ToolExecutionContext } from "../src/core/types.ts";']);
+    const imports = renderToolSource(spec(), meta)
+      .code.split("\n")
+      .filter((l) => l.startsWith("import "));
+    expect(imports).toEqual([
+      'import type { AgentTool, AgentToolResult, OnPartialResult, ToolArguments, ToolExecutionContext } from "../src/core/types.ts";',
+    ]);
   });
 
   it("exports getTool() returning the spec's tool", async () => {
     const tool = await toolOf(spec({ parallel: true }));
-    expect(tool).toMatchObject({ name: "addNumbers", label: "Add Numbers", description: "Adds a and b.", inputSchema: spec().inputSchema, parallelToolExecute: true });
+    expect(tool).toMatchObject({
+      name: "addNumbers",
+      label: "Add Numbers",
+      description: "Adds a and b.",
+      inputSchema: spec().inputSchema,
+      parallelToolExecute: true,
+    });
     expect(tool.prepareArguments).toBeUndefined();
     expect(tool.validateRequiredArgs).toBeUndefined();
   });
 
   it("turns a returned string into a text result", async () => {
     const tool = await toolOf(spec());
-    expect(await tool.execute("c", { a: 2, b: 3 }, undefined, () => {})).toEqual({ content: [{ type: "text", text: "sum: 5" }], details: {}, terminate: false });
+    expect(await tool.execute("c", { a: 2, b: 3 }, undefined, () => {})).toEqual({
+      content: [{ type: "text", text: "sum: 5" }],
+      details: {},
+      terminate: false,
+    });
   });
 
   it("sends other returned values as JSON and passes result-shaped objects through", async () => {
     const json = await toolOf(spec({ executeCode: "return { sum: args.a + args.b };" }));
     expect((await json.execute("c", { a: 1, b: 1 }, undefined, () => {})).content).toEqual([{ type: "text", text: '{"sum":2}' }]);
     const shaped = await toolOf(spec({ executeCode: "return { content: [{ type: 'text', text: 'hi' }], details: { n: 1 } };" }));
-    expect(await shaped.execute("c", {}, undefined, () => {})).toEqual({ content: [{ type: "text", text: "hi" }], details: { n: 1 }, terminate: false });
+    expect(await shaped.execute("c", {}, undefined, () => {})).toEqual({
+      content: [{ type: "text", text: "hi" }],
+      details: { n: 1 },
+      terminate: false,
+    });
   });
 
   it("gives the code a context with the session and call ids but no host bindings", async () => {
@@ -60,7 +79,9 @@ describe("the rendered tool file", () => {
   });
 
   it("wires prepareCode and validateCode to the contract's hooks", async () => {
-    const tool = await toolOf(spec({ prepareCode: "return { ...args, a: Number(args.a) };", validateCode: "if (args.a < 0) return 'a must not be negative';" }));
+    const tool = await toolOf(
+      spec({ prepareCode: "return { ...args, a: Number(args.a) };", validateCode: "if (args.a < 0) return 'a must not be negative';" }),
+    );
     expect(tool.prepareArguments?.({ a: "4", b: 1 })).toEqual({ a: 4, b: 1 });
     expect(tool.validateRequiredArgs?.({ a: -1, b: 1 })).toBe("a must not be negative");
     expect(tool.validateRequiredArgs?.({ a: 1, b: 1 })).toBeUndefined();
@@ -70,7 +91,12 @@ describe("the rendered tool file", () => {
     const executeCode = "const s = `line one\n  line two`;\nreturn s;";
     const { code, lines } = renderToolSource(spec({ executeCode }), meta);
     const start = lines.executeCode!;
-    expect(code.split("\n").slice(start - 1, start + 2).join("\n")).toBe(executeCode);
+    expect(
+      code
+        .split("\n")
+        .slice(start - 1, start + 2)
+        .join("\n"),
+    ).toBe(executeCode);
   });
 });
 

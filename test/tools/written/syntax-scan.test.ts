@@ -56,7 +56,9 @@ describe("the code-body scan", () => {
 
 describe("scanCodeBody on the bypasses of its earlier versions", () => {
   it("reads a slash after a keyword used as a property name as a division (o.return /1; } …)", () => {
-    expect(scanCodeBody("const o = {}; o.return /1; } globalThis.x = 1; { /x/")).toMatchObject({ message: expect.stringContaining('unmatched "}"') });
+    expect(scanCodeBody("const o = {}; o.return /1; } globalThis.x = 1; { /x/")).toMatchObject({
+      message: expect.stringContaining('unmatched "}"'),
+    });
   });
 
   it("ends a line comment at a carriage return or U+2028, as JavaScript does", () => {

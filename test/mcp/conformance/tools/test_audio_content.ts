@@ -7,6 +7,10 @@ export function getTool(): AgentTool {
     label: "Audio content",
     description: "Returns audio content",
     inputSchema: { type: "object", properties: {} },
-    execute: () => ({ content: [{ type: "audio", data: "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=", mimeType: "audio/wav" }], details: {}, terminate: false }),
+    execute: () => ({
+      content: [{ type: "audio", data: "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=", mimeType: "audio/wav" }],
+      details: {},
+      terminate: false,
+    }),
   };
 }

@@ -13,11 +13,18 @@ export function getTool(): AgentTool {
         message: String(args.message),
         requestedSchema: {
           type: "object",
-          properties: { username: { type: "string", description: "User's response" }, email: { type: "string", description: "User's email address" } },
+          properties: {
+            username: { type: "string", description: "User's response" },
+            email: { type: "string", description: "User's email address" },
+          },
           required: ["username", "email"],
         },
       });
-      return { content: [{ type: "text", text: `User response: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}` }], details: {}, terminate: false };
+      return {
+        content: [{ type: "text", text: `User response: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}` }],
+        details: {},
+        terminate: false,
+      };
     },
   };
 }

@@ -23,7 +23,13 @@ export function getTool(): AgentTool {
           required: [],
         },
       });
-      return { content: [{ type: "text", text: `Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}` }], details: {}, terminate: false };
+      return {
+        content: [
+          { type: "text", text: `Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}` },
+        ],
+        details: {},
+        terminate: false,
+      };
     },
   };
 }

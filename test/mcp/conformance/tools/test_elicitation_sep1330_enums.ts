@@ -24,8 +24,19 @@ export function getTool(): AgentTool {
                 { const: "value3", title: "Third Option" },
               ],
             },
-            legacyEnum: { type: "string", description: "Select one option (legacy)", enum: ["opt1", "opt2", "opt3"], enumNames: ["Option One", "Option Two", "Option Three"] },
-            untitledMulti: { type: "array", description: "Select multiple options", minItems: 1, maxItems: 3, items: { type: "string", enum: ["option1", "option2", "option3"] } },
+            legacyEnum: {
+              type: "string",
+              description: "Select one option (legacy)",
+              enum: ["opt1", "opt2", "opt3"],
+              enumNames: ["Option One", "Option Two", "Option Three"],
+            },
+            untitledMulti: {
+              type: "array",
+              description: "Select multiple options",
+              minItems: 1,
+              maxItems: 3,
+              items: { type: "string", enum: ["option1", "option2", "option3"] },
+            },
             titledMulti: {
               type: "array",
               description: "Select multiple options with titles",
@@ -43,7 +54,13 @@ export function getTool(): AgentTool {
           required: [],
         },
       });
-      return { content: [{ type: "text", text: `Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}` }], details: {}, terminate: false };
+      return {
+        content: [
+          { type: "text", text: `Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}` },
+        ],
+        details: {},
+        terminate: false,
+      };
     },
   };
 }

@@ -8,7 +8,12 @@ export function getTool(): AgentTool {
     description: "Returns an embedded resource",
     inputSchema: { type: "object", properties: {} },
     execute: () => ({
-      content: [{ type: "resource", resource: { uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." } }],
+      content: [
+        {
+          type: "resource",
+          resource: { uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." },
+        },
+      ],
       details: {},
       terminate: false,
     }),

@@ -7,6 +7,16 @@ export function getTool(): AgentTool {
     label: "Image content",
     description: "Returns image content",
     inputSchema: { type: "object", properties: {} },
-    execute: () => ({ content: [{ type: "image", data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==", mimeType: "image/png" }], details: {}, terminate: false }),
+    execute: () => ({
+      content: [
+        {
+          type: "image",
+          data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==",
+          mimeType: "image/png",
+        },
+      ],
+      details: {},
+      terminate: false,
+    }),
   };
 }
