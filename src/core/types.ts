@@ -160,7 +160,7 @@ export type ToolExecutionContext = {
   registerDraft?: (tool: AgentTool) => boolean;
   /** With "registerDraft": the bundled tools' names, which a draft can never take. */
   bundledToolNames?: () => readonly string[];
-  /** Capability "subAgent": runs a child session for a sub-agent call (src/session/sub-agent-calls.ts). */
+  /** Capability "subAgent": runs a child session for a sub-agent call (src/session/sub-agents/sub-agent-calls.ts). */
   runSubAgent?: RunSubAgent;
   /** Capability "schedules": the calling session's schedules (the schedule tools). */
   schedules?: ScheduleAccess;

@@ -1,14 +1,14 @@
 /**
  * The Worker's side of a session's event stream: it holds the browser's SSE response and follows the
- * session's Durable Object through one hibernatable WebSocket (src/session/event-sockets.ts), writing what
+ * session's Durable Object through one hibernatable WebSocket (src/session/events/event-sockets.ts), writing what
  * arrives to the response and sending the heartbeats itself. So an idle stream keeps no request, timer or
  * stream open in the object, which can sleep; the Worker waits on I/O and uses no CPU in between.
  * Invariants: bytes reach the browser in the order the object sent them; a reader that falls behind the
  * live-stream bound, or leaves, ends both sides (it reconnects with Last-Event-ID and replays from the log).
  */
-import { EVENT_SOCKET_HEADERS } from "../session/event-sockets.ts";
+import { EVENT_SOCKET_HEADERS } from "../session/events/event-sockets.ts";
 import type { SessionFailure } from "../session/session-result.ts";
-import { createLiveStream, HEARTBEAT_MS } from "../session/live-stream.ts";
+import { createLiveStream, HEARTBEAT_MS } from "../session/events/live-stream.ts";
 import { SSE_HEADERS } from "../wire/sse.ts";
 import { settle } from "./failure-status.ts";
 

@@ -3,8 +3,8 @@
  * erase all of the session's storage, keeping only a small tombstone so later requests answer 410
  * instead of 404. Called by AgentSession; the tombstone is the only row left in the object.
  */
-import { SessionMeta } from "./session-meta.ts";
-import { migrate } from "./session-schema.ts";
+import { SessionMeta } from "./storage/session-meta.ts";
+import { migrate } from "./storage/session-schema.ts";
 
 export type Tombstone = { id: string; erasedAt: number; reason: "deleted" | "expired" };
 

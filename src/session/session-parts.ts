@@ -7,20 +7,20 @@
 import type { AgentState, ToolStore } from "../core/index.ts";
 import type { SessionMcpTools } from "../mcp/attach.ts";
 import type { McpOAuthStore } from "../mcp/oauth-store.ts";
-import type { ApprovalGate } from "./approval-gate.ts";
-import type { ElicitationGate } from "./elicitation-gate.ts";
-import type { LiveFanout } from "./live-fanout.ts";
-import type { EventLog } from "./event-log.ts";
-import type { EventSink } from "./event-sink.ts";
-import type { EventSockets } from "./event-sockets.ts";
-import type { MessageStore } from "./message-store.ts";
-import type { OutputWaiters } from "./output-waiters.ts";
-import type { RunRecord } from "./run-record.ts";
-import type { SessionMeta, SessionSettings } from "./session-meta.ts";
-import type { SessionQueues } from "./session-queues.ts";
-import type { StepWrites } from "./step-writes.ts";
-import type { SubAgentCalls } from "./sub-agent-calls.ts";
-import type { ScheduleStore } from "./schedule-store.ts";
+import type { ApprovalGate } from "./human/approval-gate.ts";
+import type { ElicitationGate } from "./human/elicitation-gate.ts";
+import type { LiveFanout } from "./events/live-fanout.ts";
+import type { EventLog } from "./events/event-log.ts";
+import type { EventSink } from "./events/event-sink.ts";
+import type { EventSockets } from "./events/event-sockets.ts";
+import type { MessageStore } from "./storage/message-store.ts";
+import type { OutputWaiters } from "./run/output-waiters.ts";
+import type { RunRecord } from "./run/run-record.ts";
+import type { SessionMeta, SessionSettings } from "./storage/session-meta.ts";
+import type { SessionQueues } from "./storage/session-queues.ts";
+import type { StepWrites } from "./run/step-writes.ts";
+import type { SubAgentCalls } from "./sub-agents/sub-agent-calls.ts";
+import type { ScheduleStore } from "../schedules/schedule-store.ts";
 
 export type SessionParts = {
   settings: SessionSettings;

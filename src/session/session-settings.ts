@@ -5,8 +5,8 @@
  * has (its drafts, its MCP servers' tools), so it is the one that checks the names.
  */
 import type { ToolStore } from "../core/index.ts";
-import { isApprovalName } from "./approval-names.ts";
-import type { SessionMeta, SessionSettings } from "./session-meta.ts";
+import { isApprovalName } from "./human/approval-names.ts";
+import type { SessionMeta, SessionSettings } from "./storage/session-meta.ts";
 import { ok, refuse, type SessionResult } from "./session-result.ts";
 
 export type SettingsPatch = { requireApproval?: string[] };

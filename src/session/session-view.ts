@@ -5,7 +5,7 @@
  * (src/wire/snapshot.ts), which the client SDK re-exports.
  */
 import type { SessionSnapshot } from "../wire/snapshot.ts";
-import { QUEUE_CAPACITY } from "./session-queues.ts";
+import { QUEUE_CAPACITY } from "./storage/session-queues.ts";
 import type { Session } from "./session.ts";
 
 /** Messages in the snapshot's page: a screenful of conversation; older ones via GET …/messages?before=. */

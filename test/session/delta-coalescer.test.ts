@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/core/index.ts";
-import { DELTA_FLUSH_CHARS, DELTA_FLUSH_MS, DeltaCoalescer } from "../../src/session/delta-coalescer.ts";
+import { DELTA_FLUSH_CHARS, DELTA_FLUSH_MS, DeltaCoalescer } from "../../src/session/run/delta-coalescer.ts";
 import { sleep } from "../support/time.ts";
 
 describe("DeltaCoalescer", () => {

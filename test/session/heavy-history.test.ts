@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { MAX_PAGE_BYTES } from "../../src/session/message-store.ts";
+import { MAX_PAGE_BYTES } from "../../src/session/storage/message-store.ts";
 import { api, createSession, nextResponse, openEvents, script, SseReader, type TestSession } from "./support.ts";
 
 const IMAGES = 23;

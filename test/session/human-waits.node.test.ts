@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { HumanWaits, type WaitEnd } from "../../src/session/human-waits.ts";
+import { HumanWaits, type WaitEnd } from "../../src/session/human/human-waits.ts";
 
 const closedBy = (end: WaitEnd) => `closed by ${end}`;
 

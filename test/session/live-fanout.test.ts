@@ -3,7 +3,7 @@
  * chunk in publish order, a subscriber joining mid-burst gets none of the burst twice, and closing flushes.
  */
 import { describe, expect, it } from "vitest";
-import { LiveFanout } from "../../src/session/live-fanout.ts";
+import { LiveFanout } from "../../src/session/events/live-fanout.ts";
 
 const decoder = new TextDecoder();
 

@@ -7,7 +7,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { describe, expect, it } from "vitest";
 import type { AssistantMessage } from "../../src/core/index.ts";
 import type { AgentSession } from "../../src/session/agent-session.ts";
-import type { SessionMeta } from "../../src/session/session-meta.ts";
+import type { SessionMeta } from "../../src/session/storage/session-meta.ts";
 import { textOf } from "../support/text.ts";
 import { api, createSession, nextResponse, openEvents, script, send, snapshotOf, type TestSession } from "./support.ts";
 

@@ -6,9 +6,9 @@
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentMessage } from "../../src/core/index.ts";
-import { windowStart } from "../../src/session/memory-window.ts";
-import { MessageStore } from "../../src/session/message-store.ts";
-import { StepWrites } from "../../src/session/step-writes.ts";
+import { windowStart } from "../../src/session/run/memory-window.ts";
+import { MessageStore } from "../../src/session/storage/message-store.ts";
+import { StepWrites } from "../../src/session/run/step-writes.ts";
 import { api, createSession, llmRequests, nextResponse, script, send, snapshotOf, type TestSession } from "./support.ts";
 
 type Page = { messages: { role: string; content: { type: string; text?: string }[] }[]; before: number | null };

@@ -7,7 +7,7 @@
 import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AgentSession } from "../../src/session/agent-session.ts";
-import { fireDueSchedules } from "../../src/session/schedule-firing.ts";
+import { fireDueSchedules } from "../../src/schedules/schedule-firing.ts";
 import type { Session } from "../../src/session/session.ts";
 import { sleep } from "../support/time.ts";
 import { createSession, llmRequests, script, snapshotOf, type TestSession } from "./support.ts";

@@ -6,7 +6,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { expect, it } from "vitest";
 import type { AssistantMessage, UserMessage } from "../../src/core/index.ts";
-import { QUEUE_CAPACITY, SessionQueues, type QueueDepths } from "../../src/session/session-queues.ts";
+import { QUEUE_CAPACITY, SessionQueues, type QueueDepths } from "../../src/session/storage/session-queues.ts";
 import { createSession } from "./support.ts";
 
 async function inSession<T>(fn: (sql: SqlStorage) => T): Promise<T> {

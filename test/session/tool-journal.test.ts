@@ -6,8 +6,8 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { StepWrites } from "../../src/session/step-writes.ts";
-import { SqlToolJournal } from "../../src/session/tool-journal.ts";
+import { StepWrites } from "../../src/session/run/step-writes.ts";
+import { SqlToolJournal } from "../../src/session/run/tool-journal.ts";
 import { createSession } from "./support.ts";
 
 async function inSession<T>(fn: (sql: SqlStorage, writes: StepWrites) => T | Promise<T>): Promise<T> {

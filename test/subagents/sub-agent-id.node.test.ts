@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { readMaxSubAgentDepth } from "../../src/env-vars.ts";
 import { SESSION_ID_PATTERN } from "../../src/http/auth.ts";
-import { childSessionId, type ChildIdentity } from "../../src/session/sub-agent-id.ts";
+import { childSessionId, type ChildIdentity } from "../../src/session/sub-agents/sub-agent-id.ts";
 
 const call: ChildIdentity = { parentId: "s_AAAAAAAAAAAAAAAAAAAAAA", runId: "run-1", toolCallId: "call_0", parentKeyHash: "ab".repeat(32) };
 

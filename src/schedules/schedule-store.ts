@@ -6,8 +6,8 @@
  * capability. The next wake-up is one indexed read; nothing here touches more than one row per schedule.
  */
 import type { ScheduleListing } from "../core/index.ts";
-import { checkSchedule, nextDueAfter, type ScheduleKind, type ScheduleLimits, type ScheduleRequest } from "../schedules/schedule-spec.ts";
-import { ok, refuse, type SessionResult } from "./session-result.ts";
+import { checkSchedule, nextDueAfter, type ScheduleKind, type ScheduleLimits, type ScheduleRequest } from "./schedule-spec.ts";
+import { ok, refuse, type SessionResult } from "../session/session-result.ts";
 
 /** How soon a due schedule is tried again when the input queue was full at its due time. */
 export const SCHEDULE_RETRY_MS = 1_000;

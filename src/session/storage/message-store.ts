@@ -6,10 +6,10 @@
  * its only writer (`append`, one row per message, waiting with the step's other writes: step-writes.ts);
  * reads see stored messages.
  */
-import { fitJson, type AgentMessage } from "../core/index.ts";
-import type { MessagePage } from "../wire/snapshot.ts";
-import { windowStart } from "./memory-window.ts";
-import type { StepWrites } from "./step-writes.ts";
+import { fitJson, type AgentMessage } from "../../core/index.ts";
+import type { MessagePage } from "../../wire/snapshot.ts";
+import { windowStart } from "../run/memory-window.ts";
+import type { StepWrites } from "../run/step-writes.ts";
 
 /** Rows read per query while loading the window backwards. */
 const WINDOW_READ_ROWS = 256;

@@ -7,15 +7,15 @@
  * Invariants: the same call always re-attaches to the same child, resuming the relay after the last event
  * the parent stored; a child's usage comes back as the result's usage (the run driver adds it up).
  */
-import type { AgentToolResult, OnPartialResult, RunSubAgent, StopReason, SubAgentRequest, Usage } from "../core/index.ts";
-import type { AppEnv } from "../env.ts";
-import { readMaxSubAgentDepth } from "../env-vars.ts";
-import { bundledRegistry } from "../tools/catalog.ts";
-import { isSubAgent } from "../tools/define-tool.ts";
-import { SseParser } from "../wire/sse-parser.ts";
-import type { EventLog } from "./event-log.ts";
-import type { SessionSettings } from "./session-meta.ts";
-import type { SessionResult } from "./session-result.ts";
+import type { AgentToolResult, OnPartialResult, RunSubAgent, StopReason, SubAgentRequest, Usage } from "../../core/index.ts";
+import type { AppEnv } from "../../env.ts";
+import { readMaxSubAgentDepth } from "../../env-vars.ts";
+import { bundledRegistry } from "../../tools/catalog.ts";
+import { isSubAgent } from "../../tools/define-tool.ts";
+import { SseParser } from "../../wire/sse-parser.ts";
+import type { EventLog } from "../events/event-log.ts";
+import type { SessionSettings } from "../storage/session-meta.ts";
+import type { SessionResult } from "../session-result.ts";
 import { childSessionId } from "./sub-agent-id.ts";
 
 /** How a sub-agent call ended, as its parent hands it back. */

@@ -7,16 +7,16 @@
  * same synchronous block as storing its log row, so they commit together; then takeResponse's waiters
  * wake. Called by the run driver (the loop's events), the approval gate and the MCP attachment.
  */
-import type { AgentEvent } from "../core/index.ts";
-import type { RunLog } from "../observability/run-log.ts";
-import type { SessionTracing } from "../observability/session-tracing.ts";
+import type { AgentEvent } from "../../core/index.ts";
+import type { RunLog } from "../../observability/run-log.ts";
+import type { SessionTracing } from "../../observability/session-tracing.ts";
 import type { LiveFanout } from "./live-fanout.ts";
 import type { EventLog } from "./event-log.ts";
-import type { OutputWaiters } from "./output-waiters.ts";
-import type { RunRecord } from "./run-record.ts";
-import type { SessionMeta } from "./session-meta.ts";
-import type { SessionQueues } from "./session-queues.ts";
-import type { StepWrites } from "./step-writes.ts";
+import type { OutputWaiters } from "../run/output-waiters.ts";
+import type { RunRecord } from "../run/run-record.ts";
+import type { SessionMeta } from "../storage/session-meta.ts";
+import type { SessionQueues } from "../storage/session-queues.ts";
+import type { StepWrites } from "../run/step-writes.ts";
 
 type SinkParts = {
   log: EventLog;

@@ -3,9 +3,9 @@
  * puts one on the output queue (the event sink calls wakeAll) or when the session shuts down. Waiters
  * live in memory only; a restart ends their requests, and clients simply ask again.
  */
-import type { AssistantMessage } from "../core/index.ts";
-import type { SessionQueues } from "./session-queues.ts";
-import { ok, type SessionResult } from "./session-result.ts";
+import type { AssistantMessage } from "../../core/index.ts";
+import type { SessionQueues } from "../storage/session-queues.ts";
+import { ok, type SessionResult } from "../session-result.ts";
 
 /** Longest takeResponse wait the API accepts. */
 export const MAX_RESPONSE_WAIT_MS = 60_000;

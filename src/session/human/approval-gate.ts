@@ -5,7 +5,7 @@
  * good (`cancelled`), so a late decision gets 409 and nothing keeps the alarm alive. A resumed run finds
  * the row and waits again (or uses a decision taken while the object was down) without announcing twice.
  */
-import type { AgentEvent, AgentToolCall, ApprovalDecision, ToolArguments } from "../core/index.ts";
+import type { AgentEvent, AgentToolCall, ApprovalDecision, ToolArguments } from "../../core/index.ts";
 import { HumanWaits } from "./human-waits.ts";
 
 export type ApprovalStatus = "waiting" | "approved" | "rejected" | "timeout" | "cancelled";

@@ -3,7 +3,7 @@
  * (the run record's `run` and `usage`, the tombstone, the schema version). Values read or written
  * are remembered (as JSON text): the object is the table's only writer, so a repeated read costs no storage call.
  */
-import type { ToolExecutionMode } from "../core/index.ts";
+import type { ToolExecutionMode } from "../../core/index.ts";
 
 export type SessionSettings = {
   id: string;

@@ -5,7 +5,7 @@
  * request to an unknown id stores nothing). Tables are append-mostly and keyed so a step touches a
  * constant number of rows; each has one owner module that writes it.
  */
-import { MCP_OAUTH_SCHEMA } from "../mcp/oauth-store.ts";
+import { MCP_OAUTH_SCHEMA } from "../../mcp/oauth-store.ts";
 
 /** Ordered steps; append a new one for every schema change, never edit a released one. */
 const MIGRATIONS: readonly string[] = [

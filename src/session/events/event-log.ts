@@ -5,9 +5,9 @@
  * is its only writer (`append`); its rows wait with the step's other writes (step-writes.ts), and
  * `lastSeq` is the newest stored one. The event feed reads it for replays.
  */
-import { fitJson, type AgentEvent } from "../core/index.ts";
-import type { StampedEvent } from "../wire/events.ts";
-import type { StepWrites } from "./step-writes.ts";
+import { fitJson, type AgentEvent } from "../../core/index.ts";
+import type { StampedEvent } from "../../wire/events.ts";
+import type { StepWrites } from "../run/step-writes.ts";
 
 export type StoredEvent = { seq: number; type: string; json: string };
 

@@ -4,8 +4,8 @@
  * row exists from a run's start until its runEnd is stored, in the same commit as that event (the event
  * sink calls `end`), which is how a run a restart interrupted is found. Written by the run driver and the sink.
  */
-import { readUsage, type AgentMessage, type Usage } from "../core/index.ts";
-import type { SessionMeta } from "./session-meta.ts";
+import { readUsage, type AgentMessage, type Usage } from "../../core/index.ts";
+import type { SessionMeta } from "../storage/session-meta.ts";
 
 /** Why a run must stop: asked for while it was active, so a run a restart interrupted resumes only to stop. */
 export type StopIntent = "abort" | "shutdown";

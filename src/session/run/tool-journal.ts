@@ -8,7 +8,7 @@
  * from `executing` (prepared and run again), so its `executing` row is not written. The run driver clears
  * the journal when its run ends: it never holds more than one run's calls.
  */
-import { fitJson, type AgentToolCall, type AgentToolResult, type ToolCallJournal, type ToolCallJournalEntry } from "../core/index.ts";
+import { fitJson, type AgentToolCall, type AgentToolResult, type ToolCallJournal, type ToolCallJournalEntry } from "../../core/index.ts";
 import type { StepWrites } from "./step-writes.ts";
 
 type Row = { tool_call_id: string; state: string; json: string | null };

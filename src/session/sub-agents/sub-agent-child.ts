@@ -5,16 +5,16 @@
  * parent's key). Invariants: the settings and the task are stored in one synchronous block, so a child
  * exists with its task or not at all; a child takes input from its parent only, so it runs one run.
  */
-import { constantTimeEqual } from "../credentials.ts";
-import type { AgentMessage, AssistantMessage, StopReason } from "../core/index.ts";
-import { openEventStream } from "./event-feed.ts";
-import { writeSettings } from "./session-loader.ts";
-import type { SessionSettings } from "./session-meta.ts";
+import { constantTimeEqual } from "../../credentials.ts";
+import type { AgentMessage, AssistantMessage, StopReason } from "../../core/index.ts";
+import { openEventStream } from "../events/event-feed.ts";
+import { writeSettings } from "../session-loader.ts";
+import type { SessionSettings } from "../storage/session-meta.ts";
 import type { SubAgentFollow, SubAgentOutcome } from "./sub-agent-calls.ts";
-import { SessionQueues } from "./session-queues.ts";
-import { migrate } from "./session-schema.ts";
-import { ok, refuse, type SessionResult } from "./session-result.ts";
-import type { Session } from "./session.ts";
+import { SessionQueues } from "../storage/session-queues.ts";
+import { migrate } from "../storage/session-schema.ts";
+import { ok, refuse, type SessionResult } from "../session-result.ts";
+import type { Session } from "../session.ts";
 
 /** The parent's calls are accepted only with the key hash stored at the child's creation (the parent's). */
 export function authorizeParent(session: Session | undefined, parentKeyHash: string): SessionResult<Session> {

@@ -7,7 +7,7 @@
  * counted once per wake: the loop's pending-input check at every step boundary, a capacity check and a
  * snapshot's depths cost no storage call, and taking or draining a queue that is empty reads nothing.
  */
-import { fitJson, type AssistantMessage, type UserMessage } from "../core/index.ts";
+import { fitJson, type AssistantMessage, type UserMessage } from "../../core/index.ts";
 
 export type QueueKind = "input" | "followUp" | "output";
 

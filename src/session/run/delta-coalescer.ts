@@ -4,7 +4,7 @@
  * per answer stay small while text still streams live. Any other event flushes pending text first,
  * which keeps the log's order exactly the order the loop emitted.
  */
-import type { AgentEvent } from "../core/index.ts";
+import type { AgentEvent } from "../../core/index.ts";
 
 /** Long enough to merge a token burst, short enough to read as live typing. */
 export const DELTA_FLUSH_MS = 25;

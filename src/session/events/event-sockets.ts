@@ -6,7 +6,7 @@
  * ctx.getWebSockets() finds them again when the object wakes for the next run. Heartbeats are the
  * Worker's job. Invariant: replay and attach happen in one synchronous block (no gap, no duplicate).
  */
-import { SSE_HEADERS } from "../wire/sse.ts";
+import { SSE_HEADERS } from "../../wire/sse.ts";
 
 /** How the Worker's bridge names the caller's key and the last seq it saw when it asks for a socket. */
 export const EVENT_SOCKET_HEADERS = { key: "x-session-key", afterSeq: "x-after-seq" } as const;

@@ -6,9 +6,9 @@
  * Invariant: the window starts at a user message, or (in a turn too long for that) at an assistant
  * message, so a tool call is never kept without its result.
  */
-import { agentConfig } from "../agent-config.ts";
-import type { AgentMessage } from "../core/index.ts";
-import { readPositiveInteger } from "../env-vars.ts";
+import { agentConfig } from "../../agent-config.ts";
+import type { AgentMessage } from "../../core/index.ts";
+import { readPositiveInteger } from "../../env-vars.ts";
 
 /**
  * Stored JSON characters kept per budget token: the context policy estimates ~4 characters of content per

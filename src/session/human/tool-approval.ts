@@ -3,11 +3,11 @@
  * the ApprovalGate) for the calls the deployer's policy names; the deployer's own beforeToolCall runs after
  * it in the core pipeline. And the human's answer coming back through the approval route.
  */
-import { agentConfig } from "../agent-config.ts";
-import type { AwaitApproval, ToolStore } from "../core/index.ts";
+import { agentConfig } from "../../agent-config.ts";
+import type { AwaitApproval, ToolStore } from "../../core/index.ts";
 import type { ApprovalGate } from "./approval-gate.ts";
-import type { SessionSettings } from "./session-meta.ts";
-import { ok, refuse, type SessionResult } from "./session-result.ts";
+import type { SessionSettings } from "../storage/session-meta.ts";
+import { ok, refuse, type SessionResult } from "../session-result.ts";
 
 type ApprovalParts = { settings: SessionSettings; store: ToolStore; approvals: ApprovalGate };
 

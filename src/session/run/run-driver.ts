@@ -4,19 +4,19 @@
  * intent, start, usage) is the run record's (run-record.ts). Invariants: at most one run at a time; a run
  * never waits for the output queue (it evicts); the run record is how a run a restart interrupted is resumed.
  */
-import { agentConfig } from "../agent-config.ts";
-import { describeError, runAgentLoop, toolCallsOf, type AgentEvent, type AssistantMessage, type UserContent } from "../core/index.ts";
-import type { AppEnv } from "../env.ts";
-import { readSessionMaxBytes } from "../env-vars.ts";
-import type { SessionStatus } from "../wire/snapshot.ts";
-import { selectLlmCall, sessionModel } from "../llm/select-model.ts";
+import { agentConfig } from "../../agent-config.ts";
+import { describeError, runAgentLoop, toolCallsOf, type AgentEvent, type AssistantMessage, type UserContent } from "../../core/index.ts";
+import type { AppEnv } from "../../env.ts";
+import { readSessionMaxBytes } from "../../env-vars.ts";
+import type { SessionStatus } from "../../wire/snapshot.ts";
+import { selectLlmCall, sessionModel } from "../../llm/select-model.ts";
 import { DeltaCoalescer } from "./delta-coalescer.ts";
 import { contextTokens, trimToWindow, windowChars } from "./memory-window.ts";
-import { QUEUE_CAPACITY, type QueueKind } from "./session-queues.ts";
-import { fireDueSchedules } from "./schedule-firing.ts";
-import { ok, refuse, type SessionResult } from "./session-result.ts";
-import { approvalPolicy } from "./tool-approval.ts";
-import type { SessionParts } from "./session-parts.ts";
+import { QUEUE_CAPACITY, type QueueKind } from "../storage/session-queues.ts";
+import { fireDueSchedules } from "../../schedules/schedule-firing.ts";
+import { ok, refuse, type SessionResult } from "../session-result.ts";
+import { approvalPolicy } from "../human/tool-approval.ts";
+import type { SessionParts } from "../session-parts.ts";
 import { SqlToolJournal } from "./tool-journal.ts";
 
 /** While a run is active an alarm fires this often: it keeps the object alive and resumes it after a restart. */

@@ -7,10 +7,10 @@
  * Bounded: message and schema by size (a larger request is declined), the table by MAX_KEPT_ROWS.
  */
 import { Validator, type OutputUnit } from "@cfworker/json-schema";
-import type { AgentEvent } from "../core/index.ts";
-import type { McpElicitation, McpElicitationAnswer } from "../mcp/mcp-connection.ts";
+import type { AgentEvent } from "../../core/index.ts";
+import type { McpElicitation, McpElicitationAnswer } from "../../mcp/mcp-connection.ts";
 import { HumanWaits } from "./human-waits.ts";
-import { ok, refuse, type SessionResult } from "./session-result.ts";
+import { ok, refuse, type SessionResult } from "../session-result.ts";
 
 export type ElicitationAction = McpElicitationAnswer["action"];
 type Status = "waiting" | "answered" | "cancelled";

@@ -6,7 +6,7 @@
  * agent. Events published in one synchronous burst (e.g. a tool's partial results) go out as one write per
  * subscriber, flushed in a microtask: a write's cost is paid per burst, not per event, with no added latency.
  */
-import { formatSse } from "../wire/sse.ts";
+import { formatSse } from "../../wire/sse.ts";
 import { createLiveStream, type LiveStream } from "./live-stream.ts";
 
 /** Subscribers reached another way (event-sockets.ts): told each burst, and when the streams end. */

@@ -4,7 +4,7 @@
  * A new schedule re-arms the object's one alarm through the run driver. Built by the session loader.
  */
 import type { ScheduleAccess } from "../core/index.ts";
-import type { RunDriver } from "./run-driver.ts";
+import type { RunDriver } from "../session/run/run-driver.ts";
 import type { ScheduleStore } from "./schedule-store.ts";
 
 export function scheduleAccess(schedules: ScheduleStore, driver: () => RunDriver): ScheduleAccess {

@@ -5,12 +5,12 @@
  * no gap and no duplicate. A client asking for events already trimmed gets an `eventsDropped` first. The
  * router validates Last-Event-ID and wraps the bytes in the SSE response (src/http/events-route.ts).
  */
-import { eventsDropped } from "../wire/events.ts";
-import { formatSse } from "../wire/sse.ts";
+import { eventsDropped } from "../../wire/events.ts";
+import { formatSse } from "../../wire/sse.ts";
 import type { LiveFanout } from "./live-fanout.ts";
 import type { EventLog } from "./event-log.ts";
 import { finalEventsResponse, type EventSockets } from "./event-sockets.ts";
-import { ok, refuse, type SessionResult } from "./session-result.ts";
+import { ok, refuse, type SessionResult } from "../session-result.ts";
 
 /** Browsers wait this long before reconnecting an EventSource. */
 const CLIENT_RETRY_MS = 1_000;

@@ -6,9 +6,9 @@
  * alarm for the same time finds nothing due. A full input queue stops firing: the schedule stays due and
  * the store asks for a wake soon (SCHEDULE_RETRY_MS). Called by the run driver on every wake and alarm.
  */
-import { QUEUE_CAPACITY } from "./session-queues.ts";
+import { QUEUE_CAPACITY } from "../session/storage/session-queues.ts";
 import type { ScheduleStore } from "./schedule-store.ts";
-import type { SessionParts } from "./session-parts.ts";
+import type { SessionParts } from "../session/session-parts.ts";
 
 type FiringParts = Pick<SessionParts, "queues" | "sink"> & { schedules: ScheduleStore; storage: DurableObjectStorage };
 
