@@ -11,7 +11,7 @@ import { workerVault } from "./mcp-credentials-object.ts";
 import { localVault } from "./oauth-completion.ts";
 import { MCP_CLIENT_METADATA_PATH, MCP_OAUTH_CALLBACK_PATH, McpOAuthProvider } from "./oauth-provider.ts";
 import type { McpOAuthStore } from "./oauth-store.ts";
-import { parseMcpServers, type McpServerConfig } from "./servers-config.ts";
+import { readMcpServers, type McpServerConfig } from "./servers-config.ts";
 import { SessionMcpTools, type McpAuthFactory, type McpSessionEvent, type SessionElicit } from "./session-mcp-tools.ts";
 
 export type McpEnv = Pick<AppEnv, "MCP_SERVERS" | "MCP_CREDENTIALS">;
@@ -47,7 +47,7 @@ export function attachMcpTools(
     });
   };
   const added = attachment?.added ?? [];
-  const parsed = parseMcpServers(env.MCP_SERVERS);
+  const parsed = readMcpServers(env);
   if (!parsed.ok) return new SessionMcpTools(store, [], emit, [`${parsed.message}; no MCP tools are available`], authFor, added);
   const names = chosen ?? parsed.servers.map((s) => s.name);
   const servers: McpServerConfig[] = [];

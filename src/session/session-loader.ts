@@ -9,14 +9,13 @@
  * and whenever the object starts.
  * The returned `ready` promise settles once written tools' drafts are registered; it never rejects.
  */
-import { agentConfig } from "../agent-config.ts";
 import { ToolStore, loadTools, type AgentState, type RunSubAgent } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
 import { attachMcpTools } from "../mcp/attach.ts";
 import { McpOAuthStore } from "../mcp/oauth-store.ts";
 import { readAddedServers } from "../mcp/session-servers.ts";
 import { RunLog } from "../observability/run-log.ts";
-import { readMaxSchedules, readMaxSubAgentDepth, readPositiveInteger, readScheduleMinIntervalMs } from "../env-vars.ts";
+import { readSetting } from "../config.ts";
 import { sessionTracing } from "../observability/session-tracing.ts";
 import { resolveProvider, sessionModel } from "../llm/select-model.ts";
 import { sessionRegistry } from "../tools/catalog.ts";
@@ -60,7 +59,7 @@ export function loadSession(
   const store = new ToolStore(settings.id);
   const registry = sessionRegistry(env);
   // A session at the nesting limit (MAX_SUBAGENT_DEPTH) is offered no sub-agents.
-  const atDepthLimit = (settings.subAgent?.depth ?? 0) >= readMaxSubAgentDepth(env);
+  const atDepthLimit = (settings.subAgent?.depth ?? 0) >= readSetting(env, "MAX_SUBAGENT_DEPTH");
   const allowed = Object.fromEntries(
     Object.entries(registry).filter(
       ([name, mod]) => (!settings.tools || settings.tools.includes(name)) && !(atDepthLimit && isSubAgent(mod.getTool())),
@@ -68,7 +67,10 @@ export function loadSession(
   );
   // Late-bound: the run record exists below, before any tool can run.
   let subAgents: SubAgentCalls | undefined;
-  const schedules = new ScheduleStore(sql, { maxSchedules: readMaxSchedules(env), minIntervalMs: readScheduleMinIntervalMs(env) });
+  const schedules = new ScheduleStore(sql, {
+    maxSchedules: readSetting(env, "MAX_SCHEDULES"),
+    minIntervalMs: readSetting(env, "SCHEDULE_MIN_INTERVAL_MS"),
+  });
   const host = sessionToolHost(store, env);
   const runSubAgent: RunSubAgent = (request, onPartialResult, signal) => subAgents!.run(request, onPartialResult, signal);
   // The schedule tools' capability re-arms the alarm through the driver, built below (read only when called).
@@ -99,7 +101,7 @@ export function loadSession(
   );
   const sink = new EventSink({ log, writes, queues, meta, record, hub, waiters, runLog: new RunLog(), tracing });
   const state: AgentState = { systemPrompt: settings.systemPrompt, messages: [], tools: store.tools };
-  const approvalTimeoutMs = readPositiveInteger(env.APPROVAL_TIMEOUT_MS, agentConfig.approvalTimeoutMs);
+  const approvalTimeoutMs = readSetting(env, "APPROVAL_TIMEOUT_MS");
   const approvals = new ApprovalGate(
     sql,
     (event) => sink.record(record.runId, event),

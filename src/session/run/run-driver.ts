@@ -7,7 +7,7 @@
 import { agentConfig } from "../../agent-config.ts";
 import { describeError, runAgentLoop, toolCallsOf, type AgentEvent, type AssistantMessage, type UserContent } from "../../core/index.ts";
 import type { AppEnv } from "../../env.ts";
-import { readSessionMaxBytes } from "../../env-vars.ts";
+import { readSessionMaxBytes, sessionIdleTtlMs } from "../../config.ts";
 import type { SessionStatus } from "../../wire/snapshot.ts";
 import { selectLlmCall, sessionModel } from "../../llm/select-model.ts";
 import { DeltaCoalescer } from "./delta-coalescer.ts";
@@ -21,16 +21,6 @@ import { SqlToolJournal } from "./tool-journal.ts";
 
 /** While a run is active an alarm fires this often: it keeps the object alive and resumes it after a restart. */
 export const RUN_HEARTBEAT_MS = 10_000;
-
-/** Idle sessions are erased after this many days without activity, unless SESSION_IDLE_TTL_DAYS says otherwise. */
-export const DEFAULT_SESSION_IDLE_TTL_DAYS = 30;
-const DAY_MS = 86_400_000;
-
-/** SESSION_IDLE_TTL_DAYS in ms; a positive number of days (fractions allowed), else the default. */
-export function idleTtlMs(raw: string | undefined): number {
-  const days = raw !== undefined && raw.trim() !== "" ? Number(raw) : Number.NaN;
-  return (Number.isFinite(days) && days > 0 ? days : DEFAULT_SESSION_IDLE_TTL_DAYS) * DAY_MS;
-}
 
 export type RunState = { kind: "idle" } | { kind: "running"; controller: AbortController; done: Promise<void> } | { kind: "shutdown" };
 
@@ -185,7 +175,7 @@ export class RunDriver {
       await ctx.storage.setAlarm(scheduled);
       return "alive";
     }
-    const deadline = (meta.read<number>("lastActiveAt") ?? settings.createdAt) + idleTtlMs(env.SESSION_IDLE_TTL_DAYS);
+    const deadline = (meta.read<number>("lastActiveAt") ?? settings.createdAt) + sessionIdleTtlMs(env);
     if (Date.now() >= deadline) return "expired";
     await ctx.storage.setAlarm(deadline);
     return "alive";
