@@ -1,7 +1,10 @@
 /**
  * The Worker's settings (src/config.ts): how each one's text is read, and that a blank or malformed
- * value gives its default, named here as a literal so a changed default is a visible change.
+ * value gives its default, named here as a literal so a changed default is a visible change. Then the
+ * places a deployer reads them: one README configuration row per setting, in the module's order, with its
+ * default; a line in wrangler.toml's [vars] or in .dev.vars.example, as its kind says.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { readSessionMaxBytes, readSetting, SETTINGS, sessionIdleTtlMs, type SettingName } from "../src/config.ts";
 
@@ -108,5 +111,98 @@ describe("reading a setting", () => {
 
   it("never hands out a default list a caller could change for everyone", () => {
     expect(Object.isFrozen(readSetting({}, "MODELS"))).toBe(true);
+  });
+});
+
+const file = (name: string) => readFileSync(new URL(`../${name}`, import.meta.url), "utf8");
+
+/** The README's configuration table: each row's setting names (in backticks, first cell) and default cell. */
+function readmeRows(): { names: string[]; defaultCell: string }[] {
+  const section = file("README.md").split("\n## Configuration\n")[1]!.split("\n## ")[0]!;
+  return section
+    .split("\n")
+    .filter((line) => line.startsWith("| `"))
+    .map((line) => {
+      const cells = line.split(" | ");
+      return { names: [...cells[0]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!), defaultCell: cells.at(-1)!.replace(/ \|$/, "") };
+    });
+}
+
+/** The names wrangler.toml's [vars] table sets (`live`) and shows commented out (`commented`, with their text). */
+function wranglerVars(): { live: string[]; commented: Map<string, string> } {
+  const toml = file("wrangler.toml");
+  const table = toml.slice(toml.indexOf("\n[vars]\n")).split(/\n\[(?!vars\])/)[0]!;
+  const live: string[] = [];
+  const commented = new Map<string, string>();
+  for (const line of table.split("\n")) {
+    const match = /^(#\s*)?([A-Z][A-Z0-9_]+)\s*=\s*(?:"([^"]*)"|'([^']*)')\s*$/.exec(line);
+    if (!match) continue;
+    if (match[1]) commented.set(match[2]!, match[3] ?? match[4]!);
+    else live.push(match[2]!);
+  }
+  return { live, commented };
+}
+
+const devVarsExample = () => [...file(".dev.vars.example").matchAll(/^([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]!);
+
+describe("where a deployer finds the settings", () => {
+  it("the README's configuration table has one row per setting, in the module's order", () => {
+    const rows = readmeRows();
+    expect(rows.filter((r) => r.names.length !== 1).map((r) => r.names)).toEqual([]);
+    expect(rows.map((r) => r.names[0])).toEqual(NAMES);
+  });
+
+  it("the README's table gives each setting's default", () => {
+    const wrong = readmeRows().flatMap(({ names: [name], defaultCell }) => {
+      const value: unknown = SETTINGS[name as SettingName].default;
+      if (typeof value === "boolean") {
+        // A flag off by default may say it is unset.
+        return defaultCell.includes(`"${value}"`) || (!value && defaultCell.startsWith("unset")) ? [] : [`${name}: ${defaultCell}`];
+      }
+      if ((typeof value === "number" || typeof value === "string") && value !== "")
+        return defaultCell.includes(String(value)) ? [] : [`${name}: ${defaultCell} (default ${value})`];
+      return [];
+    });
+    expect(wrong).toEqual([]);
+  });
+
+  it("each setting has its line where its kind says: wrangler.toml's [vars] for a var, .dev.vars.example for a secret", () => {
+    const { live, commented } = wranglerVars();
+    const inToml = (name: string) => live.includes(name) || commented.has(name);
+    const secrets = devVarsExample();
+    const misplaced = NAMES.filter((name) => {
+      switch (SETTINGS[name].kind) {
+        case "var":
+          return !inToml(name) || secrets.includes(name);
+        case "secret":
+          // A secret never also has a var line: the deployed Worker would have the name twice.
+          return !secrets.includes(name) || inToml(name);
+        case "var or secret":
+          return !inToml(name) && !secrets.includes(name);
+        case "local":
+          return inToml(name) || secrets.includes(name);
+        default:
+          return true;
+      }
+    });
+    expect(misplaced).toEqual([]);
+    // Nothing else is set there: each name the files give is a setting the Worker reads.
+    expect([...live, ...commented.keys(), ...secrets].filter((name) => !NAMES.includes(name as SettingName))).toEqual([]);
+  });
+
+  it("a commented-out line in wrangler.toml shows the default, where there is one", () => {
+    const { commented } = wranglerVars();
+    const differing = [...commented].filter(([name, text]) => {
+      const fallback: unknown = SETTINGS[name as SettingName].default;
+      const unsetByDefault = fallback === "" || (Array.isArray(fallback) && fallback.length === 0);
+      return !unsetByDefault && read(name as SettingName, text) !== fallback;
+    });
+    expect(differing).toEqual([]);
+  });
+
+  it("LOCAL_DEV is passed only by npm start and the dev scripts", () => {
+    const scripts = (JSON.parse(file("package.json")) as { scripts: Record<string, string> }).scripts;
+    expect(Object.keys(scripts).filter((name) => scripts[name]!.includes("LOCAL_DEV"))).toEqual(["start", "dev", "dev:remote"]);
+    for (const name of ["start", "dev", "dev:remote"]) expect(scripts[name]).toContain("--var LOCAL_DEV:true");
   });
 });
