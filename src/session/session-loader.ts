@@ -7,7 +7,8 @@
  * written tools, then drafts), the message store (history is read when a run needs it, not on wake),
  * the event log, sink, approval gate, schedules and run driver, wired together. Called by AgentSession on creation
  * and whenever the object starts.
- * The returned `ready` promise settles once written tools' drafts are registered; it never rejects.
+ * The returned `ready` promise settles once the session's own written-tool drafts are registered (at
+ * once for a session that wrote none, or with writeTool off); it never rejects.
  */
 import { ToolStore, loadTools, type AgentState, type RunSubAgent } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
@@ -21,7 +22,7 @@ import { resolveProvider, sessionModel } from "../llm/select-model.ts";
 import { sessionRegistry } from "../tools/catalog.ts";
 import { isSubAgent } from "../tools/define-tool.ts";
 import { withToolContexts } from "../tools/tool-context.ts";
-import { registerWrittenDrafts, sessionToolHost, writtenToolListing } from "../tools/written/session-tools.ts";
+import { registerOwnDrafts, sessionToolHost, writtenToolListing } from "../tools/written/session-tools.ts";
 import { ApprovalGate } from "./human/approval-gate.ts";
 import { ElicitationGate } from "./human/elicitation-gate.ts";
 import { LiveFanout } from "./events/live-fanout.ts";
@@ -71,13 +72,13 @@ export function loadSession(
     maxSchedules: readSetting(env, "MAX_SCHEDULES"),
     minIntervalMs: readSetting(env, "SCHEDULE_MIN_INTERVAL_MS"),
   });
-  const host = sessionToolHost(store, env);
+  const meta = new SessionMeta(sql);
+  const host = sessionToolHost(store, env, meta);
   const runSubAgent: RunSubAgent = (request, onPartialResult, signal) => subAgents!.run(request, onPartialResult, signal);
   // The schedule tools' capability re-arms the alarm through the driver, built below (read only when called).
   const capabilities = { ...host.capabilities, runSubAgent, schedules: scheduleAccess(schedules, () => runs) };
   loadTools(store, withToolContexts(allowed, { ...host, capabilities }), writtenToolListing(env, store));
 
-  const meta = new SessionMeta(sql);
   const record = new RunRecord(meta);
   const queues = new SessionQueues(sql);
   const writes = new StepWrites(sql);
@@ -165,5 +166,5 @@ export function loadSession(
     subAgents,
     schedules,
   };
-  return { session, ready: registerWrittenDrafts(store, env, settings.tools) };
+  return { session, ready: registerOwnDrafts(store, env, meta, settings.tools) };
 }
