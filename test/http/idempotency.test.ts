@@ -7,7 +7,12 @@
 import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createClient } from "../../src/client/index.ts";
-import { IdempotencyKeys, MAX_IDEMPOTENCY_BYTES, MAX_IDEMPOTENCY_KEYS, IDEMPOTENCY_TTL_MS } from "../../src/session/storage/idempotency-keys.ts";
+import {
+  IdempotencyKeys,
+  MAX_IDEMPOTENCY_BYTES,
+  MAX_IDEMPOTENCY_KEYS,
+  IDEMPOTENCY_TTL_MS,
+} from "../../src/session/storage/idempotency-keys.ts";
 import { api, createSession, llmRequests, nextResponse, script, snapshotOf, type TestSession } from "../session/support.ts";
 
 const post = (session: TestSession, suffix: string, json: unknown, key?: string, headers: Record<string, string> = {}) =>

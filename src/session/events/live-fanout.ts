@@ -47,6 +47,15 @@ export class LiveFanout {
     }
   }
 
+  /**
+   * An event that could not be stored (storage itself failed), sent live without an SSE id: a client's
+   * Last-Event-ID stays at the last stored event, so its replay after a reconnect skips nothing.
+   */
+  publishUnstored(event: string, json: string): void {
+    this.pending.push(formatSse({ event, data: json }));
+    this.flush();
+  }
+
   /** Writes every pending event to every subscriber, as one chunk each. */
   flush(): void {
     this.flushQueued = false;
@@ -55,6 +64,12 @@ export class LiveFanout {
     this.pending = [];
     for (const stream of this.streams) stream.write(chunk);
     this.sockets?.send(chunk);
+  }
+
+  /** Ends the streams this instance serves over RPC; socket subscribers outlive it (the next instance finds them). */
+  endStreams(): void {
+    this.flush();
+    for (const stream of [...this.streams]) stream.end();
   }
 
   /** Sends a final message (if any) and ends every stream, e.g. on shutdown. */
