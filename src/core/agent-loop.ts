@@ -1,5 +1,5 @@
 /**
- * The agent loop (README "Agent semantics") as one function of its inputs: state, hooks, queues, sink and signal.
+ * The agent loop (docs/architecture.md "Agent semantics") as one function of its inputs: state, hooks, queues, sink and signal.
  * Each step: finish any unanswered tool calls (a resumed run) → drain pending input (follow-ups first)
  * → prepareContext → formatMsgForLLM → llmCall → extract → execute → append → again, until a text
  * answer, a terminating batch, an abort, an LLM error or the step limit. Returns the run's one final message.
