@@ -1,6 +1,6 @@
 /**
  * The deployer's one configuration module: defaults for new sessions and the agent hooks.
- * Every hook is optional; an absent hook means the spec's default (see src/core/agent-loop.ts).
+ * Every hook is optional; an absent hook means the core's default (see src/core/agent-loop.ts).
  * Session bodies may override systemPrompt, toolExecution, the tool subset and the approval list.
  */
 import {

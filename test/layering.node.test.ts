@@ -1,5 +1,5 @@
 /**
- * The layering the README's Layout section draws, checked on the import lines of every source file:
+ * The layering docs/architecture.md "Layout" draws, checked on the import lines of every source file:
  * the core imports no platform, Hono or openai; the session never imports the HTTP layer; the wire
  * protocol imports only the core; the client SDK imports only the wire, the core and itself.
  */

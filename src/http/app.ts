@@ -1,5 +1,5 @@
 /**
- * The Worker's HTTP API (DESIGN "HTTP API"): one Hono app with the middleware every route shares (CORS,
+ * The Worker's HTTP API (docs/api.md "HTTP API (v1)"): one Hono app with the middleware every route shares (CORS,
  * one body limit, one error handler) and the route files per resource mounted under it: sessions, chat,
  * tools, mcp. Every failure leaves as `{error:{code,message}}` with its status; unexpected faults are
  * 500s with no internals leaked.

@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key at the HTTP edge (DESIGN "Idempotency"). `idempotent` is the route middleware of the
+ * Idempotency-Key at the HTTP edge (docs/api.md "Idempotency-Key"). `idempotent` is the route middleware of the
  * session POST routes: a repeat of the same request under the same key gets the first answer (status and
  * body) and reaches no handler; another request under the key is 422. A route whose answer is not JSON
  * (/chat's stream) keeps its own answer with `keepAnswer` and rebuilds the response from `replayOf`.

@@ -1,5 +1,5 @@
 /**
- * The session routes of the HTTP API (DESIGN "HTTP API"): create, snapshot, messages and follow-ups,
+ * The session routes of the HTTP API (docs/api.md "HTTP API (v1)"): create, snapshot, messages and follow-ups,
  * responses, events, continue, abort, approvals, settings, schedules, shutdown. Each validates its params, query
  * and body with the validation middleware, then calls the session's Durable Object over RPC and settles
  * its result (failure-status.ts). Mounted by app.ts.

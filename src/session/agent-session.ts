@@ -2,7 +2,8 @@
  * AgentSession: one Durable Object per session, and nothing but wiring. Each RPC method checks access
  * (session-access.ts) and hands over to the part that does the job: the run driver (runs and input), the
  * schedule store, output waiters (takeResponse), the approval policy, the event stream, the snapshot view. Methods return
- * SessionResult values and never throw across RPC; the router turns failures into HTTP answers.
+ * SessionResult values and never throw across RPC; the router turns failures into HTTP answers. The one
+ * exception is completeMcpAuth, which answers an AuthCompletion carrying its own HTTP status.
  * Invariants: a run a restart interrupted resumes in the constructor, before any method sees the session;
  * an object that holds no session (an unknown id) writes nothing: its schema is created only by `init`
  * (or, for a sub-agent's child session, by `startSubAgent`, which only a parent session calls). "Shut
@@ -163,7 +164,9 @@ export class AgentSession extends DurableObject<AppEnv> {
 
   /**
    * The OAuth callback of a flow this session holds (a server it added). No key: the one-time `state`,
-   * which only this session issued and stored by its hash, is the credential.
+   * which only this session issued and stored by its hash, is the credential. Answers what the Worker's
+   * McpCredentials object answers for its flows, an AuthCompletion with the status the callback route
+   * sends (so not a SessionResult): 404 when this object holds no live session.
    */
   async completeMcpAuth(state: string, code: string) {
     const session = this.session;

@@ -1,9 +1,9 @@
 /**
  * Builds a live session from its stored settings: the tool store (bundled tools the session may use, no
- * sub-agents at the nesting limit, written tools, then drafts), the message store (history is read when a
- * run needs it, not on wake), the event log, sink, approval and elicitation gates, schedules, sub-agent
- * calls and run driver, wired together. Called by AgentSession on creation and whenever the object starts
- * (or restarts after a failed write: `onStorageFailed`).
+ * sub-agents at the nesting limit, written tools, the MCP servers' tools, then drafts), the message store
+ * (history is read when a run needs it, not on wake), the event log, sink, approval and elicitation gates,
+ * schedules, sub-agent calls and run driver, wired together. Called by AgentSession on creation and
+ * whenever the object starts (or restarts after a failed write: `onStorageFailed`).
  * The returned `ready` promise settles once written tools' drafts are registered; it never rejects.
  */
 import { agentConfig } from "../agent-config.ts";

@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key on the session POST routes (DESIGN "Idempotency"): a repeat under the same key gets the
+ * Idempotency-Key on the session POST routes (docs/api.md "Idempotency-Key"): a repeat under the same key gets the
  * first answer and enqueues nothing, another body under the key is 422, malformed keys are 400; creating a
  * session under a key answers the same {id, key} to the same caller only; /chat repeats answer the first
  * run's stream. The table's bounds are checked on a real session's storage.
