@@ -46,14 +46,20 @@ const MCP_LIST_WAIT_MS = 3_000;
 export class AgentSession extends DurableObject<AppEnv> {
   private session?: Session;
   private tombstone?: Tombstone;
+  /** Set from a failed write until the session is read again from storage: calls wait for it. */
+  private reloading?: Promise<void>;
 
   constructor(ctx: DurableObjectState, env: AppEnv) {
     super(ctx, env);
     void ctx.blockConcurrencyWhile(() => this.wake());
   }
 
-  /** Reads the session from storage: at the object's start, and again after a failed write. */
-  private async wake(): Promise<void> {
+  /**
+   * Reads the session from storage: at the object's start, and again after a failed write. `resume`
+   * false (after a failed write): an interrupted run waits for the next alarm or input, so storage that
+   * keeps failing costs a retry per heartbeat, not a loop of model calls.
+   */
+  private async wake(resume = true): Promise<void> {
     const sql = this.ctx.storage.sql;
     // Never created (a request for an unknown id): nothing to read, and nothing is written.
     if (!hasSchema(sql)) return;
@@ -69,6 +75,7 @@ export class AgentSession extends DurableObject<AppEnv> {
     // The object starts only when something calls in (a request, or the heartbeat alarm a run keeps
     // set): a run a restart interrupted resumes here, before any method sees the session; then
     // schedules that came due while the object was away fire (once: the fire moves them on).
+    if (!resume) return;
     session.runs.resumeInterrupted();
     wake(this.sessionAlarmParts(session));
   }
@@ -283,7 +290,10 @@ export class AgentSession extends DurableObject<AppEnv> {
 
   override async alarm(): Promise<void> {
     // Waking the object is the point: its constructor resumes an interrupted run.
+    if (this.reloading) await this.reloading;
     const session = this.session;
+    // A run a failed write interrupted (the object did not restart) is taken up here.
+    session?.runs.resumeInterrupted();
     if (session && !this.tombstone && (await onAlarm(this.sessionAlarmParts(session))) === "expired") await this.end("expired");
   }
 
@@ -337,15 +347,21 @@ export class AgentSession extends DurableObject<AppEnv> {
    * stored); calls wait meanwhile. Live streams of the old instance end, so their clients reconnect.
    */
   private restartAfterFailedWrite(failed: Session, settled: Promise<void>): void {
-    void this.ctx.blockConcurrencyWhile(async () => {
-      await settled;
-      if (this.session !== failed) return;
-      failed.hub.endStreams();
-      failed.waiters.wakeAll();
-      void failed.mcp.close();
-      this.session = undefined;
-      await this.wake();
+    // Not inside blockConcurrencyWhile while the run winds down: its timers and I/O would wait on the block.
+    const reload = settled.then(() =>
+      this.ctx.blockConcurrencyWhile(async () => {
+        if (this.session !== failed) return;
+        failed.hub.endStreams();
+        failed.waiters.wakeAll();
+        void failed.mcp.close();
+        this.session = undefined;
+        await this.wake(false);
+      }),
+    );
+    const reloading: Promise<void> = reload.finally(() => {
+      if (this.reloading === reloading) this.reloading = undefined;
     });
+    this.reloading = reloading;
   }
 
   private sessionAlarmParts(session: Session) {
@@ -363,6 +379,7 @@ export class AgentSession extends DurableObject<AppEnv> {
     parentKeyHash: string,
     op: (session: Session) => SessionResult<T> | Promise<SessionResult<T>>,
   ): Promise<SessionResult<T>> {
+    if (this.reloading) await this.reloading;
     if (this.tombstone) return refuse("shut_down", goneMessage(this.tombstone));
     const access = authorizeParent(this.session, parentKeyHash);
     return access.ok ? op(access.value) : access;

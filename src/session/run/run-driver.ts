@@ -107,6 +107,8 @@ export class RunDriver {
   /** Starts a run for pending input when none is active (never waits for room on the output queue). */
   startIfReady(): void {
     if (this.closed || this.active || !this.parts.queues.hasPendingInput()) return;
+    // A run a failed write interrupted is taken up first (it drains the input itself).
+    if (this.parts.record.stored) return this.resumeInterrupted();
     this.start();
   }
 
