@@ -1,0 +1,28 @@
+/**
+ * What MCP adds to the core's vocabulary, merged into its declarations from here: the services the
+ * /mcp server offers every tool it serves (log, elicit, sample). Declarations and the log levels' order,
+ * importing only the core, so every program that reads those unions can load it (src/host-vocabulary.ts).
+ */
+import type { JsonSchema } from "../core/index.ts";
+
+declare module "../core/types.ts" {
+  interface ToolExecutionContext {
+    /** Where a host has a log channel (MCP's notifications/message over /mcp); absent elsewhere. */
+    log?: (level: ToolLogLevel, data: unknown) => void;
+    /** Where a host can ask a human mid-call (MCP elicitation over /mcp); absent elsewhere. */
+    elicit?: (request: ToolElicitation) => Promise<ToolElicitationAnswer>;
+    /** Where a host can ask its client's model mid-call (MCP sampling over /mcp); absent elsewhere. */
+    sample?: (request: ToolSampling) => Promise<ToolSamplingAnswer>;
+  }
+}
+
+/** MCP's (syslog's) levels, least severe first. */
+export const TOOL_LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
+export type ToolLogLevel = (typeof TOOL_LOG_LEVELS)[number];
+/** A question for a human: a message and a flat object schema of string/number/boolean/enum fields. */
+export type ToolElicitation = { message: string; requestedSchema: JsonSchema };
+export type ToolElicitationAnswer = { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> };
+/** A text conversation for a model to continue, at most `maxTokens` long. */
+export type ToolSampling = { messages: { role: "user" | "assistant"; text: string }[]; systemPrompt?: string; maxTokens: number };
+/** The model's reply: its text (other kinds named in brackets), and which model wrote it. */
+export type ToolSamplingAnswer = { text: string; model: string };
