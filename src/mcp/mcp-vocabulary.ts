@@ -1,9 +1,22 @@
 /**
- * What MCP adds to the core's vocabulary, merged into its declarations from here: the services the
- * /mcp server offers every tool it serves (log, elicit, sample). Declarations and the log levels' order,
- * importing only the core, so every program that reads those unions can load it (src/host-vocabulary.ts).
+ * What MCP adds to the core's vocabulary, merged into its declarations from here: the events of a
+ * session's remote MCP servers (a question for the user, an authorization needed, a changed tool list),
+ * and the services the /mcp server offers every tool it serves (log, elicit, sample). Declarations and
+ * the log levels' order, importing only the core, so every program that reads those unions can load it
+ * (src/host-vocabulary.ts).
  */
 import type { JsonSchema } from "../core/index.ts";
+
+declare module "../core/events.ts" {
+  interface HostEvents {
+    /** An MCP server asks the user (elicitation/create); answered on the elicitations route. */
+    mcpElicitation: { elicitationId: string; server: string; message: string; requestedSchema: Record<string, unknown> };
+    /** A remote MCP server needs the user to authorize this Worker at `authorizationUrl`; its tools are absent until then. */
+    mcpAuthRequired: { server: string; authorizationUrl: string };
+    /** A remote MCP server's tool list changed; `changed` names tools whose definition changed under the same name (drift). */
+    mcpToolsChanged: { server: string; added: string[]; removed: string[]; changed: string[] };
+  }
+}
 
 declare module "../core/types.ts" {
   interface ToolExecutionContext {

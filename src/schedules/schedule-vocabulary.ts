@@ -1,9 +1,16 @@
 /**
- * What schedules add to the core's vocabulary, merged into its declarations from here: the "schedules"
- * tool capability and its context field, and the `scheduleId` that marks a user message a schedule sent.
- * Types only, importing only the core, so every program that reads those unions can load it
- * (src/host-vocabulary.ts).
+ * What schedules add to the core's vocabulary, merged into its declarations from here: the
+ * `scheduleFired` event, the "schedules" tool capability and its context field, and the `scheduleId`
+ * that marks a user message a schedule sent. Types only, importing only the core, so every program that
+ * reads those unions can load it (src/host-vocabulary.ts).
  */
+declare module "../core/events.ts" {
+  interface HostEvents {
+    /** A schedule's due time came: its message was queued as user message `messageId` (marked with `scheduleId`). */
+    scheduleFired: { scheduleId: string; messageId: string };
+  }
+}
+
 declare module "../core/types.ts" {
   interface UserMessage {
     /** Set when a schedule sent this message (the session's schedules), not a person. */
