@@ -21,7 +21,7 @@ export type ToolCallContent = {
 };
 export type UserContent = TextContent | ImageContent;
 export type AssistantContent = TextContent | ThinkingContent | ToolCallContent;
-/** MCP's other content kinds, carried through tool results (a model that cannot take them gets a description). */
+/** Other content kinds a tool result may carry (audio, links, embedded resources); a model that cannot take them gets a description. */
 export type AudioContent = { type: "audio"; data: string; mimeType: string };
 export type ResourceLinkContent = { type: "resource_link"; uri: string; name: string; mimeType?: string; description?: string };
 export type EmbeddedResource = { uri: string; mimeType?: string; text?: string; blob?: string };
@@ -124,7 +124,7 @@ export interface ToolExecutionContext {
   bundledToolNames?: () => readonly string[];
 }
 
-/** MCP's tool annotations: hints about a tool's behaviour for clients, never a security boundary. */
+/** Hints about a tool's behaviour for the clients a host serves its tools to; never a security boundary. */
 export type ToolAnnotations = {
   title?: string;
   readOnlyHint?: boolean;
@@ -161,9 +161,9 @@ export type AgentTool = {
   env?: readonly string[];
   /** Capabilities the tool uses (e.g. writeTool's "registerDraft"). */
   capabilities?: readonly ToolCapability[];
-  /** Behaviour hints served with the tool over /mcp. */
+  /** Behaviour hints a host serves with the tool. */
   annotations?: ToolAnnotations;
-  /** JSON Schema of `details` when the tool promises a shape; /mcp then serves details as structuredContent. */
+  /** JSON Schema of `details` when the tool promises a shape; a host serving the tool may then serve details as structured content. */
   outputSchema?: JsonSchema;
 };
 
