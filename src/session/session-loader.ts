@@ -7,7 +7,7 @@
  * The returned `ready` promise settles once written tools' drafts are registered; it never rejects.
  */
 import { agentConfig } from "../agent-config.ts";
-import { ToolStore, loadTools, type AgentState, type RunSubAgent } from "../core/index.ts";
+import { ToolStore, loadTools, type AgentState } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
 import { attachMcpTools } from "../mcp/attach.ts";
 import { McpOAuthStore } from "../mcp/oauth-store.ts";
@@ -35,6 +35,7 @@ import { SessionMeta, type SessionSettings } from "./storage/session-meta.ts";
 import { SessionQueues } from "./storage/session-queues.ts";
 import { StepWrites } from "./run/step-writes.ts";
 import { SubAgentCalls } from "./sub-agents/sub-agent-calls.ts";
+import type { RunSubAgent } from "./sub-agents/sub-agent-vocabulary.ts";
 import { ScheduleStore } from "../schedules/schedule-store.ts";
 import { armRunHeartbeat, planAlarm } from "./session-alarm.ts";
 import { scheduleAccess } from "../schedules/schedule-access.ts";

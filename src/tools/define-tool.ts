@@ -23,6 +23,8 @@ import type {
   Usage,
 } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
+// A tool's context and capabilities include what host features merge in (runSubAgent below, schedules…).
+import type {} from "../host-vocabulary.ts";
 import { describeUnknownFields, type ListsEvery } from "./unknown-fields.ts";
 
 /** The Worker's vars, secrets and bindings a tool may declare (not the session namespace itself). */

@@ -5,7 +5,10 @@
  * Called by the session loader (src/session/session-loader.ts) when it fills a session's ToolStore.
  * Invariant: a key a tool did not declare is absent from its context.env, whatever the host holds.
  */
-import type { AgentTool, RunSubAgent, ScheduleAccess, ToolCapability, ToolExecutionContext, ToolRegistry } from "../core/index.ts";
+import type { AgentTool, ToolCapability, ToolExecutionContext, ToolRegistry } from "../core/index.ts";
+import type {} from "../host-vocabulary.ts";
+import type { ScheduleAccess } from "../schedules/schedule-vocabulary.ts";
+import type { RunSubAgent } from "../session/sub-agents/sub-agent-vocabulary.ts";
 
 /** What the session offers; each tool receives the part it declared. */
 export type ToolHost = {
