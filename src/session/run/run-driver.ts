@@ -25,7 +25,7 @@ export type RunDriverParts = Omit<RunParts, "model" | "maxContextTokens"> &
 
 export class RunDriver {
   private active: Run | undefined;
-  /** The session is being erased: no run starts any more (the tombstone is the stored truth). */
+  /** No run starts any more: the session is being erased (the tombstone is the stored truth), or this instance can no longer store. */
   private closed = false;
   private historyLoaded = false;
   /** Settles when the active run's loop has returned and the driver has moved on. */
