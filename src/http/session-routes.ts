@@ -23,7 +23,7 @@ import { parseLastEventId } from "./events-route.ts";
 import { settle } from "./failure-status.ts";
 import type { HonoEnv } from "./hono-env.ts";
 import { idempotent, readIdempotencyKey } from "./idempotency.ts";
-import { idempotentCreation } from "./idempotent-creation.ts";
+import { idempotentCreation, repeatedCreationKey } from "./idempotent-creation.ts";
 import { limitRate } from "./rate-limit.ts";
 import {
   addMcpServerBody,
@@ -106,8 +106,9 @@ sessionRoutes.post(
         creation,
       ),
     );
-    // A repeat under the same Idempotency-Key: the key the first request was given.
-    return c.json({ id, key: created.key ?? fresh }, 201);
+    // A repeat under the same Idempotency-Key: the key the first request was given, unsealed.
+    const key = idempotencyKey === undefined ? fresh : await repeatedCreationKey(c.env, id, idempotencyKey, created, fresh);
+    return c.json({ id, key }, 201);
   },
 );
 

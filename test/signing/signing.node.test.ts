@@ -3,9 +3,10 @@
  * does (a changed tag or body, another deployment's secret, a non-canonical spelling); a deployed Worker
  * without the secret issues nothing; local mode generates one secret, keeps it in KV and finds it again
  * after a reload, and a check alone never generates one; unsigned ids of the older shape pass only inside
- * LEGACY_SESSION_IDS_UNTIL.
+ * LEGACY_SESSION_IDS_UNTIL; a sealed creation key opens only under its own binding and secret.
  */
 import { describe, expect, it } from "vitest";
+import { openCreationKey, sealCreationKey } from "../../src/signing/sealed-creation-key.ts";
 import { checkSessionId, issueSessionId, SESSION_ID_PATTERN } from "../../src/signing/session-ids.ts";
 import { LOCAL_SECRET_KV_KEY, SigningSecretMissing } from "../../src/signing/signing-secret.ts";
 
@@ -97,5 +98,22 @@ describe("unsigned ids of the older shape", () => {
     expect(await checkSessionId({ ...deployed, LEGACY_SESSION_IDS_UNTIL: "soon" }, legacy, now)).toBeUndefined();
     // The window opens the old shape only: other text stays refused.
     expect(await checkSessionId({ ...deployed, LEGACY_SESSION_IDS_UNTIL: "2026-07-01" }, `${legacy}A`, now)).toBeUndefined();
+  });
+});
+
+describe("a sealed creation key", () => {
+  const binding = { sessionId: "s_session", idempotencyKey: "create-1" };
+  const key = "sk_the-session-key-in-plain-text";
+
+  it("opens under the same session, Idempotency-Key and secret only, and does not hold the key readable", async () => {
+    const sealed = await sealCreationKey(deployed, binding, key);
+    expect(sealed).not.toContain(key);
+    expect(sealed).not.toContain(btoa(key).slice(0, 12));
+    expect(await openCreationKey(deployed, binding, sealed)).toBe(key);
+    expect(await openCreationKey(deployed, { ...binding, idempotencyKey: "create-2" }, sealed)).toBeUndefined();
+    expect(await openCreationKey(deployed, { ...binding, sessionId: "s_other" }, sealed)).toBeUndefined();
+    expect(await openCreationKey({ SIGNING_SECRET: "another-deployment-secret-0123456789abcd" }, binding, sealed)).toBeUndefined();
+    expect(await openCreationKey({}, binding, sealed)).toBeUndefined();
+    expect(await openCreationKey(deployed, binding, `${sealed.slice(0, -2)}AA`)).toBeUndefined();
   });
 });
