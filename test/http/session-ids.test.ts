@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { app } from "../../src/http/app.ts";
 import { issueSessionId, SESSION_ID_PATTERN } from "../../src/signing/session-ids.ts";
 import { api, createSession } from "../session/support.ts";
+import { retagged, type RouteProbe, sessionRouteProbes, UNKNOWN_SESSION_BODY } from "../support/session-routes.ts";
 
 type Env = typeof env;
 
@@ -29,49 +30,13 @@ function recordingApp(overrides: Partial<Env> = {}) {
   return { addressed, call };
 }
 
-const JSON_TYPE = { "content-type": "application/json" };
-const KEY = { authorization: `Bearer sk_${"k".repeat(43)}` };
-const RANDOM_STATE = "r".repeat(43);
-const UUID = "5f0c6a52-9c1e-4c53-a3a1-2f1d2b0c9e11";
-
-/** Every route that addresses a session by id, as [method, path, body?], for `id`. */
-function routesOf(id: string): [string, string, string?][] {
-  const s = `/v1/sessions/${id}`;
-  return [
-    ["GET", s],
-    ["PATCH", s, '{"requireApproval":[]}'],
-    ["DELETE", s],
-    ["GET", `${s}/messages`],
-    ["POST", `${s}/messages`, '{"content":"hi"}'],
-    ["POST", `${s}/follow-ups`, '{"content":"hi"}'],
-    ["GET", `${s}/responses/next`],
-    ["GET", `${s}/events`],
-    ["POST", `${s}/continue`],
-    ["POST", `${s}/abort`],
-    ["POST", `${s}/tool-calls/call_1/approval`, '{"approve":true}'],
-    ["POST", `${s}/elicitations/elc_${UUID}`, '{"action":"cancel"}'],
-    ["POST", `${s}/mcp-servers`, '{"name":"probe","url":"https://mcp.example/mcp"}'],
-    ["DELETE", `${s}/mcp-servers/probe`],
-    ["POST", `${s}/schedules`, '{"message":"later","delayMs":60000}'],
-    ["GET", `${s}/schedules`],
-    ["DELETE", `${s}/schedules/${UUID}`],
-    ["POST", `${s}/chat`, '{"messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":"hi"}]}]}'],
-    ["GET", `${s}/chat/chat-1/stream`],
-    ["GET", `/v1/mcp/oauth/callback?state=s.${id}.${RANDOM_STATE}&code=the-code`],
-  ];
-}
-
-/** The status and body `method path` answers, with a session key and (for POSTs) an Idempotency-Key. */
-async function answer(call: ReturnType<typeof recordingApp>["call"], [method, path, body]: [string, string, string?]) {
-  const headers = { ...KEY, ...(body === undefined ? {} : JSON_TYPE), ...(method === "POST" ? { "idempotency-key": "probe-1" } : {}) };
+/** The status and body a probe gets. */
+async function answer(call: ReturnType<typeof recordingApp>["call"], { method, path, headers, body }: RouteProbe) {
   const res = await call(path, { method, headers, body });
   return { status: res.status, body: await res.text() };
 }
 
-/** `id` with its last character changed: the same shape, another tag. */
-const retagged = (id: string) => `${id.slice(0, -1)}${id.endsWith("A") ? "B" : "A"}`;
-
-const UNKNOWN_SESSION = JSON.stringify({ error: { code: "not_found", message: "Session not found" } });
+const get = (path: string): RouteProbe => ({ method: "GET", path, headers: {} });
 
 describe("session ids in the router", () => {
   it("issues signed ids: s_, 22 characters of body and 16 of tag", async () => {
@@ -84,9 +49,9 @@ describe("session ids in the router", () => {
     const { addressed, call } = recordingApp();
     const probes = ["probe1", "s_short", `s_${"A".repeat(23)}`, `S_${"A".repeat(22)}`, `s_${"A".repeat(21)}!`, `s_${"A".repeat(39)}`];
     for (const id of probes) {
-      for (const [method, path, body] of routesOf(encodeURIComponent(id)).slice(0, 5)) {
-        const res = await answer(call, [method, path, body]);
-        expect(res.status, `${method} ${path}`).toBe(404);
+      for (const probe of sessionRouteProbes(encodeURIComponent(id)).slice(0, 5)) {
+        const res = await answer(call, probe);
+        expect(res.status, `${probe.method} ${probe.path}`).toBe(404);
         expect(JSON.parse(res.body).error.code).toBe("not_found");
       }
     }
@@ -106,16 +71,16 @@ describe("session ids in the router", () => {
     ];
     const reference = recordingApp();
     const expected = [];
-    for (const route of routesOf(unknown)) expected.push(await answer(reference.call, route));
+    for (const probe of sessionRouteProbes(unknown)) expected.push(await answer(reference.call, probe));
     expect(reference.addressed.length).toBeGreaterThan(0);
-    for (const [i, route] of routesOf(unknown).entries()) {
-      expect(expected[i], `${route[0]} ${route[1]}`).toEqual({ status: 404, body: UNKNOWN_SESSION });
+    for (const [i, probe] of sessionRouteProbes(unknown).entries()) {
+      expect(expected[i], `${probe.method} ${probe.path}`).toEqual({ status: 404, body: UNKNOWN_SESSION_BODY });
     }
 
     const { addressed, call } = recordingApp();
     for (const id of forged) {
-      for (const route of routesOf(id))
-        expect(await answer(call, route), `${route[0]} ${route[1]}`).toEqual({ status: 404, body: UNKNOWN_SESSION });
+      for (const probe of sessionRouteProbes(id))
+        expect(await answer(call, probe), `${probe.method} ${probe.path}`).toEqual({ status: 404, body: UNKNOWN_SESSION_BODY });
     }
     expect(addressed).toEqual([]);
   });
@@ -123,10 +88,10 @@ describe("session ids in the router", () => {
   it("accepts ids of the older shape only while LEGACY_SESSION_IDS_UNTIL is ahead", async () => {
     const legacy = `s_${"L".repeat(22)}`;
     const open = recordingApp({ LEGACY_SESSION_IDS_UNTIL: new Date(Date.now() + 86_400_000).toISOString() });
-    expect((await answer(open.call, ["GET", `/v1/sessions/${legacy}`])).status).toBe(404);
+    expect((await answer(open.call, get(`/v1/sessions/${legacy}`))).status).toBe(404);
     expect(open.addressed).toEqual([legacy]);
     const closed = recordingApp({ LEGACY_SESSION_IDS_UNTIL: new Date(Date.now() - 1_000).toISOString() });
-    expect(await answer(closed.call, ["GET", `/v1/sessions/${legacy}`])).toEqual({ status: 404, body: UNKNOWN_SESSION });
+    expect(await answer(closed.call, get(`/v1/sessions/${legacy}`))).toEqual({ status: 404, body: UNKNOWN_SESSION_BODY });
     expect(closed.addressed).toEqual([]);
   });
 
@@ -141,7 +106,7 @@ describe("session ids in the router", () => {
   it("refuses every id, and creates no session, when the Worker runs as deployed without SIGNING_SECRET", async () => {
     const session = await createSession();
     const { addressed, call } = recordingApp({ SIGNING_SECRET: "" });
-    expect(await answer(call, ["GET", `/v1/sessions/${session.id}`])).toEqual({ status: 404, body: UNKNOWN_SESSION });
+    expect(await answer(call, get(`/v1/sessions/${session.id}`))).toEqual({ status: 404, body: UNKNOWN_SESSION_BODY });
     const created = await call("/v1/sessions", { method: "POST" });
     expect(created.status).toBe(500);
     expect(await created.json()).toMatchObject({ error: { code: "misconfigured", message: expect.stringContaining("SIGNING_SECRET") } });
