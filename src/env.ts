@@ -4,7 +4,7 @@
  * may be unset, which the generated type cannot say, so they are made optional here; the knobs below exist
  * only for tests and operators and have no default in wrangler.toml.
  */
-type SecretName = "OPENAI_API_KEY" | "API_TOKEN" | "REDEPLOY_HOOK_SECRET" | "OTEL_EXPORTER_OTLP_HEADERS";
+type SecretName = "OPENAI_API_KEY" | "API_TOKEN" | "REDEPLOY_HOOK_SECRET" | "OTEL_EXPORTER_OTLP_HEADERS" | "SIGNING_SECRET";
 
 export type AppEnv = Omit<Env, SecretName> &
   Partial<Pick<Env, SecretName>> & {
@@ -22,6 +22,8 @@ export type AppEnv = Omit<Env, SecretName> &
     /** getWeather's upstreams, pointed at local servers by tests. */
     WEATHER_API_BASE_URL?: string;
     GEOCODING_API_BASE_URL?: string;
+    /** Until this instant (ISO 8601), unsigned session ids of the older shape are accepted (src/signing/session-ids.ts). */
+    LEGACY_SESSION_IDS_UNTIL?: string;
     /** "true" only under `npm start`/`npm run dev` (`--var LOCAL_DEV:true`): the Worker is local (access-policy.ts). */
     LOCAL_DEV?: string;
     /** JSON `[{name, url, headers?, requireApproval?}]`: remote MCP servers whose tools sessions may use. */

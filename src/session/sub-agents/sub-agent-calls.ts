@@ -81,7 +81,12 @@ export class SubAgentCalls {
     const maxDepth = readMaxSubAgentDepth(env);
     if (depth > maxDepth)
       throw new Error(`Sub-agents nest at most ${maxDepth} deep (MAX_SUBAGENT_DEPTH); this session cannot start another`);
-    const childId = await childSessionId({ parentId: settings.id, runId, toolCallId: request.toolCallId, parentKeyHash: settings.keyHash });
+    const childId = await childSessionId(env, {
+      parentId: settings.id,
+      runId,
+      toolCallId: request.toolCallId,
+      parentKeyHash: settings.keyHash,
+    });
     const childSettings = this.childSettings(request, childId, depth); // throws for an unknown tool: no child, no row
     const known = sql.exec(`SELECT 1 FROM sub_agents WHERE session_id = ?`, childId).toArray().length > 0;
     // Recorded before the child exists, so a DELETE erases a child a crash left half-started.
