@@ -1,7 +1,7 @@
 /**
  * The deployer's configuration in code: defaults for new sessions and the agent hooks (the Worker's vars
  * and secrets, with their defaults, are src/config.ts).
- * Every hook is optional; an absent hook means the spec's default (see src/core/agent-loop.ts).
+ * Every hook is optional; an absent hook means the core's default (see src/core/agent-loop.ts).
  * Session bodies may override systemPrompt, toolExecution, the tool subset and the approval list.
  */
 import { DEFAULT_MAX_STEPS, type AgentHooks, type AgentTool, type AgentToolCall, type ToolExecutionMode } from "./core/index.ts";

@@ -76,6 +76,13 @@ const positiveNumber = (fallback: number) =>
     return /^\d+(\.\d+)?$/.test(decimal) && Number(decimal) > 0 ? Number(decimal) : undefined;
   });
 
+/** An instant as epoch milliseconds, from ISO 8601 text (a date alone is 00:00 UTC); unset is undefined. */
+const instant = () =>
+  setting<number | undefined>("var", undefined, (raw) => {
+    const ms = raw.trim() ? Date.parse(raw.trim()) : Number.NaN;
+    return Number.isFinite(ms) ? ms : undefined;
+  });
+
 /** A decimal number that may be zero (a delay). */
 const nonNegativeNumber = (fallback: number) =>
   setting("var", fallback, (raw) => {
@@ -115,6 +122,10 @@ export const SETTINGS = {
   /** The Worker is local (open while API_TOKEN is unset, no rate limits) only under `npm start`/`npm run dev`. */
   LOCAL_DEV: exactlyTrue("local"),
   API_TOKEN: text("secret"),
+  /** Signs session ids; its length, and the one generated locally when unset, are src/signing/signing-secret.ts's. */
+  SIGNING_SECRET: text("secret"),
+  /** Until this instant unsigned session ids of the older shape are accepted (src/signing/session-ids.ts). */
+  LEGACY_SESSION_IDS_UNTIL: instant(),
   ALLOW_ANONYMOUS_SESSIONS: flag("var", false),
   /** Browser origins allowed by CORS; "*" among them allows all; empty: the Worker's own origin. */
   CORS_ORIGINS: list("var"),

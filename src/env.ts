@@ -7,6 +7,6 @@
  */
 import type { SettingName } from "./config.ts";
 
-type SecretName = "OPENAI_API_KEY" | "API_TOKEN" | "REDEPLOY_HOOK_SECRET" | "OTEL_EXPORTER_OTLP_HEADERS";
+type SecretName = "OPENAI_API_KEY" | "API_TOKEN" | "REDEPLOY_HOOK_SECRET" | "OTEL_EXPORTER_OTLP_HEADERS" | "SIGNING_SECRET";
 
 export type AppEnv = Omit<Env, SecretName> & Partial<Pick<Env, SecretName>> & { [K in Exclude<SettingName, keyof Env>]?: string };

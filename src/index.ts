@@ -3,6 +3,8 @@
  * and the Durable Object classes (AgentSession; McpCredentials, the Worker's MCP OAuth credentials).
  */
 import { app } from "./http/app.ts";
+// Every host feature's additions to the core's unions, in any program rooted here (see the module).
+import type {} from "./host-vocabulary.ts";
 
 export { AgentSession } from "./session/agent-session.ts";
 export { McpCredentials } from "./mcp/mcp-credentials-object.ts";

@@ -37,6 +37,16 @@ const CASES: Record<SettingName, Case> = {
   },
   LOCAL_DEV: { default: false, valid: [["true", true]], malformed: ["TRUE ", " true", "1", "yes", "false"] },
   API_TOKEN: { default: "", valid: [[" t0ken ", "t0ken"]], malformed: [] },
+  // Its length is checked by src/signing/signing-secret.ts, which names the problem.
+  SIGNING_SECRET: { default: "", valid: [[" 0123456789abcdef0123456789abcdef ", "0123456789abcdef0123456789abcdef"]], malformed: [] },
+  LEGACY_SESSION_IDS_UNTIL: {
+    default: undefined,
+    valid: [
+      ["2027-01-31", Date.UTC(2027, 0, 31)],
+      [" 2027-01-31T12:00:00Z ", Date.UTC(2027, 0, 31, 12)],
+    ],
+    malformed: ["soon", "2027-13-45"],
+  },
   ALLOW_ANONYMOUS_SESSIONS: {
     default: false,
     valid: [
@@ -194,7 +204,7 @@ describe("where a deployer finds the settings", () => {
     const { commented } = wranglerVars();
     const differing = [...commented].filter(([name, text]) => {
       const fallback: unknown = SETTINGS[name as SettingName].default;
-      const unsetByDefault = fallback === "" || (Array.isArray(fallback) && fallback.length === 0);
+      const unsetByDefault = fallback === undefined || fallback === "" || (Array.isArray(fallback) && fallback.length === 0);
       return !unsetByDefault && read(name as SettingName, text) !== fallback;
     });
     expect(differing).toEqual([]);

@@ -1,8 +1,9 @@
 /**
- * writeTool (README "Tools the agent writes"): the agent writes a new tool from a name, a JSON Schema and the body of its execute
- * function. The file is rendered to the same contract as hand-written tools, stored in R2 with a pending
- * row in KV, run at once as a sandboxed draft where the Worker has a LOADER, and shipped by redeploy.
- * Off unless WRITE_TOOL_ENABLED is "true"; the flow lives in src/tools/written/write-tool.ts.
+ * writeTool (docs/written-tools.md "Tools the agent writes (writeTool)"): the agent writes a new tool from a
+ * name, a JSON Schema and the body of its execute function. The file is rendered to the same contract as
+ * hand-written tools, stored in R2 with a pending row in KV, run at once as a sandboxed draft where the
+ * Worker has a LOADER, and shipped by redeploy. Off unless WRITE_TOOL_ENABLED is "true"; the flow lives in
+ * src/tools/written/write-tool.ts.
  */
 import { defineTool } from "../src/tools/define-tool.ts";
 import { writeToolInput } from "../src/tools/written/spec.ts";

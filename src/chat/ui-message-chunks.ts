@@ -5,7 +5,8 @@
  * Invariants: text parts open before their deltas and close before a step ends; every tool part starts
  * with tool-input-available; a run's end yields finish-step (if open), then error (if it failed), then finish.
  */
-import type { AgentEvent, StopReason } from "../core/index.ts";
+import type { StopReason } from "../core/index.ts";
+import type { AgentEvent } from "../wire/events.ts";
 
 export type UiFinishReason = "stop" | "length" | "content-filter" | "tool-calls" | "error" | "other";
 

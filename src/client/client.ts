@@ -1,5 +1,5 @@
 /**
- * The typed client for the Worker's HTTP API (README "HTTP API (v1)"), for browsers and Node 22 alike:
+ * The typed client for the Worker's HTTP API (docs/api.md "HTTP API (v1)"), for browsers and Node 22 alike:
  * `createClient(...)` creates or attaches to sessions; a SessionHandle wraps one session's routes and its
  * reconnecting event stream. No dependencies, only fetch. Every non-2xx answer throws ApiClientError;
  * a network failure throws ApiClientError with status 0 and code "network_error". Creating a session,

@@ -82,6 +82,8 @@ export async function* streamSessionEvents(
                 if (!event) continue;
                 if (event.type === "eventsDropped") {
                   lastSeq = Math.max(lastSeq, event.oldestSeq - 1);
+                } else if ((event as { unstored?: boolean }).unstored === true) {
+                  // Storage failed, so this event has no seq of its own (nor a replay): yielded once, as it comes.
                 } else if (event.seq > lastSeq) {
                   lastSeq = event.seq;
                   healthy = true;

@@ -1,5 +1,5 @@
 /**
- * The agent loop (README "Agent semantics") as one function of its inputs: state, hooks, queues, sink and signal.
+ * The agent loop (docs/architecture.md "Agent semantics") as one function of its inputs: state, hooks, queues, sink and signal.
  * Each step: finish any unanswered tool calls (a resumed run) → drain pending input (follow-ups first)
  * → prepareContext → formatMsgForLLM → llmCall → extract → execute → append → again, until a text
  * answer, a terminating batch, an abort, an LLM error or the step limit. Returns the run's one final message.
@@ -51,7 +51,7 @@ export type AgentRun = AgentLoopConfig & {
   state: AgentState;
   llmCall: LlmCall;
   emit: EmitEvent;
-  /** Pending user messages at a step boundary, follow-ups first (the spec's Step 1). */
+  /** Pending user messages at a step boundary, follow-ups first; drained into history before each LLM call. */
   drainPending?: () => UserMessage[] | Promise<UserMessage[]>;
   /** Persists a message before the loop appends it to `state.messages` (append-only). */
   onMessage?: (message: AgentMessage) => void | Promise<void>;
@@ -168,7 +168,7 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
   }
 }
 
-/** The spec's final response for a batch in which every call asked to terminate. */
+/** The run's final response when every call of a batch asked to terminate: a fixed text plus the tools' texts. */
 export function terminatedResponse(assistant: AssistantMessage, batch: AgentToolCallBatch, timestamp: number): AssistantMessage {
   const content: TextContent[] = [{ type: "text", text: TERMINATED_TEXT }];
   for (const message of batch.messages) {

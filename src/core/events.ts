@@ -6,49 +6,45 @@
  */
 import type { AgentMessage, AgentToolResult, AssistantMessage, ContextTrim, StopReason } from "./types.ts";
 
-export type AgentEvent =
-  | { type: "runStart" }
-  | { type: "messageStart"; role: "assistant" }
-  | { type: "messageDelta"; text: string }
-  | { type: "messageEnd"; message: AgentMessage }
-  | { type: "toolExecStart"; toolCallId: string; toolName: string; arguments: unknown }
-  | {
-      type: "toolExecUpdate";
-      toolCallId: string;
-      toolName: string;
-      arguments: unknown;
-      partialResult: unknown;
-    }
-  | {
-      type: "toolExecEnd";
-      toolCallId: string;
-      toolName: string;
-      result: AgentToolResult;
-      isError: boolean;
-    }
-  | {
-      type: "toolApprovalRequired";
-      toolCallId: string;
-      toolName: string;
-      arguments: unknown;
-      reason?: string;
-    }
-  /** An MCP server asks the user (elicitation/create); answered on the elicitations route. */
-  | { type: "mcpElicitation"; elicitationId: string; server: string; message: string; requestedSchema: Record<string, unknown> }
-  | { type: "runEnd"; response: AssistantMessage; stopReason: StopReason }
+/** An event that carries nothing but its `type` (and, once stored, its stamp). */
+export type NoFields = Record<never, never>;
+
+/** The core's own events by `type`: each entry is the event's fields besides its tag. */
+export interface CoreEvents {
+  runStart: NoFields;
+  messageStart: { role: "assistant" };
+  messageDelta: { text: string };
+  messageEnd: { message: AgentMessage };
+  toolExecStart: { toolCallId: string; toolName: string; arguments: unknown };
+  toolExecUpdate: { toolCallId: string; toolName: string; arguments: unknown; partialResult: unknown };
+  toolExecEnd: { toolCallId: string; toolName: string; result: AgentToolResult; isError: boolean };
+  toolApprovalRequired: { toolCallId: string; toolName: string; arguments: unknown; reason?: string };
+  runEnd: { response: AssistantMessage; stopReason: StopReason };
   /** An LLM request failed and will be tried again after `delayMs` (retry number `retry`, from 1). */
-  | { type: "llmRetry"; retry: number; delayMs: number; message: string }
-  | { type: "error"; message: string }
+  llmRetry: { retry: number; delayMs: number; message: string };
+  error: { message: string };
   /** The request left out older messages to stay within the context budget (history keeps them). */
-  | ({ type: "contextTrimmed" } & ContextTrim)
+  contextTrimmed: ContextTrim;
   /** The partial assistant message being streamed will not be completed (a failed or resumed LLM call): drop it. */
-  | { type: "messageAbandoned"; reason: string }
-  /** A remote MCP server needs the user to authorize this Worker at `authorizationUrl`; its tools are absent until then. */
-  | { type: "mcpAuthRequired"; server: string; authorizationUrl: string }
-  /** A remote MCP server's tool list changed; `changed` names tools whose definition changed under the same name (drift). */
-  | { type: "mcpToolsChanged"; server: string; added: string[]; removed: string[]; changed: string[] }
-  /** A schedule's due time came: its message was queued as user message `messageId` (marked with `scheduleId`). */
-  | { type: "scheduleFired"; scheduleId: string; messageId: string };
+  messageAbandoned: { reason: string };
+}
+
+/**
+ * The host's events by `type`, shaped like CoreEvents. Empty here: each host feature adds its own from
+ * its own module (`declare module "…/core/events.ts"`), so the core never changes for a new feature.
+ * A merged entry counts only in a program that loads its module; the host keeps them all loaded
+ * wherever the union is read (src/host-vocabulary.ts).
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging
+export interface HostEvents {}
+
+type EventFields = CoreEvents & HostEvents;
+
+/** One plain object type (not an intersection), so editors and error messages show the event's fields. */
+type Tagged<T> = { [P in keyof T]: T[P] };
+
+/** Every event: one member per entry of CoreEvents and HostEvents, its key as its `type`. */
+export type AgentEvent = { [K in keyof EventFields]: Tagged<{ type: K } & EventFields[K]> }[keyof EventFields];
 
 export type AgentEventType = AgentEvent["type"];
 

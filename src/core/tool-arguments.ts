@@ -77,7 +77,7 @@ export function validateAgainstSchema(args: ToolArguments, schema: JsonSchema, t
   return `Invalid arguments for tool "${toolName}":\n${problems.join("\n")}`;
 }
 
-/** A tool's own validateRequiredArgs replaces the default schema validation (README "Agent semantics"). */
+/** A tool's own validateRequiredArgs replaces the default schema validation (docs/architecture.md "Agent semantics"). */
 export function validateToolArguments(tool: AgentTool, args: ToolArguments): string | undefined {
   if (tool.validateRequiredArgs) return tool.validateRequiredArgs(args) ?? undefined;
   return validateAgainstSchema(args, tool.inputSchema, tool.name);

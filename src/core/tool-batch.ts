@@ -1,5 +1,5 @@
 /**
- * Executing one assistant message's tool calls as a batch (README "Agent semantics").
+ * Executing one assistant message's tool calls as a batch (docs/architecture.md "Agent semantics").
  * Sequential when the config says so or any tool in the batch is not parallel-safe; parallel batches
  * prepare in call order, execute concurrently (optionally capped) and return results in call order.
  * Every call gets exactly one result, including calls skipped after an abort and calls found in the

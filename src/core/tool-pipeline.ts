@@ -1,5 +1,5 @@
 /**
- * The per-call pipeline (README "Agent semantics"): prepareToolCall → executePreparedToolCall →
+ * The per-call pipeline (docs/architecture.md "Agent semantics"): prepareToolCall → executePreparedToolCall →
  * finalizeExecutedToolCall.
  * No phase throws: every failure (unknown tool, bad arguments, a refused approval, a blocking, throwing or
  * hanging hook, a throwing, hanging or aborted execute, a malformed result) becomes an outcome with

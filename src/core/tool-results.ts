@@ -72,11 +72,11 @@ export function normalizeToolResult(value: unknown): { ok: true; result: AgentTo
   const content: AgentToolResult["content"] = [];
   for (const [i, block] of v.content.entries()) {
     const b = block as Record<string, unknown> | null;
-    const mcpKind = b && typeof b === "object" ? readMcpKindBlock(b) : undefined;
+    const otherKind = b && typeof b === "object" ? readOtherKindBlock(b) : undefined;
     if (b && b.type === "text" && typeof b.text === "string") content.push({ type: "text", text: b.text });
     else if (b && b.type === "image" && typeof b.data === "string" && typeof b.mimeType === "string") {
       content.push({ type: "image", data: b.data, mimeType: b.mimeType });
-    } else if (mcpKind) content.push(mcpKind);
+    } else if (otherKind) content.push(otherKind);
     else if (typeof block === "string") content.push({ type: "text", text: block });
     else return { ok: false, error: `Tool result content[${i}] is not a text, image, audio, resource_link or resource block` };
   }
@@ -142,7 +142,7 @@ export function limitToolResult(result: AgentToolResult, maxChars: number | unde
 }
 
 /** Audio, resource links and embedded resources, rebuilt field by field (nothing else of the block is kept). */
-function readMcpKindBlock(b: Record<string, unknown>): AudioContent | ResourceLinkContent | EmbeddedResourceContent | undefined {
+function readOtherKindBlock(b: Record<string, unknown>): AudioContent | ResourceLinkContent | EmbeddedResourceContent | undefined {
   const str = (v: unknown): v is string => typeof v === "string";
   const opt = <K extends string>(key: K, v: unknown): { [P in K]?: string } => (str(v) ? ({ [key]: v } as { [P in K]?: string }) : {});
   if (b.type === "audio") return str(b.data) && str(b.mimeType) ? { type: "audio", data: b.data, mimeType: b.mimeType } : undefined;

@@ -27,7 +27,7 @@ export class ToolStore {
     this.tools.set(tool.name, tool);
   }
 
-  /** Removes a tool (e.g. one a remote MCP server no longer offers); returns whether it was there. */
+  /** Removes a tool (e.g. one its source no longer offers); returns whether it was there. */
   remove(name: string): boolean {
     return this.tools.delete(name);
   }

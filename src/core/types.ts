@@ -21,7 +21,7 @@ export type ToolCallContent = {
 };
 export type UserContent = TextContent | ImageContent;
 export type AssistantContent = TextContent | ThinkingContent | ToolCallContent;
-/** MCP's other content kinds, carried through tool results (a model that cannot take them gets a description). */
+/** Other content kinds a tool result may carry (audio, links, embedded resources); a model that cannot take them gets a description. */
 export type AudioContent = { type: "audio"; data: string; mimeType: string };
 export type ResourceLinkContent = { type: "resource_link"; uri: string; name: string; mimeType?: string; description?: string };
 export type EmbeddedResource = { uri: string; mimeType?: string; text?: string; blob?: string };
@@ -39,13 +39,12 @@ export type Usage = {
 
 export type StopReason = "stop" | "length" | "toolUse" | "tool_use_terminated" | "aborted" | "error" | "max_steps";
 
-export type UserMessage = {
+/** An interface so that host features can mark where a message came from (optional fields, merged from their own modules). */
+export interface UserMessage {
   role: "user";
   content: UserContent[];
   timestamp: number;
-  /** Set when a schedule sent this message (the session's schedules), not a person. */
-  scheduleId?: string;
-};
+}
 
 export type AssistantMessage = {
   role: "assistant";
@@ -99,60 +98,23 @@ export type AgentToolResult = {
 
 export type OnPartialResult = (partialResult: unknown) => void;
 
-/** Narrow powers a tool may declare (AgentTool.capabilities); the host grants only those declared. */
-
-/** What a sub-agent tool (defineSubAgent) asks its host to run: a child session for one task. */
-export type SubAgentRequest = {
-  /** The call's id as the runtime assigned it (with the host's session and run, it names the child). */
-  toolCallId: string;
-  task: string;
-  /** The sub-agent's name (its tool name), for messages and the child's settings. */
-  name: string;
-  systemPrompt: string;
-  /** Registry tool names the child may use; undefined: every tool but sub-agents. */
-  tools?: readonly string[];
-  model?: string;
-  maxSteps?: number;
-};
-
-/** Runs (or re-attaches to) the child session of one sub-agent call; rejects with a readable Error when it cannot (the pipeline makes it an error result). */
-export type RunSubAgent = (request: SubAgentRequest, onPartialResult: OnPartialResult, signal?: AbortSignal) => Promise<AgentToolResult>;
-export type ToolCapability = "registerDraft" | "subAgent" | "schedules";
-
 /**
- * What capability "schedules" gives a tool: the calling session's schedules, checked and bounded exactly
- * as the HTTP routes are. Failures are values naming the problem (a bad spec, the MAX_SCHEDULES limit).
+ * The narrow powers a tool may declare (AgentTool.capabilities), by name, each with the names of the
+ * ToolExecutionContext fields it grants; the host grants only those declared. Host features add theirs,
+ * and the fields, from their own modules by declaration merging (`declare module "…/core/types.ts"`).
  */
-export type ScheduleAccess = {
-  create: (request: {
-    message: string;
-    at?: string | number;
-    delayMs?: number;
-    cron?: string;
-    everyMs?: number;
-    name?: string;
-  }) => { ok: true; value: { id: string; nextRunAt: number } } | { ok: false; message: string };
-  list: () => readonly ScheduleListing[];
-  cancel: (scheduleId: string) => boolean;
-};
-
-/** One schedule as listings show it (GET …/schedules, the snapshot, the listSchedules tool). */
-export type ScheduleListing = {
-  id: string;
-  name?: string;
-  kind: "at" | "cron" | "every";
-  spec: string;
-  message: string;
-  nextRunAt: number;
-  lastRunAt: number | null;
-  runs: number;
-};
+export interface ToolCapabilities {
+  registerDraft: "registerDraft" | "bundledToolNames";
+}
+export type ToolCapability = keyof ToolCapabilities;
 
 /**
  * What a tool gets from its host while it runs: the session, the env keys and bindings it declared
  * (AgentTool.env) and the capabilities it declared. Never the host's whole env; the core passes it through.
+ * Host features merge in the fields their capabilities grant and the services a host offers every tool
+ * (each absent where a host does not offer it).
  */
-export type ToolExecutionContext = {
+export interface ToolExecutionContext {
   sessionId?: string;
   /** Only the keys the tool declared, and only those the host has. */
   env: Readonly<Record<string, unknown>>;
@@ -160,30 +122,9 @@ export type ToolExecutionContext = {
   registerDraft?: (tool: AgentTool) => boolean;
   /** With "registerDraft": the bundled tools' names, which a draft can never take. */
   bundledToolNames?: () => readonly string[];
-  /** Capability "subAgent": runs a child session for a sub-agent call (src/session/sub-agents/sub-agent-calls.ts). */
-  runSubAgent?: RunSubAgent;
-  /** Capability "schedules": the calling session's schedules (the schedule tools). */
-  schedules?: ScheduleAccess;
-  /** Where a host has a log channel (MCP's notifications/message over /mcp); absent elsewhere. */
-  log?: (level: ToolLogLevel, data: unknown) => void;
-  /** Where a host can ask a human mid-call (MCP elicitation over /mcp); absent elsewhere. */
-  elicit?: (request: ToolElicitation) => Promise<ToolElicitationAnswer>;
-  /** Where a host can ask its client's model mid-call (MCP sampling over /mcp); absent elsewhere. */
-  sample?: (request: ToolSampling) => Promise<ToolSamplingAnswer>;
-};
+}
 
-/** MCP's (syslog's) levels, least severe first. */
-export const TOOL_LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
-export type ToolLogLevel = (typeof TOOL_LOG_LEVELS)[number];
-/** A question for a human: a message and a flat object schema of string/number/boolean/enum fields. */
-export type ToolElicitation = { message: string; requestedSchema: JsonSchema };
-export type ToolElicitationAnswer = { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> };
-/** A text conversation for a model to continue, at most `maxTokens` long. */
-export type ToolSampling = { messages: { role: "user" | "assistant"; text: string }[]; systemPrompt?: string; maxTokens: number };
-/** The model's reply: its text (other kinds named in brackets), and which model wrote it. */
-export type ToolSamplingAnswer = { text: string; model: string };
-
-/** MCP's tool annotations: hints about a tool's behaviour for clients, never a security boundary. */
+/** Hints about a tool's behaviour for the clients a host serves its tools to; never a security boundary. */
 export type ToolAnnotations = {
   title?: string;
   readOnlyHint?: boolean;
@@ -220,9 +161,9 @@ export type AgentTool = {
   env?: readonly string[];
   /** Capabilities the tool uses (e.g. writeTool's "registerDraft"). */
   capabilities?: readonly ToolCapability[];
-  /** Behaviour hints served with the tool over /mcp. */
+  /** Behaviour hints a host serves with the tool. */
   annotations?: ToolAnnotations;
-  /** JSON Schema of `details` when the tool promises a shape; /mcp then serves details as structuredContent. */
+  /** JSON Schema of `details` when the tool promises a shape; a host serving the tool may then serve details as structured content. */
   outputSchema?: JsonSchema;
 };
 

@@ -1,5 +1,5 @@
 /**
- * The Worker's HTTP API (DESIGN "HTTP API"): one Hono app with the middleware every route shares (CORS,
+ * The Worker's HTTP API (docs/api.md "HTTP API (v1)"): one Hono app with the middleware every route shares (CORS,
  * one body limit, one error handler) and the route files per resource mounted under it: sessions, chat,
  * tools, mcp. Every failure leaves as `{error:{code,message}}` with its status; unexpected faults are
  * 500s with no internals leaked.
@@ -11,6 +11,7 @@ import { HTTPException } from "hono/http-exception";
 import { readSetting } from "../config.ts";
 import { chatRoutes } from "./chat-routes.ts";
 import { allowedOrigin } from "./cors-policy.ts";
+import { SigningSecretMissing } from "../signing/signing-secret.ts";
 import { ApiError, errorResponse, WrongCredential } from "./errors.ts";
 import { countWrongCredential, refuseGuessers } from "./rate-limit.ts";
 import type { HonoEnv } from "./hono-env.ts";
@@ -52,6 +53,11 @@ app.use("/mcp", refuseGuessers);
 app.onError(async (err, c) => {
   if (err instanceof WrongCredential) return errorResponse(await countWrongCredential(c, err));
   if (err instanceof ApiError) return errorResponse(err);
+  if (err instanceof SigningSecretMissing) {
+    // The operator's to fix, and never a reason to issue an unsigned id: said in the answer and in the logs.
+    console.error(JSON.stringify({ event: "signingSecretMissing", method: c.req.method, path: c.req.path, message: err.message }));
+    return errorResponse(new ApiError(500, "misconfigured", err.message));
+  }
   // hono/validator's one own refusal: a JSON Content-Type whose body does not parse.
   if (err instanceof HTTPException && err.status === 400) return errorResponse(new ApiError(400, "bad_request", "Body is not valid JSON"));
   console.error("unhandled error", c.req.method, c.req.path, err);

@@ -1,5 +1,5 @@
 /**
- * Which browser origins may call the API (README "Access and limits"). By default only the Worker's own
+ * Which browser origins may call the API (docs/security.md "Browsers: CORS and simple requests"). By default only the Worker's own
  * origin (the page it serves), so a deployed agent is not callable from other sites' scripts. CORS_ORIGINS,
  * a comma-separated list, replaces that default; "*" in it allows every origin, explicitly.
  * Used by the router's CORS middleware.

@@ -8,7 +8,7 @@
  */
 import { EVENT_SOCKET_HEADERS } from "../session/events/event-sockets.ts";
 import type { SessionFailure } from "../session/session-result.ts";
-import { createLiveStream, HEARTBEAT_MS } from "../session/events/live-stream.ts";
+import { createLiveStream, HEARTBEAT_MS } from "../wire/live-stream.ts";
 import { SSE_HEADERS } from "../wire/sse.ts";
 import { settle } from "./failure-status.ts";
 

@@ -17,10 +17,11 @@ import { bundledToolNames } from "../tools/catalog.ts";
 import { describeWrittenTools } from "../tools/written/listing.ts";
 import { inspectWrittenTool, rejectWrittenTool } from "../tools/written/operator.ts";
 import { lazySchema } from "../lazy-schema.ts";
-import { SESSION_ID_PATTERN } from "./auth.ts";
+import { checkSessionId } from "../signing/session-ids.ts";
 import { ApiError } from "./errors.ts";
 import type { HonoEnv } from "./hono-env.ts";
 import { isOperator, requireApiToken } from "./operator-access.ts";
+import { sessionStub } from "./session-stub.ts";
 import { jsonBody } from "./validation.ts";
 
 /** Longest operator note kept on a rejected row. */
@@ -102,10 +103,11 @@ toolRoutes.post(
 
 /** Asks the writing session to drop its draft; a session that is gone has nothing to drop. */
 async function dropFromSession(env: AppEnv, sessionId: string, name: string): Promise<boolean> {
-  // A hand-edited row may name anything: only an issued id may address (and so create) an object.
-  if (!SESSION_ID_PATTERN.test(sessionId)) return false;
+  // A hand-edited row may name anything: only an id this Worker issued may address (and so create) an object.
+  const id = await checkSessionId(env, sessionId);
+  if (!id) return false;
   try {
-    return await env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(sessionId)).dropWrittenDraft(name);
+    return await sessionStub(env, id).dropWrittenDraft(name);
   } catch (err) {
     console.warn("reject: the writing session could not drop its draft", sessionId, name, err);
     return false;

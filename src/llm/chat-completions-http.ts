@@ -2,7 +2,7 @@
  * One HTTP exchange with an OpenAI-compatible Chat Completions endpoint: POST `<baseURL>/chat/completions`
  * with the request's encoded JSON (request-json.ts), then either the parsed completion or the stream's chunks. Used by
  * openai-chat-model.ts, which owns timeouts, retries and accumulation. The wire format is OpenAI's public
- * one (README "LLM endpoints": why this is plain fetch and not the `openai` SDK). Invariants: a non-2xx
+ * one (docs/architecture.md "LLM endpoints: plain fetch, not the `openai` SDK" says why). Invariants: a non-2xx
  * answer becomes an LlmError naming the status and the server's own message, with any Retry-After it
  * asked for; a body that is not the format it should be is `invalid_response`, never retried.
  */

@@ -18,20 +18,18 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
+import { ToolStore, loadTools, type AgentTool } from "../core/index.ts";
+import { bundledRegistry } from "../tools/catalog.ts";
+import { contextFor, type ToolHost } from "../tools/tool-context.ts";
+import { toCallToolResult } from "./mcp-content.ts";
 import {
-  ToolStore,
-  loadTools,
   TOOL_LOG_LEVELS,
-  type AgentTool,
   type ToolElicitation,
   type ToolElicitationAnswer,
   type ToolLogLevel,
   type ToolSampling,
   type ToolSamplingAnswer,
-} from "../core/index.ts";
-import { bundledRegistry } from "../tools/catalog.ts";
-import { contextFor, type ToolHost } from "../tools/tool-context.ts";
-import { toCallToolResult } from "./mcp-content.ts";
+} from "./mcp-vocabulary.ts";
 import { serveMcpSession } from "./mcp-sessions.ts";
 import { progressOf } from "./progress.ts";
 import { runServedToolCall } from "./served-tool-call.ts";

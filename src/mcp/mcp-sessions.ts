@@ -2,8 +2,9 @@
  * The /mcp sessions of this isolate (Streamable HTTP `Mcp-Session-Id`): an initialize request opens one
  * (its own server, transport and replay buffer), later requests carrying the id reach it, DELETE ends it.
  * Bounded: at most MAX_MCP_SESSIONS, the least recently used closed first, and idle ones expire. A
- * request naming an id this isolate does not hold gets 404, which tells the client to initialize again
- * (the transport spec's answer for an ended session), so any isolate can serve any client.
+ * request naming an id this isolate does not hold gets 404, the transport spec's answer for an ended
+ * session, after which a client should initialize again (the MCP TypeScript SDK's client does not by
+ * itself: its application must connect anew).
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";

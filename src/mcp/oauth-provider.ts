@@ -38,7 +38,10 @@ export type McpOAuthOptions = {
   verifier?: string;
 };
 
-/** The OAuth callback's path (DESIGN.md); the redirect URL is this under the Worker's origin. */
+/**
+ * The OAuth callback's path: where authorization servers send the user back. The redirect URL is this under
+ * the Worker's origin, and pre-registered clients list it (README "Connecting an OAuth MCP server"), so it stays fixed.
+ */
 export const MCP_OAUTH_CALLBACK_PATH = "/v1/mcp/oauth/callback";
 /** Where the Worker serves its Client ID Metadata Document (the document's URL is the client id). */
 export const MCP_CLIENT_METADATA_PATH = "/v1/mcp/oauth/client-metadata.json";

@@ -16,11 +16,10 @@ import {
   type AgentToolResult,
   type AssistantMessage,
   type AwaitApproval,
-  type ToolElicitation,
-  type ToolElicitationAnswer,
   type ToolExecutionContext,
   type ToolStore,
 } from "../core/index.ts";
+import type { ToolElicitation, ToolElicitationAnswer } from "./mcp-vocabulary.ts";
 
 export type ServedCallOptions = {
   /** Passed to tools as their context (the Worker's env, never a session). */

@@ -5,7 +5,7 @@
  * Called by the schedule firing (schedule-firing.ts), AgentSession's schedule methods and the schedule tools'
  * capability. The next wake-up is one indexed read; nothing here touches more than one row per schedule.
  */
-import type { ScheduleListing } from "../core/index.ts";
+import type { ScheduleListing } from "./schedule-vocabulary.ts";
 import { checkSchedule, nextDueAfter, type ScheduleKind, type ScheduleLimits, type ScheduleRequest } from "./schedule-spec.ts";
 import { ok, refuse, type SessionResult } from "../session/session-result.ts";
 

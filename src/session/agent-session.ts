@@ -2,10 +2,14 @@
  * AgentSession: one Durable Object per session, and nothing but wiring. Each RPC method checks access
  * (session-access.ts) and hands over to the part that does the job: the run driver (runs and input), the
  * schedule store, output waiters (takeResponse), the approval policy, the event stream, the snapshot view. Methods return
- * SessionResult values and never throw across RPC; the router turns failures into HTTP answers.
+ * SessionResult values and never throw across RPC; the router turns failures into HTTP answers. The one
+ * exception is completeMcpAuth, which answers an AuthCompletion carrying its own HTTP status.
  * Invariants: a run a restart interrupted resumes in the constructor, before any method sees the session;
  * an object that holds no session (an unknown id) writes nothing: its schema is created only by `init`
- * (or, for a sub-agent's child session, by `startSubAgent`, which only a parent session calls).
+ * (or, for a sub-agent's child session, by `startSubAgent`, which only a parent session calls). "Shut
+ * down" is stored once, as the tombstone: written before a DELETE stops anything, so a restart finishes
+ * the erase; from then on every method answers 410. A failed write restarts the session in place: it is
+ * loaded again from what was stored, as after a restart of the object.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { UserContent } from "../core/index.ts";
@@ -28,12 +32,22 @@ import { IdempotencyKeys } from "./storage/idempotency-keys.ts";
 import { describeSession } from "./session-view.ts";
 import { decideApproval } from "./human/tool-approval.ts";
 import { answerElicitation, type ElicitationAction } from "./human/elicitation-gate.ts";
-import { eraseSession, goneMessage, readTombstone, type Tombstone } from "./session-end.ts";
+import { onAlarm, planAlarm, wake } from "./session-alarm.ts";
+import { eraseSession, goneMessage, readTombstone, type Tombstone, writeTombstone } from "./session-end.ts";
 import { updateSettings, type SettingsPatch } from "./session-settings.ts";
 import { authorizeParent, followChild, refuseChildInput, storeChild } from "./sub-agents/sub-agent-child.ts";
 
-/** An idempotent creation: the caller's key, the request's fingerprint and the session key to answer again. */
-export type CreationKey = { idempotencyKey: string; fingerprint: string; sessionKey: string };
+/**
+ * An idempotent creation: the caller's key, the request's fingerprint and the session key to answer again,
+ * sealed by the Worker (src/signing/sealed-creation-key.ts): the session never holds it readable.
+ */
+export type CreationKey = { idempotencyKey: string; fingerprint: string; sealedKey: string };
+
+/**
+ * What init answers: the id, and on a repeat the sealed key the first request kept. `key` is the plain key
+ * of rows kept before keys were sealed (read until they expire, 24 h after their creation).
+ */
+export type CreationAnswer = { id: string; sealedKey?: string; key?: string };
 
 /** How long session creation waits for the MCP servers' tool lists (they keep loading after it). */
 const MCP_LIST_WAIT_MS = 3_000;
@@ -41,31 +55,45 @@ const MCP_LIST_WAIT_MS = 3_000;
 export class AgentSession extends DurableObject<AppEnv> {
   private session?: Session;
   private tombstone?: Tombstone;
+  /** Set from a failed write until the session is read again from storage: calls wait for it. */
+  private reloading?: Promise<void>;
 
   constructor(ctx: DurableObjectState, env: AppEnv) {
     super(ctx, env);
-    void ctx.blockConcurrencyWhile(async () => {
-      // Never created (a request for an unknown id): nothing to read, and nothing is written.
-      if (!hasSchema(ctx.storage.sql)) return;
-      migrate(ctx.storage.sql);
-      this.tombstone = readTombstone(ctx.storage.sql);
-      const settings = readSettings(ctx.storage.sql);
-      if (settings) await this.load(settings);
-      // The object starts only when something calls in (a request, or the heartbeat alarm a run keeps
-      // set): a run a restart interrupted resumes here, before any method sees the session.
-      this.session?.runs.resumeInterrupted();
-      // A schedule that came due while the object was away fires now (once: the fire moves it on).
-      this.session?.runs.fireDueSchedules();
-      // A DELETE the restart interrupted is finished, not forgotten.
-      if (settings?.shutdown) void this.end("deleted");
-    });
+    void ctx.blockConcurrencyWhile(() => this.wake());
+  }
+
+  /**
+   * Reads the session from storage: at the object's start, and again after a failed write. `resume`
+   * false (after a failed write): an interrupted run waits for the next alarm or input, so storage that
+   * keeps failing costs a retry per heartbeat, not a loop of model calls.
+   */
+  private async wake(resume = true): Promise<void> {
+    const sql = this.ctx.storage.sql;
+    // Never created (a request for an unknown id): nothing to read, and nothing is written.
+    if (!hasSchema(sql)) return;
+    migrate(sql);
+    this.tombstone = readTombstone(sql);
+    const settings = readSettings(sql);
+    if (!settings) return;
+    // Rows written before the tombstone existed said "shut down" in the settings.
+    if (settings.shutdown && !this.tombstone) this.tombstone = writeTombstone(sql, settings.id, "deleted");
+    const session = await this.load(settings);
+    // A DELETE the restart interrupted is finished, not forgotten (nothing of the session runs first).
+    if (this.tombstone) return void this.end(this.tombstone.reason);
+    // The object starts only when something calls in (a request, or the heartbeat alarm a run keeps
+    // set): a run a restart interrupted resumes here, before any method sees the session; then
+    // schedules that came due while the object was away fire (once: the fire moves them on).
+    if (!resume) return;
+    session.runs.resumeInterrupted();
+    wake(this.sessionAlarmParts(session));
   }
 
   /**
    * Creates the session. `creation`: the request carried an Idempotency-Key (the id was derived from it):
    * its answer is kept, so a repeat within 24 h gets the same id and key instead of a conflict.
    */
-  async init(settings: SessionSettings, creation?: CreationKey): Promise<SessionResult<{ id: string; key?: string }>> {
+  async init(settings: SessionSettings, creation?: CreationKey): Promise<SessionResult<CreationAnswer>> {
     if (this.session || this.tombstone) return this.repeatCreation(creation);
     migrate(this.ctx.storage.sql);
     writeSettings(this.ctx.storage.sql, settings);
@@ -73,12 +101,12 @@ export class AgentSession extends DurableObject<AppEnv> {
       new IdempotencyKeys(this.ctx.storage.sql).remember(
         creation.idempotencyKey,
         creation.fingerprint,
-        JSON.stringify({ id: settings.id, key: creation.sessionKey }),
+        JSON.stringify({ id: settings.id, sealedKey: creation.sealedKey } satisfies CreationAnswer),
       );
     const session = await this.load(settings);
     // List remote tools now, so the first snapshot shows them; a slow server does not hold creation long.
     await Promise.race([session.mcp.refresh(), new Promise((resolve) => setTimeout(resolve, MCP_LIST_WAIT_MS))]);
-    await session.runs.heartbeat(); // arms the idle deadline
+    await planAlarm(this.sessionAlarmParts(session)); // arms the idle deadline
     return ok({ id: settings.id });
   }
 
@@ -152,7 +180,9 @@ export class AgentSession extends DurableObject<AppEnv> {
 
   /**
    * The OAuth callback of a flow this session holds (a server it added). No key: the one-time `state`,
-   * which only this session issued and stored by its hash, is the credential.
+   * which only this session issued and stored by its hash, is the credential. Answers what the Worker's
+   * McpCredentials object answers for its flows, an AuthCompletion with the status the callback route
+   * sends (so not a SessionResult): 404 when this object holds no live session.
    */
   async completeMcpAuth(state: string, code: string) {
     const session = this.session;
@@ -173,7 +203,7 @@ export class AgentSession extends DurableObject<AppEnv> {
   createSchedule(key: string | undefined, request: ScheduleRequest) {
     return this.authorized(key, async (s) => {
       const created = s.schedules.create(request, Date.now());
-      if (created.ok) await s.runs.heartbeat();
+      if (created.ok) await planAlarm(this.sessionAlarmParts(s));
       return created;
     });
   }
@@ -225,7 +255,8 @@ export class AgentSession extends DurableObject<AppEnv> {
     if (!settings.subAgent || settings.keyHash !== parentKeyHash) return refuse("wrong_key", "Not a sub-agent's parent");
     storeChild(this.ctx.storage.sql, settings, task);
     const session = await this.load(settings);
-    await session.runs.heartbeat(); // arms the idle deadline, and starts the run for the stored task
+    // Starts the run for the stored task, then arms the heartbeat.
+    await onAlarm(this.sessionAlarmParts(session));
     return ok({ created: true });
   }
 
@@ -268,11 +299,15 @@ export class AgentSession extends DurableObject<AppEnv> {
 
   override async alarm(): Promise<void> {
     // Waking the object is the point: its constructor resumes an interrupted run.
-    if ((await this.session?.runs.heartbeat()) === "expired") await this.end("expired");
+    if (this.reloading) await this.reloading;
+    const session = this.session;
+    // A run a failed write interrupted (the object did not restart) is taken up here.
+    session?.runs.resumeInterrupted();
+    if (session && !this.tombstone && (await onAlarm(this.sessionAlarmParts(session))) === "expired") await this.end("expired");
   }
 
   /** A second init for an existing id: the kept answer when it repeats the creation, else a conflict. */
-  private repeatCreation(creation: CreationKey | undefined): SessionResult<{ id: string; key?: string }> {
+  private repeatCreation(creation: CreationKey | undefined): SessionResult<CreationAnswer> {
     const kept = creation && !this.tombstone ? new IdempotencyKeys(this.ctx.storage.sql).lookup(creation.idempotencyKey) : undefined;
     if (!creation || !kept?.answer)
       return refuse(
@@ -283,28 +318,63 @@ export class AgentSession extends DurableObject<AppEnv> {
       );
     if (kept.fingerprint !== creation.fingerprint)
       return refuse("idempotency_mismatch", "This Idempotency-Key was used for a different request; use a new key");
-    return ok(JSON.parse(kept.answer) as { id: string; key: string });
+    return ok(JSON.parse(kept.answer) as CreationAnswer);
   }
 
+  /**
+   * DELETE and the idle deadline: the tombstone first (from then on every call answers 410, and a restart
+   * finishes the erase), then the run stops, streams and waiters end, children go, and storage is erased.
+   */
   private async end(reason: Tombstone["reason"]): Promise<SessionResult<{ status: "shutdown" }>> {
     const session = this.session;
     if (!session) return ok({ status: "shutdown" });
-    const stopped = await session.runs.shutdown();
+    this.tombstone ??= writeTombstone(this.ctx.storage.sql, session.settings.id, reason);
+    await session.runs.close();
+    session.hub.closeAll();
+    session.waiters.wakeAll();
+    void session.mcp.close();
     // Children go with their parent (before its storage, which lists them, is erased).
     await session.subAgents.eraseAll();
     if (this.session === session) {
       this.session = undefined;
-      this.tombstone = await eraseSession(this.ctx.storage, session.settings.id, reason);
+      await eraseSession(this.ctx.storage, this.tombstone);
     }
-    return stopped;
+    return ok({ status: "shutdown" });
   }
 
   /** Sets the live session at once (so calls arriving meanwhile see it), then waits for its drafts. */
   private async load(settings: SessionSettings): Promise<Session> {
-    const { session, ready } = loadSession(this.ctx, this.env, settings);
+    const { session, ready } = loadSession(this.ctx, this.env, settings, (settled) => this.restartAfterFailedWrite(session, settled));
     this.session = session;
     await ready;
     return session;
+  }
+
+  /**
+   * A write failed: this instance of the session stores nothing more. Once its run has wound down, the
+   * session is read again from storage, as a restart would (an interrupted run resumes from what was
+   * stored); calls wait meanwhile. Live streams of the old instance end, so their clients reconnect.
+   */
+  private restartAfterFailedWrite(failed: Session, settled: Promise<void>): void {
+    // Not inside blockConcurrencyWhile while the run winds down: its timers and I/O would wait on the block.
+    const reload = settled.then(() =>
+      this.ctx.blockConcurrencyWhile(async () => {
+        if (this.session !== failed) return;
+        failed.hub.endStreams();
+        failed.waiters.wakeAll();
+        void failed.mcp.close();
+        this.session = undefined;
+        await this.wake(false);
+      }),
+    );
+    const reloading: Promise<void> = reload.finally(() => {
+      if (this.reloading === reloading) this.reloading = undefined;
+    });
+    this.reloading = reloading;
+  }
+
+  private sessionAlarmParts(session: Session) {
+    return { ...session, ctx: this.ctx, env: this.env };
   }
 
   /** This session's own approval, else one a live sub-agent child of it (or theirs) is waiting for. */
@@ -318,6 +388,7 @@ export class AgentSession extends DurableObject<AppEnv> {
     parentKeyHash: string,
     op: (session: Session) => SessionResult<T> | Promise<SessionResult<T>>,
   ): Promise<SessionResult<T>> {
+    if (this.reloading) await this.reloading;
     if (this.tombstone) return refuse("shut_down", goneMessage(this.tombstone));
     const access = authorizeParent(this.session, parentKeyHash);
     return access.ok ? op(access.value) : access;

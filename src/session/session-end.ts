@@ -15,14 +15,19 @@ export function readTombstone(sql: SqlStorage): Tombstone | undefined {
   return new SessionMeta(sql).read<Tombstone>(TOMBSTONE_KEY);
 }
 
-/** Erases every table and the alarm, then writes the tombstone. */
-export async function eraseSession(storage: DurableObjectStorage, id: string, reason: Tombstone["reason"]): Promise<Tombstone> {
+/** Records that the session ends (DELETE or expiry): the one stored "shut down", written before anything stops. */
+export function writeTombstone(sql: SqlStorage, id: string, reason: Tombstone["reason"]): Tombstone {
+  const tombstone: Tombstone = { id, erasedAt: Date.now(), reason };
+  new SessionMeta(sql).write(TOMBSTONE_KEY, tombstone);
+  return tombstone;
+}
+
+/** Erases every table and the alarm, then writes the tombstone again: the only row left. */
+export async function eraseSession(storage: DurableObjectStorage, tombstone: Tombstone): Promise<void> {
   await storage.deleteAlarm();
   await storage.deleteAll();
   migrate(storage.sql);
-  const tombstone: Tombstone = { id, erasedAt: Date.now(), reason };
-  new SessionMeta(storage.sql).write(TOMBSTONE_KEY, tombstone);
-  return tombstone;
+  writeTombstone(storage.sql, tombstone.id, tombstone.reason);
 }
 
 export function goneMessage(tombstone: Tombstone): string {

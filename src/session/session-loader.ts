@@ -1,16 +1,13 @@
 /**
  * Builds a live session from its stored settings: the tool store (bundled tools the session may use, no
- * sub-agents at the nesting limit, written tools, then drafts), the message store (history is read when a
- * run needs it, not on wake), the event log, sink, approval gate, sub-agent calls and run driver, wired
- * together. Called by AgentSession on creation and whenever the object starts.
- * Builds a live session from its stored settings: the tool store (bundled tools the session may use,
- * written tools, then drafts), the message store (history is read when a run needs it, not on wake),
- * the event log, sink, approval gate, schedules and run driver, wired together. Called by AgentSession on creation
- * and whenever the object starts.
+ * sub-agents at the nesting limit, written tools, the MCP servers' tools, then drafts), the message store
+ * (history is read when a run needs it, not on wake), the event log, sink, approval and elicitation gates,
+ * schedules, sub-agent calls and run driver, wired together. Called by AgentSession on creation and
+ * whenever the object starts (or restarts after a failed write: `onStorageFailed`).
  * The returned `ready` promise settles once the session's own written-tool drafts are registered (at
  * once for a session that wrote none, or with writeTool off); it never rejects.
  */
-import { ToolStore, loadTools, type AgentState, type RunSubAgent } from "../core/index.ts";
+import { ToolStore, loadTools, type AgentState } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
 import { attachMcpTools } from "../mcp/attach.ts";
 import { McpOAuthStore } from "../mcp/oauth-store.ts";
@@ -38,7 +35,9 @@ import { SessionMeta, type SessionSettings } from "./storage/session-meta.ts";
 import { SessionQueues } from "./storage/session-queues.ts";
 import { StepWrites } from "./run/step-writes.ts";
 import { SubAgentCalls } from "./sub-agents/sub-agent-calls.ts";
+import type { RunSubAgent } from "./sub-agents/sub-agent-vocabulary.ts";
 import { ScheduleStore } from "../schedules/schedule-store.ts";
+import { armRunHeartbeat, planAlarm } from "./session-alarm.ts";
 import { scheduleAccess } from "../schedules/schedule-access.ts";
 
 /** The stored settings, or undefined when this object holds no session (never created). */
@@ -55,6 +54,8 @@ export function loadSession(
   ctx: DurableObjectState,
   env: AppEnv,
   settings: SessionSettings,
+  /** A write failed: this instance stores nothing more; reload the session from storage once `settled`. */
+  onStorageFailed: (settled: Promise<void>) => void,
 ): { session: Session; ready: Promise<unknown> } {
   const sql = ctx.storage.sql;
   const store = new ToolStore(settings.id);
@@ -76,12 +77,16 @@ export function loadSession(
   const host = sessionToolHost(store, env, meta);
   const runSubAgent: RunSubAgent = (request, onPartialResult, signal) => subAgents!.run(request, onPartialResult, signal);
   // The schedule tools' capability re-arms the alarm through the driver, built below (read only when called).
-  const capabilities = { ...host.capabilities, runSubAgent, schedules: scheduleAccess(schedules, () => runs) };
+  const capabilities = {
+    ...host.capabilities,
+    runSubAgent,
+    schedules: scheduleAccess(schedules, () => void planAlarm({ ...session, ctx, env })),
+  };
   loadTools(store, withToolContexts(allowed, { ...host, capabilities }), writtenToolListing(env, store));
 
   const record = new RunRecord(meta);
   const queues = new SessionQueues(sql);
-  const writes = new StepWrites(sql);
+  const writes = new StepWrites(ctx.storage);
   const messages = new MessageStore(sql, writes);
   const log = new EventLog(sql, writes, settings.id);
   subAgents = new SubAgentCalls({ sql, env, settings, log, runId: () => record.runId });
@@ -100,7 +105,7 @@ export function loadSession(
     },
     (work) => ctx.waitUntil(work),
   );
-  const sink = new EventSink({ log, writes, queues, meta, record, hub, waiters, runLog: new RunLog(), tracing });
+  const sink = new EventSink({ log, writes, hub, runLog: new RunLog(), tracing });
   const state: AgentState = { systemPrompt: settings.systemPrompt, messages: [], tools: store.tools };
   const approvalTimeoutMs = readSetting(env, "APPROVAL_TIMEOUT_MS");
   const approvals = new ApprovalGate(
@@ -120,13 +125,8 @@ export function loadSession(
     { sessionId: settings.id, origin: settings.origin, added: readAddedServers(meta), store: mcpCredentials },
     (server, question, signal) => elicitations.request(server, question, signal),
   );
-  const onShutdown = () => {
-    hub.closeAll();
-    waiters.wakeAll();
-    void mcp.close();
-  };
   const beforeRun = () => mcp.refresh();
-  const runs = new RunDriver({
+  const runs: RunDriver = new RunDriver({
     ctx,
     env,
     settings,
@@ -140,10 +140,16 @@ export function loadSession(
     writes,
     approvals,
     sink,
-    schedules,
-    onShutdown,
+    waiters,
     beforeRun,
+    onRunStart: () => armRunHeartbeat({ ctx, schedules }),
   });
+  writes.onFailure = (failure) => {
+    // Nothing queued after the last stored event was stored: its seqs are free again.
+    log.discardUnstored();
+    if (!runs.failActiveRun(failure.message)) sink.publishUnstored(record.runId, { type: "error", message: failure.message });
+    onStorageFailed(runs.settled());
+  };
   const session: Session = {
     settings,
     state,

@@ -1,7 +1,9 @@
 /**
  * What a session operation answers over RPC: a value, or a domain failure naming why it was refused.
- * The session knows nothing of HTTP; the router maps each reason to a status in one table
- * (src/http/failure-status.ts). Failures are values, never exceptions thrown across RPC.
+ * A reason names no HTTP status; the router maps each to a status in one table (src/http/failure-status.ts).
+ * Failures are values, never exceptions thrown across RPC. One operation answers otherwise:
+ * AgentSession.completeMcpAuth returns the OAuth callback's AuthCompletion, status included, as the
+ * Worker's McpCredentials object does (src/mcp/oauth-completion.ts).
  */
 export type SessionFailureReason =
   | "already_exists"

@@ -5,7 +5,10 @@
  * Called by the session loader (src/session/session-loader.ts) when it fills a session's ToolStore.
  * Invariant: a key a tool did not declare is absent from its context.env, whatever the host holds.
  */
-import type { AgentTool, RunSubAgent, ScheduleAccess, ToolCapability, ToolExecutionContext, ToolRegistry } from "../core/index.ts";
+import type { AgentTool, ToolCapability, ToolExecutionContext, ToolRegistry } from "../core/index.ts";
+import type {} from "../host-vocabulary.ts";
+import type { ScheduleAccess } from "../schedules/schedule-vocabulary.ts";
+import type { RunSubAgent } from "../session/sub-agents/sub-agent-vocabulary.ts";
 
 /** What the session offers; each tool receives the part it declared. */
 export type ToolHost = {
@@ -20,10 +23,14 @@ export type ToolHost = {
   };
 };
 
+/** Never handed to a tool, whatever it declares: with the signing secret a tool could forge session ids. */
+const WITHHELD_ENV_KEYS: ReadonlySet<string> = new Set(["SIGNING_SECRET"]);
+
 /** The context `tool` may see: its declared env keys that the host has, and its declared capabilities. */
 export function contextFor(tool: Pick<AgentTool, "env" | "capabilities">, host: ToolHost): ToolExecutionContext {
   const env: Record<string, unknown> = {};
   for (const key of tool.env ?? []) {
+    if (WITHHELD_ENV_KEYS.has(key)) continue;
     if (Object.hasOwn(host.env, key) && host.env[key] !== undefined) env[key] = host.env[key];
   }
   const context: ToolExecutionContext = { sessionId: host.sessionId, env: Object.freeze(env) };

@@ -3,7 +3,8 @@
  * types: the session's view and message store return them and the client SDK re-exports them, so server
  * and client cannot drift apart.
  */
-import type { AgentMessage, ScheduleListing, ToolExecutionMode, Usage } from "../core/index.ts";
+import type { AgentMessage, ToolExecutionMode, Usage } from "../core/index.ts";
+import type { ScheduleListing } from "../schedules/schedule-vocabulary.ts";
 
 /** One of the session's schedules (GET …/schedules and the snapshot's `schedules`). */
 export type ScheduleEntry = ScheduleListing;

@@ -37,6 +37,20 @@ it("answers a time question with the offline model, showing the getTime card and
   expect(watched.errors).toEqual([]);
 });
 
+it("rolls one die when the message names no count, so the newcomer's cards are all done, none red", async () => {
+  const watched = await openWatchedPage(browser);
+  const chat = new ChatPage(watched.page);
+  await chat.open(dev.url);
+  await chat.send("What time is it in Tokyo? Then roll a dice.");
+  await chat.cardInState("rollDice", "done").waitFor({ timeout: UI_TIMEOUT_MS });
+  await chat.waitForRunEnds(1);
+  expect(await chat.cardInState("getTime", "done").count()).toBe(1);
+  expect(await watched.page.locator('.tool-card[data-state="error"]').count()).toBe(0);
+  expect((await chat.assistantBubbles.last().textContent()) ?? "").toMatch(/Rolled 1d6: \d \(total \d\)/);
+  await watched.context.close();
+  expect(watched.errors).toEqual([]);
+});
+
 it("opens on example prompts for the session's tools; picking one sends it and hides them", async () => {
   const watched = await openWatchedPage(browser);
   const chat = new ChatPage(watched.page);

@@ -1,7 +1,7 @@
 /**
  * The chat page's run timeline in Chromium against wrangler dev: after a run with a retried LLM call, an
  * approval and a tool call, a compact waterfall under the answer shows one row per LLM call, approval wait
- * and tool call, in order, with bars inside the track and durations.
+ * and tool call, in order, each a label, a bar inside its track and a duration, side by side.
  */
 import { describe, expect, it } from "vitest";
 import { screenshot } from "./support/browser.ts";
@@ -38,6 +38,16 @@ describe("the run timeline", () => {
     expect(labels[1]).toBe("getTime");
     expect(labels[2]).toBe("approval: getTime");
     expect(await timeline.locator("summary").textContent()).toMatch(/^Timeline · .+ · 2 LLM, 1 tool, 1 approval$/);
+    // Label, track and duration side by side with room between them, never run together as "LLM call75 ms".
+    for (const row of await timeline.locator(".timeline-row").all()) {
+      const label = (await row.locator(".timeline-label").boundingBox())!;
+      const track = (await row.locator(".timeline-track").boundingBox())!;
+      const ms = (await row.locator(".timeline-ms").boundingBox())!;
+      expect(track.width).toBeGreaterThan(40);
+      expect(track.x).toBeGreaterThanOrEqual(label.x + label.width + 4);
+      expect(ms.x).toBeGreaterThanOrEqual(track.x + track.width + 4);
+      expect(Math.abs(label.y + label.height / 2 - (ms.y + ms.height / 2))).toBeLessThan(4); // one line
+    }
     for (const bar of await timeline.locator(".timeline-bar").all()) {
       const box = (await bar.boundingBox())!;
       const track = (await bar.locator("xpath=..").boundingBox())!;

@@ -1,5 +1,5 @@
 /**
- * The agent loop (README "Agent semantics") with a scripted model: history order, the exact event sequence of a run,
+ * The agent loop (docs/architecture.md "Agent semantics") with a scripted model: history order, the exact event sequence of a run,
  * follow-ups at step boundaries, LLM failure, the step limit, abort, and resuming unanswered calls.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Batches (README "Agent semantics"): result order, real concurrency and its cap, when a batch goes sequential,
+ * Batches (docs/architecture.md "Agent semantics"): result order, real concurrency and its cap, when a batch goes sequential,
  * prepare order, termination and its final response, abort mid-batch, and the restart journal.
  */
 import { describe, expect, it } from "vitest";

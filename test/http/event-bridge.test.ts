@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { pipeSocketToSse } from "../../src/http/event-bridge.ts";
-import { MAX_UNREAD_BYTES } from "../../src/session/events/live-stream.ts";
+import { MAX_UNREAD_BYTES } from "../../src/wire/live-stream.ts";
 
 function connectedPair(): { worker: WebSocket; object: WebSocket } {
   const pair = new WebSocketPair();

@@ -105,7 +105,7 @@ describe("history window", () => {
     const session = await sessionWithTurns(6);
     const stub = env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(session.id));
     const windowed = await runInDurableObject(stub, (_instance, state) =>
-      new MessageStore(state.storage.sql, new StepWrites(state.storage.sql)).window(200),
+      new MessageStore(state.storage.sql, new StepWrites(state.storage)).window(200),
     );
     const shown = windowed.map((m) => (m.content[0] as { text?: string }).text);
     expect(shown.length).toBeLessThan(12);

@@ -6,6 +6,7 @@ import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject 
 import { describe, expect, it } from "vitest";
 import { api, createSession, llmRequests, openEvents, script, send, snapshotOf, type TestSession } from "./support.ts";
 import { sleep } from "../support/time.ts";
+import { interruptDelete, leavePendingInput, recordAbortRequest } from "./crash-states.ts";
 
 async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -127,10 +128,7 @@ describe("recovery decides from the run's own records", () => {
     const session = await createSession();
     await script(session, { text: "answered on wake" });
     // As if the object stopped between accepting the message and starting its run.
-    await runInDurableObject(stubOf(session), (_instance, state) => {
-      const message = { role: "user", content: [{ type: "text", text: "are you there?" }], timestamp: Date.now() };
-      state.storage.sql.exec("INSERT INTO queue (kind, message_id, json) VALUES ('input', 'm1', ?)", JSON.stringify(message));
-    });
+    await leavePendingInput(session, "are you there?");
     await restartSessionObject(session);
     const events = await openEvents(session);
     const end = (await events.until("runEnd")).at(-1)!;
@@ -146,10 +144,7 @@ describe("recovery decides from the run's own records", () => {
     const before = await events.until("messageStart");
     await waitFor(async () => (await llmRequests(session)).length === 1);
     // The abort was recorded, then the object stopped before the run could end.
-    await runInDurableObject(stubOf(session), (_instance, state) => {
-      const row = state.storage.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'run'").one();
-      state.storage.sql.exec("UPDATE meta SET value = ? WHERE key = 'run'", JSON.stringify({ ...JSON.parse(row.value), intent: "abort" }));
-    });
+    await recordAbortRequest(session);
     await restartSessionObject(session);
     const resumed = await openEvents(session, Number(before.at(-1)!.id));
     const end = (await resumed.until("runEnd")).at(-1)!;
@@ -161,13 +156,7 @@ describe("recovery decides from the run's own records", () => {
   it("finishes a DELETE the restart interrupted: the session is erased on wake and answers 410", async () => {
     const session = await createSession();
     // As if the object stopped after recording the shutdown but before erasing its storage.
-    await runInDurableObject(stubOf(session), (_instance, state) => {
-      const row = state.storage.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'session'").one();
-      state.storage.sql.exec(
-        "UPDATE meta SET value = ? WHERE key = 'session'",
-        JSON.stringify({ ...JSON.parse(row.value), shutdown: true }),
-      );
-    });
+    await interruptDelete(session);
     await restartSessionObject(session);
     await waitFor(async () => (await api(`/v1/sessions/${session.id}`, { key: session.key })).status === 410);
     const left = await runInDurableObject(stubOf(session), (_instance, state) =>

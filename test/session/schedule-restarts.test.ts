@@ -10,6 +10,7 @@ import type { AgentSession } from "../../src/session/agent-session.ts";
 import { fireDueSchedules } from "../../src/schedules/schedule-firing.ts";
 import type { Session } from "../../src/session/session.ts";
 import { sleep } from "../support/time.ts";
+import { makeScheduleDue } from "./crash-states.ts";
 import { createSession, llmRequests, script, snapshotOf, type TestSession } from "./support.ts";
 
 const stubOf = (s: TestSession) => env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(s.id)) as DurableObjectStub<AgentSession>;
@@ -33,10 +34,7 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): P
 /** A one-shot schedule an hour ahead, then made due now in storage (no wake happens, so nothing fires yet). */
 async function dueSchedule(s: TestSession, message: string): Promise<string> {
   const { id } = await s.handle.schedule({ message, delayMs: 3_600_000 });
-  await runInDurableObject(
-    stubOf(s),
-    (_i, state) => void state.storage.sql.exec("UPDATE schedules SET next_run_at = ? WHERE id = ?", Date.now() - 1, id),
-  );
+  await makeScheduleDue(s, id);
   return id;
 }
 

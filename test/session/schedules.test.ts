@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentSession } from "../../src/session/agent-session.ts";
 import type { SessionMeta } from "../../src/session/storage/session-meta.ts";
 import { sleep } from "../support/time.ts";
+import { makeScheduleDue, shiftSchedule } from "./crash-states.ts";
 import { api, createSession, llmRequests, openEvents, script, send, snapshotOf, type TestSession } from "./support.ts";
 
 const stubOf = (s: TestSession) => env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(s.id)) as DurableObjectStub<AgentSession>;
@@ -16,11 +17,7 @@ const post = (s: TestSession, json: unknown) => api(`/v1/sessions/${s.id}/schedu
 const listOf = async (s: TestSession) => (await s.handle.schedules()).schedules;
 
 /** Makes schedule `id` due `agoMs` ago, as if the clock had jumped past it (nothing fires until the object wakes). */
-const makeDue = (s: TestSession, id: string, agoMs = 1) =>
-  runInDurableObject(
-    stubOf(s),
-    (_i, state) => void state.storage.sql.exec("UPDATE schedules SET next_run_at = ? WHERE id = ?", Date.now() - agoMs, id),
-  );
+const makeDue = makeScheduleDue;
 
 /** The stored events of `type`, straight from the log. */
 const eventsOf = (s: TestSession, type: string) =>
@@ -149,10 +146,7 @@ describe("a schedule's fire", () => {
     const { id } = await s.handle.schedule({ message: "every", everyMs: 3_600_000 });
     const [before] = await listOf(s);
     // Ten intervals missed and then some.
-    await runInDurableObject(
-      stubOf(s),
-      (_i, state) => void state.storage.sql.exec("UPDATE schedules SET next_run_at = next_run_at - 11 * 3600000 WHERE id = ?", id),
-    );
+    await shiftSchedule(s, id, -11 * 3_600_000);
     await runDurableObjectAlarm(stubOf(s));
     await waitFor(async () => (await llmRequests(s)).length === 1);
     const [after] = await listOf(s);

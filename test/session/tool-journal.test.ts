@@ -13,7 +13,7 @@ import { createSession } from "./support.ts";
 async function inSession<T>(fn: (sql: SqlStorage, writes: StepWrites) => T | Promise<T>): Promise<T> {
   const session = await createSession();
   const stub = env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(session.id));
-  return runInDurableObject(stub, (_instance, state) => fn(state.storage.sql, new StepWrites(state.storage.sql)));
+  return runInDurableObject(stub, (_instance, state) => fn(state.storage.sql, new StepWrites(state.storage)));
 }
 
 /** The next macrotask: the step's writes are stored by then. */

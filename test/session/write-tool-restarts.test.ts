@@ -75,7 +75,7 @@ describe("drafts across a restart", () => {
     // As such a session was stored: no record of having written a tool, and the schema one step behind.
     await runInDurableObject(stubOf(session), (_instance, state) => {
       state.storage.sql.exec(`DELETE FROM meta WHERE key = 'wroteTools'`);
-      state.storage.sql.exec(`UPDATE meta SET value = '6' WHERE key = 'schema_version'`);
+      state.storage.sql.exec(`UPDATE meta SET value = CAST(value AS INTEGER) - 1 WHERE key = 'schema_version'`);
     });
     await abortAllDurableObjects();
     expect((await snapshotOf(session)).tools).toContain(name);

@@ -27,8 +27,17 @@ describe("rollDice", () => {
     expect(textOf(message)).toBe(`Rolled 3d6: ${rolls.join(", ")} (total ${rolls.reduce((a, b) => a + b, 0)})`);
   });
 
-  it("refuses a call without n, naming it", async () => {
+  it("rolls one die of 6 sides when the call names no count, as any model may send it", async () => {
+    expect(getTool().inputSchema).toMatchObject({ properties: { n: { default: 1 } } });
+    expect(getTool().inputSchema.required ?? []).not.toContain("n");
     const { message } = await runToolCall(getTool(), {});
+    expect(message.isError).toBe(false);
+    expect(message.details.rolls).toHaveLength(1);
+    expect(textOf(message)).toMatch(/^Rolled 1d6: [1-6] \(total [1-6]\)$/);
+  });
+
+  it("still refuses a count out of range, naming n", async () => {
+    const { message } = await runToolCall(getTool(), { n: 0 });
     expect(message.isError).toBe(true);
     expect(textOf(message)).toMatch(/\bn\b/);
   });
@@ -47,6 +56,17 @@ describe("the offline model asking for rollDice", () => {
 
   it("lets key=value pairs win over the words around them", () => {
     expect(plan("roll dice n=5 sides=8")).toEqual([{ name: "rollDice", arguments: { n: 5, sides: 8 } }]);
+  });
+
+  it("answers 'Then roll a dice.' with one die, not an error card", async () => {
+    const calls = plan("What time is it in Tokyo? Then roll a dice.");
+    expect(calls).toEqual([
+      { name: "getTime", arguments: { city: "Tokyo" } },
+      { name: "rollDice", arguments: {} },
+    ]);
+    const { message } = await runToolCall(getTool(), calls[1]!.arguments);
+    expect(message.isError).toBe(false);
+    expect(textOf(message)).toMatch(/^Rolled 1d6: [1-6] \(total [1-6]\)$/);
   });
 
   it("keeps each tool's numbers to its own part of the message", () => {

@@ -59,7 +59,7 @@ export function prepareCall(tool: AgentTool, args: ToolArguments): Promise<Prepa
 
 export { textOf } from "../support/text.ts";
 
-/** Calls execute directly, as the spec's "direct execution" does; partial results are collected. */
+/** Calls execute directly, outside the pipeline (no validation, no hooks); partial results are collected. */
 export async function executeDirectly(
   tool: AgentTool,
   args: ToolArguments,

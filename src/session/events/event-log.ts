@@ -59,6 +59,11 @@ export class EventLog {
     if (stamped.seq % TRIM_EVERY === 0) this.trim(stamped.seq - this.retention);
   }
 
+  /** A write failed: the events queued since the last stored one were never stored, and their seqs are free again. */
+  discardUnstored(): void {
+    this.nextSeq = this.storedSeq + 1;
+  }
+
   private trim(throughSeq: number): void {
     try {
       this.sql.exec(`DELETE FROM events WHERE seq <= ?`, throughSeq);

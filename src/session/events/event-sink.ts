@@ -1,31 +1,23 @@
 /**
- * The session's one event sink. Every event (from the loop, the approval gate, run bookkeeping) is
- * appended to the durable event log, then fanned out to live subscribers once its row is stored (stored
- * before published). `record` stores at once; `defer` (the loop's events) leaves the row with the step's
- * writes (step-writes.ts), stored after the step's LLM request has left. A runEnd also puts the run's
- * answer on the output queue and ends the run record (its usage joins the total, its row goes) in the
- * same synchronous block as storing its log row, so they commit together; then takeResponse's waiters
- * wake. Called by the run driver (the loop's events), the approval gate and the MCP attachment.
+ * The session's one event sink: it appends each event to the durable event log and, once the event's row
+ * is stored, publishes it to live subscribers, the run log and the traces (stored before published).
+ * `record` stores at once; `defer` (the loop's events) leaves the row with the step's writes
+ * (step-writes.ts), stored after the step's LLM request has left. It decides nothing about runs: a run's
+ * end (its answer on the output queue, its usage, waking waiters) is the run's own (run/run.ts).
+ * `publishUnstored` is for the one event that cannot wait for storage: the news that storage failed.
  */
 import type { AgentEvent } from "../../core/index.ts";
 import type { RunLog } from "../../observability/run-log.ts";
 import type { SessionTracing } from "../../observability/session-tracing.ts";
-import type { LiveFanout } from "./live-fanout.ts";
-import type { EventLog } from "./event-log.ts";
-import type { OutputWaiters } from "../run/output-waiters.ts";
-import type { RunRecord } from "../run/run-record.ts";
-import type { SessionMeta } from "../storage/session-meta.ts";
-import type { SessionQueues } from "../storage/session-queues.ts";
+import type { StampedEvent } from "../../wire/events.ts";
 import type { StepWrites } from "../run/step-writes.ts";
+import type { EventLog } from "./event-log.ts";
+import type { LiveFanout } from "./live-fanout.ts";
 
 type SinkParts = {
   log: EventLog;
   writes: StepWrites;
-  queues: SessionQueues;
-  meta: SessionMeta;
-  record: RunRecord;
   hub: LiveFanout;
-  waiters: OutputWaiters;
   runLog?: RunLog;
   /** Spans of the runs (observability/session-tracing.ts), when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
   tracing?: SessionTracing | undefined;
@@ -42,19 +34,28 @@ export class EventSink {
 
   /** Queues the event with the step's writes; it is published once they are stored. */
   defer(runId: string | undefined, event: AgentEvent): void {
-    const { log, writes, queues, meta, record, hub, waiters, runLog, tracing } = this.parts;
+    const { log, hub, runLog, tracing } = this.parts;
     log.append(event, runId, Date.now(), (stamped, json) => {
       hub.publish(stamped.seq, stamped.type, json);
       runLog?.observe(stamped);
       tracing?.observe(stamped);
     });
-    if (event.type !== "runEnd") return;
-    const evicted = queues.pushOutput(runId ?? crypto.randomUUID(), event.response);
-    if (evicted > 0) meta.write("responsesEvicted", (meta.read<number>("responsesEvicted") ?? 0) + evicted);
-    record.end();
-    meta.write("lastActiveAt", Date.now());
-    // The run's rows are stored with its end, before anyone waiting for the answer reads them.
-    writes.flush();
-    waiters.wakeAll();
+  }
+
+  /**
+   * Sends the event live only, marked `unstored` and without an SSE id (its seq repeats the last stored
+   * one): storage failed, so it cannot be stored, nor replayed.
+   */
+  publishUnstored(runId: string | undefined, event: AgentEvent): void {
+    const { log } = this.parts;
+    const unstored = {
+      ...event,
+      unstored: true,
+      seq: log.lastSeq,
+      sessionId: log.sessionId,
+      ts: Date.now(),
+      ...(runId ? { runId } : {}),
+    } as unknown as StampedEvent;
+    this.parts.hub.publishUnstored(event.type, JSON.stringify(unstored));
   }
 }

@@ -21,12 +21,11 @@ export function approvalPolicy({ settings, store, approvals }: ApprovalParts, ru
 }
 
 export function decideApproval(
-  { approvals, runs }: { approvals: ApprovalGate; runs: { readonly isShutdown: boolean } },
+  { approvals }: { approvals: ApprovalGate },
   toolCallId: string,
   approve: boolean,
   reason?: string,
 ): SessionResult<{ toolCallId: string; approved: boolean }> {
-  if (runs.isShutdown) return refuse("shut_down", "Session is shut down");
   const outcome = approvals.decide(toolCallId, approve, reason);
   if (outcome === "unknown") return refuse("unknown_approval", `No approval request for tool call ${toolCallId}`);
   if (outcome === "already_decided") return refuse("already_decided", `Tool call ${toolCallId} was already decided`);

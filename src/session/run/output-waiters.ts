@@ -1,6 +1,6 @@
 /**
  * takeResponse's long poll: callers waiting for the next final answer park here and are woken when a run
- * puts one on the output queue (the event sink calls wakeAll) or when the session shuts down. Waiters
+ * puts one on the output queue (the run's end calls wakeAll) or when the session shuts down. Waiters
  * live in memory only; a restart ends their requests, and clients simply ask again.
  */
 import type { AssistantMessage } from "../../core/index.ts";
@@ -34,8 +34,7 @@ export class OutputWaiters {
 type Outbox = {
   queues: SessionQueues;
   waiters: OutputWaiters;
-  /** Told when an answer was taken: the output queue has room again, so a waiting input may start a run. */
-  runs: { startIfReady(): void; readonly isShutdown: boolean };
+  runs: { readonly isShutdown: boolean };
 };
 
 /** Pops the next final answer, waiting up to `waitMs` (capped) for one; null when none came. */
@@ -46,10 +45,7 @@ export async function takeResponse(
   const deadline = Date.now() + Math.min(Math.max(0, waitMs), MAX_RESPONSE_WAIT_MS);
   for (;;) {
     const message = queues.takeOutput();
-    if (message) {
-      runs.startIfReady();
-      return ok({ message });
-    }
+    if (message) return ok({ message });
     const left = deadline - Date.now();
     if (left <= 0 || runs.isShutdown) return ok({ message: null });
     await waiters.wait(left);

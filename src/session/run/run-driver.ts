@@ -1,56 +1,44 @@
 /**
- * The run driver: when runs start, continue, abort, resume after a restart, and stop for good. Its typed
- * state (`idle | running | shutdown`) says whether a run's loop is executing here; what the run is (id,
- * intent, start, usage) is the run record's (run-record.ts). Invariants: at most one run at a time; a run
- * never waits for the output queue (it evicts); the run record is how a run a restart interrupted is resumed.
+ * The run driver: which run goes when. At most one run at a time; input starts one when none is active;
+ * the spec's continue() starts one on the history; an abort is handed to the active run; after a restart,
+ * the run the stored record names is resumed; a session being erased stops its run and starts no other.
+ * What a run does and how it ends is the run's own (run.ts). Invariants: a run never waits for the
+ * output queue (it evicts); the driver keeps in memory only the window of history a run can send.
  */
-import { agentConfig } from "../../agent-config.ts";
-import { describeError, runAgentLoop, toolCallsOf, type AgentEvent, type AssistantMessage, type UserContent } from "../../core/index.ts";
-import type { AppEnv } from "../../env.ts";
-import { readSessionMaxBytes, sessionIdleTtlMs } from "../../config.ts";
+import { type AssistantMessage, toolCallsOf, type UserContent } from "../../core/index.ts";
+import { readSessionMaxBytes } from "../../config.ts";
+import { sessionModel } from "../../llm/select-model.ts";
 import type { SessionStatus } from "../../wire/snapshot.ts";
-import { selectLlmCall, sessionModel } from "../../llm/select-model.ts";
-import { DeltaCoalescer } from "./delta-coalescer.ts";
-import { contextTokens, trimToWindow, windowChars } from "./memory-window.ts";
-import { QUEUE_CAPACITY, type QueueKind } from "../storage/session-queues.ts";
-import { fireDueSchedules } from "../../schedules/schedule-firing.ts";
-import { ok, refuse, type SessionResult } from "../session-result.ts";
-import { approvalPolicy } from "../human/tool-approval.ts";
 import type { SessionParts } from "../session-parts.ts";
-import { SqlToolJournal } from "./tool-journal.ts";
-
-/** While a run is active an alarm fires this often: it keeps the object alive and resumes it after a restart. */
-export const RUN_HEARTBEAT_MS = 10_000;
-
-export type RunState = { kind: "idle" } | { kind: "running"; controller: AbortController; done: Promise<void> } | { kind: "shutdown" };
+import { ok, refuse, type SessionResult } from "../session-result.ts";
+import { QUEUE_CAPACITY, type QueueKind } from "../storage/session-queues.ts";
+import { contextTokens, trimToWindow, windowChars } from "./memory-window.ts";
+import type { StoredRun } from "./run-record.ts";
+import { Run, type RunParts, type RunStart } from "./run.ts";
 
 /** The session's parts the driver uses, and what it is told to call. */
-export type RunDriverParts = Pick<
-  SessionParts,
-  "settings" | "state" | "store" | "meta" | "record" | "queues" | "messages" | "log" | "writes" | "approvals" | "sink" | "schedules"
-> & {
-  ctx: DurableObjectState;
-  env: AppEnv;
-  /** Ends what outlives a shutdown: open event streams and parked takeResponse calls. */
-  onShutdown: () => void;
-  /** Runs before each run's loop (also a resumed one), e.g. listing remote MCP tools; must not reject. */
-  beforeRun?: () => Promise<void>;
-};
+export type RunDriverParts = Omit<RunParts, "model" | "maxContextTokens"> &
+  Pick<SessionParts, "log"> & {
+    /** A run started: the alarm keeps the object alive while it lasts (session-alarm.ts). */
+    onRunStart: () => void;
+  };
 
 export class RunDriver {
-  private state: RunState;
+  private active: Run | undefined;
+  /** No run starts any more: the session is being erased (the tombstone is the stored truth), or this instance can no longer store. */
+  private closed = false;
   private historyLoaded = false;
+  /** Settles when the active run's loop has returned and the driver has moved on. */
+  private running: Promise<void> = Promise.resolve();
 
-  constructor(private readonly parts: RunDriverParts) {
-    this.state = parts.settings.shutdown ? { kind: "shutdown" } : { kind: "idle" };
-  }
+  constructor(private readonly parts: RunDriverParts) {}
 
   get status(): SessionStatus {
-    return this.state.kind;
+    return this.closed ? "shutdown" : this.active ? "running" : "idle";
   }
 
   get isShutdown(): boolean {
-    return this.state.kind === "shutdown";
+    return this.closed;
   }
 
   /** The model this session's runs use (README "Models": a model per session). */
@@ -59,12 +47,12 @@ export class RunDriver {
   }
 
   get activeRunId(): string | null {
-    return this.state.kind === "running" ? (this.parts.record.runId ?? null) : null;
+    return this.active?.id ?? null;
   }
 
   /** Queues a user message (input or follow-up) and starts a run if none is active. */
   enqueue(kind: Exclude<QueueKind, "output">, content: UserContent[]): SessionResult<{ messageId: string }> {
-    if (this.isShutdown) return refuse("shut_down", "Session is shut down");
+    if (this.closed) return refuse("shut_down", "Session is shut down");
     const stored = this.parts.ctx.storage.sql.databaseSize;
     const budget = readSessionMaxBytes(this.parts.env);
     if (stored >= budget)
@@ -81,54 +69,58 @@ export class RunDriver {
 
   /** The spec's continue(): a run on the current history with no new user message. */
   continueRun(): SessionResult<{ runId: string }> {
-    if (this.state.kind === "shutdown") return refuse("shut_down", "Session is shut down");
-    if (this.state.kind === "running") return refuse("run_active", "A run is active; continue is allowed only when the session is idle");
+    if (this.closed) return refuse("shut_down", "Session is shut down");
+    if (this.active) return refuse("run_active", "A run is active; continue is allowed only when the session is idle");
     if (this.parts.messages.isEmpty()) return refuse("nothing_to_continue", "Nothing to continue: the session has no history");
-    return ok({ runId: this.start() });
+    return ok({ runId: this.start().id });
   }
 
   /** Aborts the active run (its signal reaches running tools); false when none was active. */
   abort(): SessionResult<{ aborted: boolean }> {
-    if (this.state.kind !== "running") return ok({ aborted: false });
-    // Recorded first, so a run a restart interrupts now resumes only to stop.
-    this.parts.record.requestStop("abort");
-    this.state.controller.abort(new Error("Aborted by request"));
+    if (!this.active) return ok({ aborted: false });
+    this.active.abort("Aborted by request");
     return ok({ aborted: true });
   }
 
-  /** Refuses new input from now on, aborts and awaits the active run, then ends streams and waiters. */
-  async shutdown(): Promise<SessionResult<{ status: "shutdown" }>> {
-    const before = this.state;
-    if (before.kind !== "shutdown") {
-      this.state = { kind: "shutdown" };
-      this.parts.settings.shutdown = true;
-      this.parts.meta.write("session", this.parts.settings);
-      this.parts.record.requestStop("shutdown");
-      if (before.kind === "running") {
-        before.controller.abort(new Error("Session shut down"));
-        await before.done;
-      }
-      this.parts.onShutdown();
-    }
-    return ok({ status: "shutdown" });
+  /** Storage failed: the active run (if any) ends live only; true when there was one to tell. */
+  failActiveRun(message: string): boolean {
+    this.closed = true;
+    if (!this.active) return false;
+    this.active.endUnstored(message);
+    return true;
   }
 
+  /** Settles once no run of this instance is active any more. */
+  settled(): Promise<void> {
+    return this.running;
+  }
+
+  /** The session is being erased: no run starts from now on; the active one stops and is awaited. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const run = this.active;
+    if (!run) return;
+    run.cancel("Session shut down");
+    await this.running;
+  }
+
+  /** Starts a run for pending input when none is active (never waits for room on the output queue). */
   startIfReady(): void {
-    if (this.state.kind !== "idle") return;
-    // Never waits for room on the output queue: a 17th unread answer evicts the oldest.
-    if (!this.parts.queues.hasPendingInput()) return;
+    if (this.closed || this.active || !this.parts.queues.hasPendingInput()) return;
+    // A run a failed write interrupted is taken up first (it drains the input itself).
+    if (this.parts.record.stored) return this.resumeInterrupted();
     this.start();
   }
 
   /**
    * After a restart the `run` row outlives the in-memory run: storage says how far it got. A run that
-   * already stored its answer (after the history it started from) only records its end; one whose
-   * abort or shutdown was asked for resumes only to stop (every open tool call still gets a result);
-   * a partial streamed answer is announced abandoned before the LLM is asked again. With no run to
-   * resume, input that was pending at the crash starts one now.
+   * already stored its answer (after the history it started from) only records its end; one whose abort
+   * was asked for resumes only to stop (every open tool call still gets a result); a partial streamed
+   * answer is announced abandoned before the LLM is asked again. With no run to resume, input that was
+   * pending at the crash starts one now.
    */
   resumeInterrupted(): void {
-    if (this.state.kind === "running") return;
+    if (this.active || this.closed) return;
     const { record, state, messages, log, sink } = this.parts;
     const stored = record.stored;
     if (!stored) return this.startIfReady();
@@ -137,8 +129,7 @@ export class RunDriver {
     const last = state.messages.at(-1);
     const answered = messages.lastSeq() > run.startSeq;
     if (answered && last?.role === "assistant" && toolCallsOf(last).length === 0) {
-      sink.record(run.runId, { type: "runEnd", response: last, stopReason: last.stopReason });
-      record.release(run.runId);
+      new Run(this.runParts(), run, { kind: "resumed" }).endAnswered(last as AssistantMessage);
       return this.startIfReady();
     }
     if (log.hasOpenMessage()) {
@@ -147,53 +138,7 @@ export class RunDriver {
         reason: "The session restarted while this answer was streaming; it is asked for again",
       });
     }
-    const stopReason =
-      this.isShutdown || run.intent === "shutdown" ? "Session shut down" : run.intent === "abort" ? "Aborted by request" : undefined;
-    this.launch(run.runId, true, stopReason);
-  }
-
-  /**
-   * The alarm: fires due schedules; keeps the object alive (so it resumes after a restart) while a run or
-   * an approval waits; starts a run for input left pending; sleeps until the next schedule while one is
-   * pending; otherwise sleeps until the idle deadline and then answers
-   * "expired" (SESSION_IDLE_TTL_DAYS after the last activity), for the session to erase itself.
-   */
-  async heartbeat(): Promise<"alive" | "expired"> {
-    const { ctx, approvals, queues, meta, settings, env, schedules } = this.parts;
-    this.fireDueSchedules();
-    if (this.state.kind === "running" || approvals.pending().length > 0) {
-      await ctx.storage.setAlarm(this.wakeAt(Date.now() + RUN_HEARTBEAT_MS));
-      return "alive";
-    }
-    if (this.state.kind === "idle" && queues.hasPendingInput()) {
-      this.startIfReady();
-      return "alive";
-    }
-    // A session with schedules pending does not expire: it sleeps until the next one is due.
-    const scheduled = this.isShutdown ? undefined : schedules.nextWakeAt(Date.now());
-    if (scheduled !== undefined) {
-      await ctx.storage.setAlarm(scheduled);
-      return "alive";
-    }
-    const deadline = (meta.read<number>("lastActiveAt") ?? settings.createdAt) + sessionIdleTtlMs(env);
-    if (Date.now() >= deadline) return "expired";
-    await ctx.storage.setAlarm(deadline);
-    return "alive";
-  }
-
-  /**
-   * Queues the message of every schedule that is due (schedule-firing.ts) and starts a run for them.
-   * Called on every wake (the constructor) and by the alarm; a second call for the same time finds nothing.
-   */
-  fireDueSchedules(): void {
-    if (this.isShutdown) return;
-    const { ctx, schedules, queues, sink } = this.parts;
-    if (fireDueSchedules({ schedules, queues, sink, storage: ctx.storage }, Date.now()) > 0) this.startIfReady();
-  }
-
-  /** The one alarm serves the run heartbeat and the schedules: the sooner of `at` and the next schedule. */
-  private wakeAt(at: number): number {
-    return Math.min(at, this.parts.schedules.nextWakeAt(Date.now()) ?? at);
+    this.launch(run, { kind: "resumed", ...(run.intent ? { stopReason: "Aborted by request" } : {}) });
   }
 
   /**
@@ -207,94 +152,33 @@ export class RunDriver {
     state.messages.push(...messages.window(windowChars(contextTokens(env))));
   }
 
-  private start(): string {
-    const { runId, startedAt } = this.parts.record.begin(this.parts.messages.lastSeq());
-    this.parts.meta.write("lastActiveAt", startedAt);
-    this.launch(runId, false);
-    return runId;
+  private start(): Run {
+    const run = this.parts.record.begin(this.parts.messages.lastSeq());
+    this.parts.meta.write("lastActiveAt", run.startedAt);
+    return this.launch(run, { kind: "new" });
   }
 
-  /** Runs the loop; `stopReason` set means stop at once (an abort or shutdown asked for before a restart). */
-  private launch(runId: string, resumed: boolean, stopReason?: string): void {
-    const controller = new AbortController();
-    if (stopReason) controller.abort(new Error(stopReason));
-    const done = this.execute(runId, resumed, controller.signal).finally(() => {
-      // An approval still waiting belongs to a run that is over: close it so a late decision gets 409.
-      this.parts.approvals.closeRun(runId, "The run ended before a decision was made");
-      if (this.state.kind === "running" && this.state.done === done)
-        this.state = this.parts.settings.shutdown ? { kind: "shutdown" } : { kind: "idle" };
-      this.parts.record.release(runId);
-      this.startIfReady();
-    });
-    this.state = { kind: "running", controller, done };
-    this.parts.ctx.waitUntil(done);
-    void this.parts.ctx.storage.setAlarm(this.wakeAt(Date.now() + RUN_HEARTBEAT_MS));
+  private runParts(): RunParts {
+    return { ...this.parts, model: this.model, maxContextTokens: contextTokens(this.parts.env) };
   }
 
-  private async execute(runId: string, resumed: boolean, signal: AbortSignal): Promise<void> {
-    const { ctx, env, settings, state, queues, messages, record, writes, sink } = this.parts;
-    await this.parts.beforeRun?.();
-    const journal = new SqlToolJournal(ctx.storage.sql, writes, runId, resumed, (name) => state.tools.get(name)?.idempotent === true);
-    // The loop's events, messages and journal rows wait with the step's writes (step-writes.ts): a step's
-    // rows are stored after its LLM request has left, not before (the output gate would hold the request
-    // until their commit). A restart in between finds the step as the last commit left it (a call whose
-    // result was not stored is reported interrupted, or run again when idempotent), and nothing unstored
-    // was published.
-    const deltas = new DeltaCoalescer((event) => sink.defer(runId, event));
-    const llmCall = selectLlmCall(env, { model: this.model });
-    const emit = (event: AgentEvent) => deltas.emit(event);
+  private launch(stored: StoredRun, start: RunStart): Run {
+    const { state, ctx, onRunStart } = this.parts;
+    const maxChars = windowChars(contextTokens(this.parts.env));
     // Memory holds the window the context policy can send plus what this run appends; older messages
     // left memory when the previous run ended, and this run's leave when it ends.
-    const maxContextTokens = contextTokens(env);
     this.loadHistory();
-    trimToWindow(state.messages, windowChars(maxContextTokens));
-    try {
-      await runAgentLoop(
-        {
-          state,
-          ...agentConfig.hooks,
-          llmCall,
-          awaitApproval: approvalPolicy(this.parts, runId),
-          hookTimeoutMs: agentConfig.hookTimeoutMs,
-          emit,
-          toolExecution: settings.toolExecution,
-          maxParallelToolCalls: agentConfig.maxParallelToolCalls,
-          toolTimeoutMs: agentConfig.toolTimeoutMs,
-          maxToolResultChars: agentConfig.maxToolResultChars,
-          maxSteps: settings.maxSteps ?? agentConfig.maxSteps,
-          maxContextTokens,
-          // Bundled tools carry their declared context (tool-context.ts); the rest (listTools, drafts) get no env.
-          toolContext: { sessionId: settings.id, env: {} },
-          journal,
-          resumed,
-          drainPending: () => queues.drainPending(),
-          onMessage: (message) => {
-            messages.append(message);
-            // A tool's usage (a sub-agent's child run) adds to the run's like the LLM's own.
-            if (message.role === "assistant" || message.role === "toolResult") record.addUsage(message.usage);
-            // Input drained from the queue (its rows are gone already) is stored in the same commit.
-            if (message.role === "user") writes.flush();
-          },
-        },
-        signal,
-      );
-    } catch (err) {
-      // A fault escaped the loop (a bug or a broken hook): end the run visibly instead of leaving it open.
-      const message = `Run failed: ${describeError(err)}`;
-      const response: AssistantMessage = {
-        role: "assistant",
-        content: [],
-        stopReason: "error",
-        errorMessage: message,
-        timestamp: Date.now(),
-      };
-      emit({ type: "error", message });
-      if (record.isOpen(runId)) emit({ type: "runEnd", response, stopReason: "error" });
-    } finally {
-      // The run is over (its runEnd is stored): none of its calls is looked up again.
-      journal.clear();
-      writes.flush();
-      trimToWindow(state.messages, windowChars(maxContextTokens));
-    }
+    trimToWindow(state.messages, maxChars);
+    const run = new Run(this.runParts(), stored, start);
+    this.active = run;
+    const done = run.go().finally(() => {
+      if (this.active === run) this.active = undefined;
+      trimToWindow(state.messages, maxChars);
+      this.startIfReady();
+    });
+    this.running = done;
+    ctx.waitUntil(done);
+    onRunStart();
+    return run;
   }
 }

@@ -1,13 +1,16 @@
 /**
- * The run record: the one owner of what a run is while it lasts (its id, the stop asked for, the last
- * stored message's seq when it started, its token usage) and of the session's usage total. The meta `run`
- * row exists from a run's start until its runEnd is stored, in the same commit as that event (the event
- * sink calls `end`), which is how a run a restart interrupted is found. Written by the run driver and the sink.
+ * The run record: what a run is while it lasts, as stored (its id, the stop asked for, the last stored
+ * message's seq when it started, its token usage), and the session's usage total. The meta `run` row exists
+ * from a run's start until its runEnd is stored, in the same commit as that event (run.ts calls `end`),
+ * which is how a run a restart interrupted is found. Used by the run (run.ts) and the run driver.
  */
 import { readUsage, type AgentMessage, type Usage } from "../../core/index.ts";
 import type { SessionMeta } from "../storage/session-meta.ts";
 
-/** Why a run must stop: asked for while it was active, so a run a restart interrupted resumes only to stop. */
+/**
+ * Why a run must stop: asked for while it was active, so a run a restart interrupted resumes only to stop.
+ * (Rows stored by earlier versions may say "shutdown"; the session's tombstone now records a DELETE.)
+ */
 export type StopIntent = "abort" | "shutdown";
 
 export type StoredRun = {
@@ -64,7 +67,7 @@ export class RunRecord {
   }
 
   requestStop(intent: StopIntent): void {
-    if (!this.open || this.open.intent === "shutdown") return;
+    if (!this.open || this.open.intent) return;
     this.open = { ...this.open, intent };
     this.meta.write(RUN_KEY, this.open);
   }

@@ -1,5 +1,5 @@
 /**
- * The session's Idempotency-Key table (DESIGN "Idempotency"): a key is claimed while its request runs,
+ * The session's Idempotency-Key table (docs/api.md "Idempotency-Key"): a key is claimed while its request runs,
  * then holds that request's answer (opaque JSON the HTTP layer shapes) for 24 h. Called by AgentSession's
  * claim/remember/release methods and by `init` for the creation row. Invariants: bounded by count and by
  * bytes (the oldest keys go first); a claim left pending by a lost request is taken over after a minute;

@@ -41,13 +41,18 @@ export class SessionQueues {
     return true;
   }
 
-  /** Removes and returns every pending user message: follow-ups first, then input. */
-  drainPending(): UserMessage[] {
+  /**
+   * Removes and returns every pending user message: follow-ups first, then input. The removal is handed
+   * to `remove` (a run passes its step writes), so it commits together with the messages' storing: a
+   * failed write leaves them queued, never lost.
+   */
+  drainPending(remove: (sql: string, values: SqlStorageValue[]) => void = (sql, values) => this.sql.exec(sql, ...values)): UserMessage[] {
     if (!this.hasPendingInput()) return [];
-    // One call: the rows come back as they are deleted, in no promised order, so they are sorted here.
     const rows = this.sql
-      .exec<{ id: number; kind: QueueKind; json: string }>(`DELETE FROM queue WHERE kind IN ('followUp', 'input') RETURNING id, kind, json`)
+      .exec<{ id: number; kind: QueueKind; json: string }>(`SELECT id, kind, json FROM queue WHERE kind IN ('followUp', 'input')`)
       .toArray();
+    if (rows.length === 0) return [];
+    remove(`DELETE FROM queue WHERE kind IN ('followUp', 'input') AND id <= ?`, [Math.max(...rows.map((r) => r.id))]);
     const counts = this.depthsKnown();
     counts.followUp = 0;
     counts.input = 0;

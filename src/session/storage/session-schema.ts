@@ -47,7 +47,18 @@ const MIGRATIONS: readonly string[] = [
      id TEXT PRIMARY KEY, server TEXT NOT NULL, message TEXT NOT NULL, schema_json TEXT NOT NULL,
      status TEXT NOT NULL, expires_at INTEGER NOT NULL
    )`,
-  // 7: a session registers drafts as it starts only once it wrote a tool (session-tools.ts). One created
+  // 7: approvals keyed by run and call (approval-gate.ts): a tool call id the model reuses in a later run
+  //    never finds the earlier run's decision; the index serves the pending list of every alarm and snapshot.
+  `CREATE TABLE approvals_by_run (
+     run_id TEXT NOT NULL, tool_call_id TEXT NOT NULL, tool_name TEXT NOT NULL,
+     status TEXT NOT NULL, reason TEXT, expires_at INTEGER NOT NULL,
+     PRIMARY KEY (run_id, tool_call_id)
+   );
+   INSERT INTO approvals_by_run SELECT run_id, tool_call_id, tool_name, status, reason, expires_at FROM approvals;
+   DROP TABLE approvals;
+   ALTER TABLE approvals_by_run RENAME TO approvals;
+   CREATE INDEX approvals_status ON approvals (status, expires_at)`,
+  // 8: a session registers drafts as it starts only once it wrote a tool (session-tools.ts). One created
   //    before that was recorded may have written some, so it is marked and keeps looking. A new session
   //    has no settings row yet when it migrates, so it is not.
   `INSERT OR IGNORE INTO meta (key, value) SELECT '${WROTE_TOOLS_KEY}', 'true' FROM meta WHERE key = 'session'`,

@@ -1,5 +1,5 @@
 /**
- * The parent side of sub-agent calls: the session's "subAgent" capability (core RunSubAgent). A call
+ * The parent side of sub-agent calls: the session's "subAgent" capability (RunSubAgent, sub-agent-vocabulary.ts). A call
  * derives its child's id (sub-agent-id.ts), records it, starts the child (or finds it started), relays
  * the child's events as the call's partial results `{subAgent: {sessionId, event}}` and hands back the
  * child's final text with `details: {sessionId, stopReason, usage}`. Built by the session loader; also
@@ -7,7 +7,7 @@
  * Invariants: the same call always re-attaches to the same child, resuming the relay after the last event
  * the parent stored; a child's usage comes back as the result's usage (the run driver adds it up).
  */
-import type { AgentToolResult, OnPartialResult, RunSubAgent, StopReason, SubAgentRequest, Usage } from "../../core/index.ts";
+import type { AgentToolResult, OnPartialResult, StopReason, Usage } from "../../core/index.ts";
 import type { AppEnv } from "../../env.ts";
 import { readSetting } from "../../config.ts";
 import { bundledRegistry } from "../../tools/catalog.ts";
@@ -17,6 +17,7 @@ import type { EventLog } from "../events/event-log.ts";
 import type { SessionSettings } from "../storage/session-meta.ts";
 import type { SessionResult } from "../session-result.ts";
 import { childSessionId } from "./sub-agent-id.ts";
+import type { RunSubAgent, SubAgentRequest } from "./sub-agent-vocabulary.ts";
 
 /** How a sub-agent call ended, as its parent hands it back. */
 export type SubAgentOutcome = { text: string; stopReason: StopReason; errorMessage?: string; usage: Usage };
@@ -80,7 +81,12 @@ export class SubAgentCalls {
     const maxDepth = readSetting(env, "MAX_SUBAGENT_DEPTH");
     if (depth > maxDepth)
       throw new Error(`Sub-agents nest at most ${maxDepth} deep (MAX_SUBAGENT_DEPTH); this session cannot start another`);
-    const childId = await childSessionId({ parentId: settings.id, runId, toolCallId: request.toolCallId, parentKeyHash: settings.keyHash });
+    const childId = await childSessionId(env, {
+      parentId: settings.id,
+      runId,
+      toolCallId: request.toolCallId,
+      parentKeyHash: settings.keyHash,
+    });
     const childSettings = this.childSettings(request, childId, depth); // throws for an unknown tool: no child, no row
     const known = sql.exec(`SELECT 1 FROM sub_agents WHERE session_id = ?`, childId).toArray().length > 0;
     // Recorded before the child exists, so a DELETE erases a child a crash left half-started.

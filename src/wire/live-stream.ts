@@ -5,7 +5,7 @@
  * an idle stream and reveals a vanished reader. Used by the session's fan-out (live-fanout.ts) for streams
  * over RPC, and by the Worker's socket bridge (src/http/event-bridge.ts) for `/events`.
  */
-import { formatSseComment } from "../../wire/sse.ts";
+import { formatSseComment } from "./sse.ts";
 
 /** Proxies and browsers drop silent connections; wrangler dev notices a gone reader only on write. */
 export const HEARTBEAT_MS = 15_000;

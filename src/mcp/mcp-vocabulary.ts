@@ -1,0 +1,41 @@
+/**
+ * What MCP adds to the core's vocabulary, merged into its declarations from here: the events of a
+ * session's remote MCP servers (a question for the user, an authorization needed, a changed tool list),
+ * and the services the /mcp server offers every tool it serves (log, elicit, sample). Declarations and
+ * the log levels' order, importing only the core, so every program that reads those unions can load it
+ * (src/host-vocabulary.ts).
+ */
+import type { JsonSchema } from "../core/index.ts";
+
+declare module "../core/events.ts" {
+  interface HostEvents {
+    /** An MCP server asks the user (elicitation/create); answered on the elicitations route. */
+    mcpElicitation: { elicitationId: string; server: string; message: string; requestedSchema: Record<string, unknown> };
+    /** A remote MCP server needs the user to authorize this Worker at `authorizationUrl`; its tools are absent until then. */
+    mcpAuthRequired: { server: string; authorizationUrl: string };
+    /** A remote MCP server's tool list changed; `changed` names tools whose definition changed under the same name (drift). */
+    mcpToolsChanged: { server: string; added: string[]; removed: string[]; changed: string[] };
+  }
+}
+
+declare module "../core/types.ts" {
+  interface ToolExecutionContext {
+    /** Where a host has a log channel (MCP's notifications/message over /mcp); absent elsewhere. */
+    log?: (level: ToolLogLevel, data: unknown) => void;
+    /** Where a host can ask a human mid-call (MCP elicitation over /mcp); absent elsewhere. */
+    elicit?: (request: ToolElicitation) => Promise<ToolElicitationAnswer>;
+    /** Where a host can ask its client's model mid-call (MCP sampling over /mcp); absent elsewhere. */
+    sample?: (request: ToolSampling) => Promise<ToolSamplingAnswer>;
+  }
+}
+
+/** MCP's (syslog's) levels, least severe first. */
+export const TOOL_LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
+export type ToolLogLevel = (typeof TOOL_LOG_LEVELS)[number];
+/** A question for a human: a message and a flat object schema of string/number/boolean/enum fields. */
+export type ToolElicitation = { message: string; requestedSchema: JsonSchema };
+export type ToolElicitationAnswer = { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> };
+/** A text conversation for a model to continue, at most `maxTokens` long. */
+export type ToolSampling = { messages: { role: "user" | "assistant"; text: string }[]; systemPrompt?: string; maxTokens: number };
+/** The model's reply: its text (other kinds named in brackets), and which model wrote it. */
+export type ToolSamplingAnswer = { text: string; model: string };

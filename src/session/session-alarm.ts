@@ -1,0 +1,59 @@
+/**
+ * The object's one alarm, and what waking up does. Waking (the constructor, the alarm) fires due schedules
+ * and starts a run for input left pending. The alarm is planned here alone: every RUN_HEARTBEAT_MS while a
+ * run or an approval waits (it keeps the object alive and resumes it after a restart), else at the next
+ * schedule, else at the idle deadline, when the session is told it has expired (SESSION_IDLE_TTL_DAYS
+ * after its last activity) and erases itself.
+ */
+import { sessionIdleTtlMs } from "../config.ts";
+import { fireDueSchedules } from "../schedules/schedule-firing.ts";
+import type { Session } from "./session.ts";
+
+/** While a run is active an alarm fires this often: it keeps the object alive and resumes it after a restart. */
+export const RUN_HEARTBEAT_MS = 10_000;
+
+type AlarmParts = Pick<Session, "runs" | "approvals" | "queues" | "meta" | "settings" | "schedules" | "sink"> & {
+  ctx: DurableObjectState;
+  env: { SESSION_IDLE_TTL_DAYS?: string };
+};
+
+/**
+ * Queues the message of every schedule that is due (schedule-firing.ts) and starts a run for them and for
+ * any input left pending. Called on every wake and alarm; a second call for the same time finds nothing.
+ */
+export function wake({ runs, ctx, schedules, queues, sink }: AlarmParts): void {
+  if (runs.isShutdown) return;
+  fireDueSchedules({ schedules, queues, sink, storage: ctx.storage }, Date.now());
+  runs.startIfReady();
+}
+
+/** A run started: the heartbeat keeps the object alive while it lasts (the sooner of it and the next schedule). */
+export function armRunHeartbeat({ ctx, schedules }: Pick<AlarmParts, "ctx" | "schedules">): void {
+  const at = Date.now() + RUN_HEARTBEAT_MS;
+  void ctx.storage.setAlarm(Math.min(at, schedules.nextWakeAt(Date.now()) ?? at));
+}
+
+/** The alarm: wakes the session, then plans the next alarm; "expired" once the idle deadline has passed. */
+export async function onAlarm(parts: AlarmParts): Promise<"alive" | "expired"> {
+  wake(parts);
+  return planAlarm(parts);
+}
+
+/** Sets the next alarm for what the session is waiting on; "expired" when nothing is and the idle deadline passed. */
+export async function planAlarm(parts: AlarmParts): Promise<"alive" | "expired"> {
+  const { ctx, runs, approvals, schedules, meta, settings, env } = parts;
+  if (runs.activeRunId !== null || approvals.pending().length > 0) {
+    armRunHeartbeat(parts);
+    return "alive";
+  }
+  // A session with schedules pending does not expire: it sleeps until the next one is due.
+  const scheduled = runs.isShutdown ? undefined : schedules.nextWakeAt(Date.now());
+  if (scheduled !== undefined) {
+    await ctx.storage.setAlarm(scheduled);
+    return "alive";
+  }
+  const deadline = (meta.read<number>("lastActiveAt") ?? settings.createdAt) + sessionIdleTtlMs(env);
+  if (Date.now() >= deadline) return "expired";
+  await ctx.storage.setAlarm(deadline);
+  return "alive";
+}

@@ -1,0 +1,47 @@
+/**
+ * States a crash (or a clock jump) can leave a session's storage in, built through the session's own
+ * storage modules rather than by writing its tables by hand: a schema change means changing the owner
+ * module, never these tests. Each runs inside the session's object, with no run started by it.
+ */
+import { env, runInDurableObject } from "cloudflare:test";
+import type { AgentSession } from "../../src/session/agent-session.ts";
+import { RunRecord } from "../../src/session/run/run-record.ts";
+import { readSettings } from "../../src/session/session-loader.ts";
+import { writeTombstone } from "../../src/session/session-end.ts";
+import { SessionMeta } from "../../src/session/storage/session-meta.ts";
+import { SessionQueues } from "../../src/session/storage/session-queues.ts";
+import type { TestSession } from "./support.ts";
+
+const stubOf = (s: TestSession) => env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(s.id)) as DurableObjectStub<AgentSession>;
+const inStorage = <T>(s: TestSession, work: (storage: DurableObjectStorage) => T) =>
+  runInDurableObject(stubOf(s), (_instance, state) => work(state.storage));
+
+/** The object stopped between accepting a message and starting its run: the message waits on the input queue. */
+export const leavePendingInput = (s: TestSession, text: string) =>
+  inStorage(s, ({ sql }) => {
+    new SessionQueues(sql).offer("input", crypto.randomUUID(), { role: "user", content: [{ type: "text", text }], timestamp: Date.now() });
+  });
+
+/** An abort was recorded for the running run, then the object stopped before the run could end. */
+export const recordAbortRequest = (s: TestSession) =>
+  inStorage(s, ({ sql }) => {
+    new RunRecord(new SessionMeta(sql)).requestStop("abort");
+  });
+
+/** A DELETE recorded its tombstone, then the object stopped before erasing the session. */
+export const interruptDelete = (s: TestSession) =>
+  inStorage(s, ({ sql }) => {
+    writeTombstone(sql, readSettings(sql)!.id, "deleted");
+  });
+
+/** Schedule `id` came due `agoMs` ago, as if the clock had jumped past it (nothing fires until the object wakes). */
+export const makeScheduleDue = (s: TestSession, id: string, agoMs = 1) =>
+  inStorage(s, ({ sql }) => {
+    sql.exec("UPDATE schedules SET next_run_at = ? WHERE id = ?", Date.now() - agoMs, id);
+  });
+
+/** Schedule `id`'s due time moved by `deltaMs` (negative: the clock jumped past it by that much). */
+export const shiftSchedule = (s: TestSession, id: string, deltaMs: number) =>
+  inStorage(s, ({ sql }) => {
+    sql.exec("UPDATE schedules SET next_run_at = next_run_at + ? WHERE id = ?", deltaMs, id);
+  });
