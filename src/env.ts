@@ -30,6 +30,8 @@ export type AppEnv = Omit<Env, SecretName> &
     MCP_SERVERS?: string;
     /** Comma-separated URL prefixes a session may attach as its own MCP servers; unset: none. */
     MCP_ALLOWED_URLS?: string;
+    /** Comma-separated models tried in order when the session's model fails (src/llm/model-fallback.ts). */
+    MODEL_FALLBACKS?: string;
     /** How deep sub-agents may nest (src/env-vars.ts); default 2. */
     MAX_SUBAGENT_DEPTH?: string;
     /** An OTLP/HTTP collector's base URL (traces go to its /v1/traces); unset: no traces (docs/observability.md). */

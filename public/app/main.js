@@ -255,6 +255,9 @@ function apply(event) {
     case "llmRetry":
       view.notice(`The model did not answer (${event.message}); trying again in ${Math.ceil(event.delayMs / 1000)} s (retry ${event.retry}).`);
       break;
+    case "modelFallback":
+      view.notice(`The model ${event.from} failed (${event.reason}); this answer comes from ${event.to}.`);
+      break;
     case "error":
       view.notice(event.message, "error");
       break;

@@ -164,6 +164,15 @@ export class UiMessageChunker {
             transient: true,
           },
         ];
+      case "modelFallback":
+        // Transient like a retry: the answer comes, from another model.
+        return [
+          {
+            type: "data-notice",
+            data: { level: "warning", message: `The model ${event.from} failed (${event.reason}); this step uses ${event.to}` },
+            transient: true,
+          },
+        ];
       case "contextTrimmed":
       case "scheduleFired":
         return []; // bookkeeping (what the model saw, a schedule's fire): nothing for the chat to show

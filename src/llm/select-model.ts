@@ -8,6 +8,7 @@
 import type { LlmCall } from "../core/index.ts";
 import { readNonNegativeNumber } from "../env-vars.ts";
 import { LlmError } from "./llm-error.ts";
+import { type FallbackModel, type ModelFallbackInfo, withModelFallbacks } from "./model-fallback.ts";
 import { createOfflineLlmCall, OFFLINE_MODEL } from "./offline-model.ts";
 import { createOpenAiLlmCall } from "./openai-chat-model.ts";
 import { DEFAULT_MAX_RETRY_DELAY_MS } from "./retry.ts";
@@ -26,6 +27,8 @@ export type LlmEnv = {
   /** Comma-separated models a session may choose; empty means only the configured one. */
   MODELS?: string | undefined;
   MAX_RETRY_DELAY_MS?: string | undefined;
+  /** Comma-separated models tried in order when the session's model fails with a retryable error (model-fallback.ts). */
+  MODEL_FALLBACKS?: string | undefined;
   /** "false" turns streaming off, for endpoints that cannot stream. */
   LLM_STREAM?: string | undefined;
   /** The Workers AI binding (`[ai] binding = "AI"`). */
@@ -38,8 +41,11 @@ export type LlmSelection =
   | { kind: "offline" }
   | { kind: "invalid"; message: string };
 
-/** Per run: the session's model (already checked against the allowlist). */
-export type LlmChoice = { model?: string | undefined };
+/** Per run: the session's model (already checked against the allowlist), and who hears of a fallback. */
+export type LlmChoice = { model?: string | undefined; onFallback?: (info: ModelFallbackInfo) => void };
+
+/** `workers-ai:<model>` names a Workers AI model (the AI binding) whatever MODEL_PROVIDER says. */
+const WORKERS_AI_PREFIX = "workers-ai:";
 
 const setting = (raw: string | undefined): string => raw?.trim() ?? "";
 
@@ -104,7 +110,32 @@ export function describeLlmSelection(env: LlmEnv, model?: string): LlmSelection 
 }
 
 export function selectLlmCall(env: LlmEnv, choice: LlmChoice = {}): LlmCall {
-  const selection = describeLlmSelection(env, choice.model);
+  const primary = { name: choice.model ?? configuredModel(env), call: buildLlmCall(env, choice.model) };
+  return withModelFallbacks(primary, modelFallbacks(env, primary.name), (info) => choice.onFallback?.(info));
+}
+
+/** MODEL_FALLBACKS in order, the session's own model left out; each built only when first needed. */
+export function modelFallbacks(env: LlmEnv, primary: string): FallbackModel[] {
+  const names = setting(env.MODEL_FALLBACKS)
+    .split(",")
+    .map((s) => s.trim())
+    .filter((name) => name !== "" && name !== primary);
+  return [...new Set(names)].map((name) => ({
+    name,
+    build: () =>
+      name.startsWith(WORKERS_AI_PREFIX)
+        ? createWorkersAiLlmCall({
+            binding: env.AI,
+            model: name.slice(WORKERS_AI_PREFIX.length),
+            maxRetryDelayMs: parseMaxRetryDelayMs(env.MAX_RETRY_DELAY_MS),
+            stream: setting(env.LLM_STREAM).toLowerCase() !== "false",
+          })
+        : buildLlmCall(env, name),
+  }));
+}
+
+function buildLlmCall(env: LlmEnv, model: string | undefined): LlmCall {
+  const selection = describeLlmSelection(env, model);
   switch (selection.kind) {
     case "offline":
       return createOfflineLlmCall({ reason: setting(env.MODEL_PROVIDER) ? "configured" : "no-key" });

@@ -175,6 +175,13 @@ export class RunTracer {
           attributes: { "edge_agent.omitted_messages": event.omittedMessages },
         });
         return;
+      case "modelFallback":
+        run.root.events.push({
+          name: "edge_agent.model_fallback",
+          timeMs: event.ts,
+          attributes: { "edge_agent.fallback.from": event.from, "edge_agent.fallback.to": event.to, "error.message": event.reason },
+        });
+        return;
       case "scheduleFired":
         return; // a session event between runs: it queues a message, the run it starts has its own span
       case "mcpAuthRequired":

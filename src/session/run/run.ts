@@ -110,7 +110,7 @@ export class Run {
         {
           state,
           ...agentConfig.hooks,
-          llmCall: selectLlmCall(env, { model: this.parts.model }),
+          llmCall: selectLlmCall(env, { model: this.parts.model, onFallback: (info) => emit({ type: "modelFallback", ...info }) }),
           awaitApproval: approvalPolicy(this.parts, this.id),
           hookTimeoutMs: agentConfig.hookTimeoutMs,
           emit,
