@@ -32,6 +32,8 @@ export type AppEnv = Omit<Env, SecretName> &
     MCP_ALLOWED_URLS?: string;
     /** Comma-separated models tried in order when the session's model fails (src/llm/model-fallback.ts). */
     MODEL_FALLBACKS?: string;
+    /** Tokens (input plus output) one session may use; unset: no limit (src/session/run/token-budget.ts). */
+    SESSION_TOKEN_BUDGET?: string;
     /** How deep sub-agents may nest (src/env-vars.ts); default 2. */
     MAX_SUBAGENT_DEPTH?: string;
     /** An OTLP/HTTP collector's base URL (traces go to its /v1/traces); unset: no traces (docs/observability.md). */

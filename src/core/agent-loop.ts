@@ -21,6 +21,7 @@ import type {
   AgentToolCall,
   AgentToolCallBatch,
   AssistantMessage,
+  BudgetVerdict,
   LlmResponse,
   StopReason,
   TextContent,
@@ -40,6 +41,8 @@ export type LlmCallOptions = {
   signal?: AbortSignal;
   onTextDelta?: (text: string) => void;
   onRetry?: (info: LlmRetryInfo) => void;
+  /** At most this many output tokens (`max_tokens`): what is left of a token budget. */
+  maxTokens?: number;
 };
 export type LlmCall = (request: LlmRequest, options: LlmCallOptions) => Promise<LlmResponse>;
 
@@ -55,6 +58,8 @@ export type AgentRun = AgentLoopConfig & {
   drainPending?: () => UserMessage[] | Promise<UserMessage[]>;
   /** Persists a message before the loop appends it to `state.messages` (append-only). */
   onMessage?: (message: AgentMessage) => void | Promise<void>;
+  /** Asked before every model call: a spent budget ends the run; what is left caps the call's `max_tokens`. */
+  checkBudget?: () => BudgetVerdict | Promise<BudgetVerdict>;
   /** A resumed run does not announce itself again. */
   resumed?: boolean;
   now?: () => number;
@@ -128,6 +133,22 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
     }
     for (const message of (await run.drainPending?.()) ?? []) await append(message);
 
+    const budget = await run.checkBudget?.();
+    if (budget && "exceeded" in budget) {
+      const { scope, limit, used } = budget.exceeded;
+      await emit({ type: "budgetExceeded", scope, limit, used });
+      const which = scope === "session" ? "this session's" : "your daily";
+      return finish(
+        stopped(
+          "budget_exceeded",
+          `Token budget spent: ${which} budget is ${limit} tokens and ${used} were used`,
+          `I stopped: ${which} token budget is spent.`,
+        ),
+        true,
+      );
+    }
+    const maxTokens = budget?.remaining;
+
     let response: LlmResponse;
     let streamed = false;
     try {
@@ -140,6 +161,7 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
       await emit({ type: "messageStart", role: "assistant" });
       response = await run.llmCall(request, {
         signal,
+        ...(maxTokens === undefined ? {} : { maxTokens }),
         onTextDelta: (text) => {
           streamed = true;
           void emit({ type: "messageDelta", text });

@@ -27,6 +27,8 @@ describe("the merged event union", () => {
       | "error"
       | "contextTrimmed"
       | "messageAbandoned"
+      | "budgetExceeded"
+      | "guardrailTripped"
       | HostEventType
     >();
     expectTypeOf<WireEventType>().toEqualTypeOf<AgentEventType | "eventsDropped">();

@@ -15,6 +15,7 @@ import { approvalPolicy } from "../human/tool-approval.ts";
 import type { SessionParts } from "../session-parts.ts";
 import { DeltaCoalescer } from "./delta-coalescer.ts";
 import type { StoredRun } from "./run-record.ts";
+import { sessionBudget, tighter, verdictOf } from "./token-budget.ts";
 import { SqlToolJournal } from "./tool-journal.ts";
 
 export type RunParts = Pick<
@@ -124,6 +125,7 @@ export class Run {
           toolContext: { sessionId: settings.id, env: {} },
           journal: this.journal,
           resumed,
+          checkBudget: () => verdictOf(tighter(sessionBudget(env, this.parts.meta, record.sessionUsage()))),
           // The queue rows go in the same commit as the drained messages' storing (never lost between).
           drainPending: () => queues.drainPending((sql, values) => writes.exec(sql, values)),
           onMessage: (message) => {
