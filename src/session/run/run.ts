@@ -10,6 +10,7 @@
 import { agentConfig } from "../../agent-config.ts";
 import { type AgentEvent, type AssistantMessage, describeError, runAgentLoop, type StopReason } from "../../core/index.ts";
 import type { AppEnv } from "../../env.ts";
+import { deploymentGuardrails } from "../../guardrails/catalog.ts";
 import { selectLlmCall } from "../../llm/select-model.ts";
 import { approvalPolicy } from "../human/tool-approval.ts";
 import type { SessionParts } from "../session-parts.ts";
@@ -125,6 +126,7 @@ export class Run {
           toolContext: { sessionId: settings.id, env: {} },
           journal: this.journal,
           resumed,
+          guardrails: deploymentGuardrails(),
           checkBudget: () => verdictOf(tighter(sessionBudget(env, this.parts.meta, record.sessionUsage()))),
           // The queue rows go in the same commit as the drained messages' storing (never lost between).
           drainPending: () => queues.drainPending((sql, values) => writes.exec(sql, values)),
