@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { app } from "../../src/http/app.ts";
+import { sleep } from "../support/time.ts";
 import { createSession, llmRequests, nextResponse, openEvents, script, send, snapshotOf, type TestSession } from "./support.ts";
 
 const OPERATOR_TOKEN = "operator-token-for-budget-tests";
@@ -75,5 +76,24 @@ describe("a session's token budget", () => {
     expect((await setBudget(session, 1_000)).status).toBe(200);
     expect((await send(session, "more")).status).toBe(202);
     expect(await nextResponse(session)).toMatchObject({ content: [{ type: "text", text: "two" }] });
+  });
+
+  it("refuses a schedule's fire into a spent budget with the event, and keeps the schedule", async () => {
+    const session = await createSession();
+    await setBudget(session, 10);
+    await script(session, { text: "spent", usage: { prompt_tokens: 10, completion_tokens: 5 } });
+    await send(session, "hi");
+    await nextResponse(session);
+    const events = await openEvents(session, (await snapshotOf(session)).lastEventSeq);
+    const { id } = await session.handle.schedule({ message: "tick", everyMs: 300 });
+    const seen = await events.until("runEnd");
+    await events.cancel();
+    expect(seen.map((e) => e.event)).toContain("scheduleFired");
+    expect(seen.find((e) => e.event === "budgetExceeded")?.json).toMatchObject({ scope: "session", limit: 10, used: 15 });
+    expect(seen.at(-1)?.json).toMatchObject({ type: "runEnd", stopReason: "budget_exceeded" });
+    expect(await llmRequests(session)).toHaveLength(1);
+    await sleep(50);
+    expect((await session.handle.schedules()).schedules.map((s) => s.id)).toEqual([id]);
+    await session.handle.cancelSchedule(id);
   });
 });
