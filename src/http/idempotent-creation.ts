@@ -8,6 +8,7 @@
  * key. Called by session-routes.ts.
  */
 import type { Context } from "hono";
+import { readSetting } from "../config.ts";
 import { secretMatches, sha256Hex } from "../credentials.ts";
 import type { CreationAnswer, CreationKey } from "../session/agent-session.ts";
 import { openCreationKey, sealCreationKey } from "../signing/sealed-creation-key.ts";
@@ -20,7 +21,7 @@ import { fingerprintOf } from "./idempotency.ts";
 
 /** Who is creating: the API token when presented and right, else the client address. */
 async function creationScope(c: Context<HonoEnv>): Promise<string> {
-  const token = c.env.API_TOKEN?.trim();
+  const token = readSetting(c.env, "API_TOKEN");
   const presented = readBearer(c.req.raw);
   if (token && (await secretMatches(presented, token))) return `token:${await sha256Hex(token)}`;
   return `client:${clientKey(c.req.raw)}`;

@@ -12,7 +12,7 @@ import type { UserContent } from "../core/index.ts";
 import { agentConfig } from "../agent-config.ts";
 import { sha256Hex } from "../credentials.ts";
 import { checkSessionModel } from "../llm/select-model.ts";
-import { parseMcpServers, selectMcpServers } from "../mcp/servers-config.ts";
+import { readMcpServers, selectMcpServers } from "../mcp/servers-config.ts";
 import { isApprovalName } from "../session/human/approval-names.ts";
 import { bundledToolNames } from "../tools/catalog.ts";
 import { checkSessionCreation } from "./access-policy.ts";
@@ -66,7 +66,7 @@ sessionRoutes.post(
   jsonBody(createSessionBody, { optional: true }),
   async (c) => {
     const body = c.req.valid("json");
-    const mcp = parseMcpServers(c.env.MCP_SERVERS);
+    const mcp = readMcpServers(c.env);
     if (!mcp.ok) throw new ApiError(500, "misconfigured", mcp.message);
     const chosen = selectMcpServers(mcp.servers, body.mcpServers);
     if (!chosen.ok)

@@ -181,7 +181,7 @@ export class AgentSession extends DurableObject<AppEnv> {
 
   /** POST …/mcp-servers: attach a server of the client's within MCP_ALLOWED_URLS; lists its tools. */
   addMcpServer(key: string | undefined, request: AddServerRequest) {
-    return this.authorized(key, (s) => addSessionServer(s.meta, s.mcp, this.env.MCP_ALLOWED_URLS, request));
+    return this.authorized(key, (s) => addSessionServer(s.meta, s.mcp, this.env, request));
   }
 
   removeMcpServer(key: string | undefined, name: string) {

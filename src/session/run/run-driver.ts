@@ -6,7 +6,7 @@
  * output queue (it evicts); the driver keeps in memory only the window of history a run can send.
  */
 import { type AssistantMessage, toolCallsOf, type UserContent } from "../../core/index.ts";
-import { readSessionMaxBytes } from "../../env-vars.ts";
+import { readSessionMaxBytes } from "../../config.ts";
 import { sessionModel } from "../../llm/select-model.ts";
 import type { SessionStatus } from "../../wire/snapshot.ts";
 import type { SessionParts } from "../session-parts.ts";

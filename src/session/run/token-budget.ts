@@ -8,17 +8,15 @@
  * The per-user daily budget plugs in as a UserBudget once sessions belong to users.
  */
 import type { BudgetState, BudgetVerdict, Usage } from "../../core/index.ts";
-import { readPositiveInteger } from "../../env-vars.ts";
+import { readSetting } from "../../config.ts";
 import type { SessionMeta } from "../storage/session-meta.ts";
 
 /** The meta row holding an operator's budget for this one session (it replaces SESSION_TOKEN_BUDGET). */
 export const SESSION_BUDGET_KEY = "tokenBudget";
 
 /** SESSION_TOKEN_BUDGET: a positive whole number of tokens; unset or malformed: no limit. */
-export const readSessionTokenBudget = (env: { SESSION_TOKEN_BUDGET?: string | undefined }): number | undefined => {
-  const limit = readPositiveInteger(env.SESSION_TOKEN_BUDGET, 0);
-  return limit > 0 ? limit : undefined;
-};
+export const readSessionTokenBudget = (env: { SESSION_TOKEN_BUDGET?: string | undefined }): number | undefined =>
+  readSetting(env, "SESSION_TOKEN_BUDGET");
 
 /** Budget tokens: input plus output, as reported. */
 export const tokensUsed = (usage: Usage): number => usage.inputTokens + usage.outputTokens;
