@@ -117,6 +117,8 @@ export const SETTINGS = {
   LLM_STREAM: flag("var", true),
   /** The adapters' own cap on one retry wait. */
   MAX_RETRY_DELAY_MS: nonNegativeNumber(DEFAULT_MAX_RETRY_DELAY_MS),
+  /** Models tried in order when the session's model fails after its retries (src/llm/model-fallback.ts); `workers-ai:<model>` for Workers AI. */
+  MODEL_FALLBACKS: list("var"),
 
   // Access (src/http/access-policy.ts, operator-access.ts, cors-policy.ts).
   /** The Worker is local (open while API_TOKEN is unset, no rate limits) only under `npm start`/`npm run dev`. */
@@ -158,6 +160,11 @@ export const SETTINGS = {
   MAX_SCHEDULES: positiveInteger(100),
   /** The shortest repeat of an `everyMs` or `cron` schedule: a minute, as cron. */
   SCHEDULE_MIN_INTERVAL_MS: positiveInteger(60_000),
+  /** Tokens (input plus output, as reported) one session may use (src/session/run/token-budget.ts); unset: no limit. */
+  SESSION_TOKEN_BUDGET: setting<number | undefined>("var", undefined, (raw) => {
+    const digits = raw.trim();
+    return /^\d{1,15}$/.test(digits) && Number(digits) > 0 ? Number(digits) : undefined;
+  }),
 
   // Traces (src/observability/otel-config.ts checks both).
   OTEL_EXPORTER_OTLP_ENDPOINT: text("var"),

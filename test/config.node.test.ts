@@ -35,6 +35,7 @@ const CASES: Record<SettingName, Case> = {
     ],
     malformed: ["-1", "5s", "abc", "1e3", "Infinity", "0x10"],
   },
+  MODEL_FALLBACKS: { default: [], valid: [[" m1, workers-ai:@cf/x ,", ["m1", "workers-ai:@cf/x"]]], malformed: [" , "] },
   LOCAL_DEV: { default: false, valid: [["true", true]], malformed: ["TRUE ", " true", "1", "yes", "false"] },
   API_TOKEN: { default: "", valid: [[" t0ken ", "t0ken"]], malformed: [] },
   // Its length is checked by src/signing/signing-secret.ts, which names the problem.
@@ -90,6 +91,7 @@ const CASES: Record<SettingName, Case> = {
   },
   MAX_SCHEDULES: { default: 100, valid: [[" 7 ", 7]], malformed: ["0", "-5", "1.5", "ten"] },
   SCHEDULE_MIN_INTERVAL_MS: { default: 60_000, valid: [["1000", 1000]], malformed: ["0", "1e3", "1m"] },
+  SESSION_TOKEN_BUDGET: { default: undefined, valid: [[" 500000 ", 500_000]], malformed: ["0", "-5", "1e6", "10k"] },
   OTEL_EXPORTER_OTLP_ENDPOINT: { default: "", valid: [[" http://c:4318 ", "http://c:4318"]], malformed: [] },
   OTEL_EXPORTER_OTLP_HEADERS: { default: "", valid: [["a=b", "a=b"]], malformed: [] },
 };

@@ -24,6 +24,7 @@ import { settle } from "./failure-status.ts";
 import type { HonoEnv } from "./hono-env.ts";
 import { idempotent, readIdempotencyKey } from "./idempotency.ts";
 import { idempotentCreation, repeatedCreationKey } from "./idempotent-creation.ts";
+import { requireApiToken } from "./operator-access.ts";
 import { limitRate } from "./rate-limit.ts";
 import {
   addMcpServerBody,
@@ -33,6 +34,7 @@ import {
   messageBody,
   messagePageQuery,
   settingsBody,
+  tokenBudgetBody,
   waitQuery,
 } from "./schemas.ts";
 import { eventsKey, sessionKey, sessionStub } from "./session-stub.ts";
@@ -179,6 +181,12 @@ sessionRoutes.post("/v1/sessions/:id/elicitations/:elicitationId", elicitationPa
 sessionRoutes.patch("/v1/sessions/:id", sessionParam, jsonBody(settingsBody), async (c) =>
   c.json(settle(await sessionStub(c.env, c.req.valid("param").id).updateSettings(sessionKey(c), c.req.valid("json")))),
 );
+
+// The operator (API_TOKEN), not the session's holder, sets what one session may spend.
+sessionRoutes.put("/v1/sessions/:id/token-budget", sessionParam, jsonBody(tokenBudgetBody), async (c) => {
+  await requireApiToken(c);
+  return c.json(settle(await sessionStub(c.env, c.req.valid("param").id).setTokenBudget(c.req.valid("json").tokenBudget)));
+});
 
 sessionRoutes.delete("/v1/sessions/:id", sessionParam, noBody, async (c) =>
   c.json(settle(await sessionStub(c.env, c.req.valid("param").id).shutdown(sessionKey(c)))),

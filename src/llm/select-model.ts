@@ -8,6 +8,7 @@
 import { readSetting } from "../config.ts";
 import type { LlmCall } from "../core/index.ts";
 import { LlmError } from "./llm-error.ts";
+import { type FallbackModel, type ModelFallbackInfo, withModelFallbacks } from "./model-fallback.ts";
 import { createOfflineLlmCall, OFFLINE_MODEL } from "./offline-model.ts";
 import { createOpenAiLlmCall } from "./openai-chat-model.ts";
 import { createWorkersAiLlmCall, type WorkersAiBinding } from "./workers-ai-model.ts";
@@ -24,6 +25,8 @@ export type LlmEnv = {
   /** Comma-separated models a session may choose; empty means only the configured one. */
   MODELS?: string | undefined;
   MAX_RETRY_DELAY_MS?: string | undefined;
+  /** Comma-separated models tried in order when the session's model fails with a retryable error (model-fallback.ts). */
+  MODEL_FALLBACKS?: string | undefined;
   /** "false" turns streaming off, for endpoints that cannot stream. */
   LLM_STREAM?: string | undefined;
   /** The Workers AI binding (`[ai] binding = "AI"`). */
@@ -36,8 +39,11 @@ export type LlmSelection =
   | { kind: "offline" }
   | { kind: "invalid"; message: string };
 
-/** Per run: the session's model (already checked against the allowlist). */
-export type LlmChoice = { model?: string | undefined };
+/** Per run: the session's model (already checked against the allowlist), and who hears of a fallback. */
+export type LlmChoice = { model?: string | undefined; onFallback?: (info: ModelFallbackInfo) => void };
+
+/** `workers-ai:<model>` names a Workers AI model (the AI binding) whatever MODEL_PROVIDER says. */
+const WORKERS_AI_PREFIX = "workers-ai:";
 
 export function resolveProvider(env: LlmEnv): ModelProvider | { invalid: string } {
   const raw = readSetting(env, "MODEL_PROVIDER").toLowerCase();
@@ -96,7 +102,29 @@ export function describeLlmSelection(env: LlmEnv, model?: string): LlmSelection 
 }
 
 export function selectLlmCall(env: LlmEnv, choice: LlmChoice = {}): LlmCall {
-  const selection = describeLlmSelection(env, choice.model);
+  const primary = { name: choice.model ?? configuredModel(env), call: buildLlmCall(env, choice.model) };
+  return withModelFallbacks(primary, modelFallbacks(env, primary.name), (info) => choice.onFallback?.(info));
+}
+
+/** MODEL_FALLBACKS in order, the session's own model left out; each built only when first needed. */
+export function modelFallbacks(env: LlmEnv, primary: string): FallbackModel[] {
+  const names = readSetting(env, "MODEL_FALLBACKS").filter((name) => name !== primary);
+  return [...new Set(names)].map((name) => ({
+    name,
+    build: () =>
+      name.startsWith(WORKERS_AI_PREFIX)
+        ? createWorkersAiLlmCall({
+            binding: env.AI,
+            model: name.slice(WORKERS_AI_PREFIX.length),
+            maxRetryDelayMs: readSetting(env, "MAX_RETRY_DELAY_MS"),
+            stream: readSetting(env, "LLM_STREAM"),
+          })
+        : buildLlmCall(env, name),
+  }));
+}
+
+function buildLlmCall(env: LlmEnv, model: string | undefined): LlmCall {
+  const selection = describeLlmSelection(env, model);
   switch (selection.kind) {
     case "offline":
       return createOfflineLlmCall({ reason: readSetting(env, "MODEL_PROVIDER") ? "configured" : "no-key" });

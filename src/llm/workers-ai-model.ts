@@ -53,7 +53,7 @@ export function createWorkersAiLlmCall(options: WorkersAiLlmOptions): LlmCall {
   const timeoutMs = options.timeoutMs ?? WORKERS_AI_TIMEOUT_MS;
 
   return async (request, call) => {
-    const inputs = toInputs(request, stream);
+    const inputs = toInputs(request, stream, call.maxTokens);
     const parts = await runLlmAttempts(policy, call, ({ deliver, delivered }) =>
       attemptOnce(binding, model, inputs, { stream, timeoutMs }, deliver, delivered, call.signal),
     );
@@ -62,7 +62,7 @@ export function createWorkersAiLlmCall(options: WorkersAiLlmOptions): LlmCall {
 }
 
 /** Workers AI takes OpenAI-style messages; text-only content goes as a plain string, which every model reads. */
-function toInputs(request: LlmRequest, stream: boolean): Record<string, unknown> {
+function toInputs(request: LlmRequest, stream: boolean, maxTokens: number | undefined): Record<string, unknown> {
   const messages = request.messages.map((message): ChatMessage => {
     if (message.role === "user" && Array.isArray(message.content) && message.content.every((part) => part.type === "text")) {
       return { role: "user", content: message.content.map((part) => (part.type === "text" ? part.text : "")).join("\n") };
@@ -73,7 +73,7 @@ function toInputs(request: LlmRequest, stream: boolean): Record<string, unknown>
   return {
     messages,
     ...(request.tools.length > 0 ? { tools: request.tools } : {}),
-    max_tokens: WORKERS_AI_MAX_TOKENS,
+    max_tokens: maxTokens === undefined ? WORKERS_AI_MAX_TOKENS : Math.max(1, Math.min(WORKERS_AI_MAX_TOKENS, Math.floor(maxTokens))),
     ...(stream ? { stream: true } : {}),
   };
 }
