@@ -17,6 +17,8 @@ function workersProject(
         miniflare: {
           bindings: {
             OPENAI_API_KEY: "test-key",
+            // The test Worker runs as deployed, where session ids are signed only with a configured secret.
+            SIGNING_SECRET: "workers-test-signing-secret-0123456789",
             OPENAI_BASE_URL: inject("llmUrl"),
             OPENAI_MODEL: "mock-model",
             MAX_RETRY_DELAY_MS: "20",

@@ -48,13 +48,17 @@ export const MCP_CLIENT_METADATA_PATH = "/v1/mcp/oauth/client-metadata.json";
 
 /** What this Worker tells an authorization server about itself, registering or in its metadata document. */
 export function clientMetadataFor(redirectUrl: string): OAuthClientMetadata {
-  return {
+  const metadata = {
     client_name: "edge-agent",
+    // The Worker is a web application (SEP-837 asks every registration to say which kind of client it is).
+    application_type: "web",
     redirect_uris: [redirectUrl],
     grant_types: ["authorization_code", "refresh_token"],
     response_types: ["code"],
     token_endpoint_auth_method: "none",
   };
+  // The SDK's type predates application_type; it sends the metadata as given.
+  return metadata as OAuthClientMetadata;
 }
 
 export class McpOAuthProvider implements OAuthClientProvider {

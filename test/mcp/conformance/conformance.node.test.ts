@@ -16,7 +16,10 @@ import { startWranglerDev, type WranglerDev } from "../../../support/wrangler-de
 import { copyProject, REPO_ROOT, type TempProject } from "../../support/temp-project.ts";
 
 const HERE = path.join(REPO_ROOT, "test", "mcp", "conformance");
+/** Expected failures of revision 2025-11-25 (and the client scenarios). */
 const BASELINE = path.join(HERE, "baseline.yml");
+/** Expected failures of revision 2026-07-28's server scenarios. */
+const BASELINE_2026 = path.join(HERE, "baseline-2026-07-28.yml");
 const BIN = path.join(REPO_ROOT, "node_modules", ".bin");
 const CLIENT_COMMAND = `${path.join(BIN, "node")} --experimental-transform-types --disable-warning=ExperimentalWarning ${path.join(REPO_ROOT, "scripts", "mcp-conformance-client.ts")}`;
 /** The client scenarios besides the auth suite (its 14 scenarios run as one suite, in parallel). */
@@ -33,7 +36,6 @@ const CLIENT_SCENARIOS = [
   "auth/offline-access-not-supported",
   "auth/client-credentials-jwt",
   "auth/client-credentials-basic",
-  "auth/cross-app-access-complete-flow",
 ];
 
 let project: TempProject;
@@ -61,8 +63,8 @@ function conformance(args: string[], timeoutMs: number): Promise<Run> {
 }
 
 /** The baseline's entries of one mode, each with the reason written after it. */
-async function baselineEntries(mode: "server" | "client"): Promise<{ scenario: string; reason: string }[]> {
-  const lines = (await readFile(BASELINE, "utf8")).split("\n");
+async function baselineEntries(mode: "server" | "client", file = BASELINE): Promise<{ scenario: string; reason: string }[]> {
+  const lines = (await readFile(file, "utf8")).split("\n");
   const start = lines.findIndex((l) => l.trim() === `${mode}:`);
   const entries: { scenario: string; reason: string }[] = [];
   if (start < 0) return entries;
@@ -92,18 +94,50 @@ afterAll(async () => {
 
 describe("the official MCP conformance suite", () => {
   it("gives every baseline entry a reason", async () => {
-    const entries = [...(await baselineEntries("server")), ...(await baselineEntries("client"))];
+    const entries = [
+      ...(await baselineEntries("server")),
+      ...(await baselineEntries("client")),
+      ...(await baselineEntries("server", BASELINE_2026)),
+    ];
     expect(entries.length).toBeGreaterThan(0);
     for (const entry of entries) expect(entry.reason, entry.scenario).not.toBe("");
   });
 
-  it("passes its server scenarios against /mcp, failing only what the baseline lists", async () => {
+  it("passes its 2025-11-25 server scenarios against /mcp, failing only what the baseline lists", async () => {
     const run = await conformance(
-      ["server", "--url", `${dev.url}/mcp`, "--expected-failures", BASELINE, "-o", path.join(project.root, "results")],
+      [
+        "server",
+        "--url",
+        `${dev.url}/mcp`,
+        "--spec-version",
+        "2025-11-25",
+        "--expected-failures",
+        BASELINE,
+        "-o",
+        path.join(project.root, "results"),
+      ],
       90_000,
     );
     expect(run.code, run.output).toBe(0);
   }, 100_000);
+
+  it("passes the 2026-07-28 server requirements against /mcp, failing only what its baseline lists", async () => {
+    const run = await conformance(
+      [
+        "server",
+        "--url",
+        `${dev.url}/mcp`,
+        "--requirements",
+        "2026-07-28",
+        "--expected-failures",
+        BASELINE_2026,
+        "-o",
+        path.join(project.root, "results"),
+      ],
+      120_000,
+    );
+    expect(run.code, run.output).toBe(0);
+  }, 130_000);
 
   it("passes its client scenarios and the auth suite against our client, failing only what the baseline lists", async () => {
     // One at a time, the auth suite last: sse-retry times the client's reconnect, which a loaded CPU skews.
