@@ -10,6 +10,7 @@
  * Run by test/mcp/conformance/conformance.node.test.ts; the suite judges what it saw on the wire.
  */
 import { McpAuthRequiredError, McpConnection } from "../src/mcp/mcp-connection.ts";
+import { McpRpcError } from "../src/mcp/modern-client.ts";
 import { completeAuthorization, localVault } from "../src/mcp/oauth-completion.ts";
 import { McpOAuthProvider } from "../src/mcp/oauth-provider.ts";
 import { MemoryOAuthRecords } from "../src/mcp/memory-oauth-records.ts";
@@ -103,8 +104,14 @@ async function main(): Promise<void> {
     const tools = await withAuthorization(() => connection.listTools());
     for (const tool of tools) {
       const args = argumentsFor(tool.inputSchema as Parameters<typeof argumentsFor>[0]);
-      const result = await withAuthorization(() => connection.callTool(tool.name, args, {}));
-      console.log(`${tool.name}: ${JSON.stringify(result.content).slice(0, 500)}`);
+      try {
+        const result = await withAuthorization(() => connection.callTool(tool.name, args, {}));
+        console.log(`${tool.name}: ${JSON.stringify(result.content).slice(0, 500)}`);
+      } catch (err) {
+        // A server's JSON-RPC answer to one call (a test server that lists a tool it does not run) ends only that call.
+        if (!(err instanceof McpRpcError) || err.code === undefined) throw err;
+        console.error(`${tool.name}: error ${err.code}: ${err.message}`);
+      }
     }
   } finally {
     await connection.close();

@@ -198,11 +198,13 @@ async function callTool(params: Params, id: JsonRpcId, options: ModernServerOpti
 
   let asked = 0;
   let pending: { key: string; request: InputRequest } | undefined;
+  /** An answer that breaks the protocol: the call ends with this error, whatever the tool made of it. */
+  let invalid: RpcError | undefined;
   /** The answer to the next question: from an earlier round, from this retry, or none yet (the round ends). */
-  const answer = (request: InputRequest): unknown => {
+  const answer = (request: InputRequest, named?: string): unknown => {
     const index = asked++;
     if (index < answers.length) return answers[index];
-    const key = `input_${index + 1}`;
+    const key = named && /^[A-Za-z0-9_.-]{1,64}$/.test(named) ? named : `input_${index + 1}`;
     if (key in responses) {
       answers.push(responses[key]);
       return responses[key];
@@ -211,26 +213,34 @@ async function callTool(params: Params, id: JsonRpcId, options: ModernServerOpti
     throw new InputRequired();
   };
   const elicit = async (question: ToolElicitation): Promise<ToolElicitationAnswer> => {
-    const reply = answer({
-      method: "elicitation/create",
-      params: { mode: "form", message: question.message, requestedSchema: question.requestedSchema },
-    }) as Partial<ToolElicitationAnswer> | undefined;
-    const action = reply?.action;
-    if (action !== "accept" && action !== "decline" && action !== "cancel")
-      throw new RpcError(400, -32602, "Invalid params: an elicitation answer needs an action");
+    const reply = answer(
+      { method: "elicitation/create", params: { mode: "form", message: question.message, requestedSchema: question.requestedSchema } },
+      question.key,
+    ) as Partial<ToolElicitationAnswer> | undefined;
+    const action = reply && typeof reply === "object" ? reply.action : undefined;
+    if (action !== "accept" && action !== "decline" && action !== "cancel") {
+      invalid ??= new RpcError(400, -32602, "Invalid params: an elicitation answer needs an action");
+      throw invalid;
+    }
     return { action, ...(reply?.content && typeof reply.content === "object" ? { content: reply.content } : {}) };
   };
   const sample = async (question: ToolSampling): Promise<ToolSamplingAnswer> => {
-    const reply = answer({
-      method: "sampling/createMessage",
-      params: {
-        messages: question.messages.map((m) => ({ role: m.role, content: { type: "text", text: m.text } })),
-        maxTokens: question.maxTokens,
-        ...(question.systemPrompt !== undefined ? { systemPrompt: question.systemPrompt } : {}),
+    const reply = answer(
+      {
+        method: "sampling/createMessage",
+        params: {
+          messages: question.messages.map((m) => ({ role: m.role, content: { type: "text", text: m.text } })),
+          maxTokens: question.maxTokens,
+          ...(question.systemPrompt !== undefined ? { systemPrompt: question.systemPrompt } : {}),
+        },
       },
-    }) as { content?: { type?: string; text?: string }; model?: string } | undefined;
-    const content = reply?.content;
-    if (!content || typeof content !== "object") throw new RpcError(400, -32602, "Invalid params: a sampling answer needs content");
+      question.key,
+    ) as { content?: { type?: string; text?: string }; model?: string } | undefined;
+    const content = reply && typeof reply === "object" ? reply.content : undefined;
+    if (!content || typeof content !== "object") {
+      invalid ??= new RpcError(400, -32602, "Invalid params: a sampling answer needs content");
+      throw invalid;
+    }
     return { text: content.type === "text" ? String(content.text ?? "") : `[${content.type}]`, model: String(reply?.model ?? "") };
   };
 
@@ -265,6 +275,7 @@ async function callTool(params: Params, id: JsonRpcId, options: ModernServerOpti
       notes.push({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, ...progressOf(partial, ++count) } });
     },
   });
+  if (invalid) throw invalid;
   if (missing)
     throw new RpcError(400, -32021, `Missing required client capability: ${missing}`, { requiredCapabilities: { [missing]: {} } });
   let result: Record<string, unknown>;

@@ -46,8 +46,9 @@ describe("an MCP server that answers 401", () => {
     const err = await connection.listTools().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(McpAuthRequiredError);
     expect((err as Error).message).toContain('MCP server "locked"');
-    // The legacy transport opens with a GET on the URL: none was sent.
-    expect(requests).toEqual(["POST initialize"]);
+    // The first request (server/discover) was refused: neither the handshake nor the legacy transport
+    // (which opens with a GET on the URL) was tried.
+    expect(requests).toEqual(["POST server/discover"]);
     await connection.close();
   });
 
