@@ -1,11 +1,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { McpAuthFailedError, McpAuthRequiredError, McpConnection } from "../../src/mcp/mcp-connection.ts";
-import { describeMcpServers, forgetMcpListing } from "../../src/mcp/mcp-catalog.ts";
-import { MemoryOAuthRecords } from "../../src/mcp/memory-oauth-records.ts";
-import { localVault } from "../../src/mcp/oauth-completion.ts";
-import { McpOAuthProvider } from "../../src/mcp/oauth-provider.ts";
+import { McpAuthFailedError, McpAuthRequiredError, McpConnection } from "../../src/mcp/client/mcp-connection.ts";
+import { describeMcpServers, forgetMcpListing } from "../../src/mcp/client/mcp-catalog.ts";
+import { MemoryOAuthRecords } from "../../src/mcp/oauth/memory-oauth-records.ts";
+import { localVault } from "../../src/mcp/oauth/oauth-completion.ts";
+import { McpOAuthProvider } from "../../src/mcp/oauth/oauth-provider.ts";
 
 /** A raw Streamable HTTP endpoint: answers initialize, then 401 for `refuse` (or for everything). */
 async function startServer(refuse: "everything" | "tools/list"): Promise<{ url: string; requests: string[]; server: Server }> {

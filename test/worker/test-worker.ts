@@ -7,5 +7,5 @@ import { fixtureTools } from "./fixture-tools.ts";
 addBundledToolModules(fixtureTools);
 
 export { AgentSession } from "../../src/session/agent-session.ts";
-export { McpCredentials } from "../../src/mcp/mcp-credentials-object.ts";
+export { McpCredentials } from "../../src/mcp/oauth/mcp-credentials-object.ts";
 export { default } from "../../src/index.ts";

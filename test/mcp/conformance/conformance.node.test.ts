@@ -12,7 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { McpConnection, type McpElicitation } from "../../../src/mcp/mcp-connection.ts";
+import { McpConnection, type McpElicitation } from "../../../src/mcp/client/mcp-connection.ts";
 import { startWranglerDev, type WranglerDev } from "../../../support/wrangler-dev.ts";
 import { copyProject, REPO_ROOT, type TempProject } from "../../support/temp-project.ts";
 

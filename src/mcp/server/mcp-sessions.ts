@@ -15,7 +15,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { ClientCapabilities, Implementation } from "@modelcontextprotocol/sdk/types.js";
 import { BoundedEventStore } from "./mcp-event-store.ts";
-import { seal, unseal } from "./signing.ts";
+import { seal, unseal } from "../signing.ts";
 
 export const MAX_MCP_SESSIONS = 100;
 /** A client that has said nothing for this long to this isolate: its copy and replay buffer are freed. */

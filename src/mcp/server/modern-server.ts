@@ -13,9 +13,9 @@
  * Progress and log messages (only at or above the request's `_meta` log level) stream as SSE before the
  * result. Nothing is kept between requests.
  */
-import type { AgentTool, ToolStore } from "../core/index.ts";
-import { contextFor, type ToolHost } from "../tools/tool-context.ts";
-import { toCallToolResult } from "./mcp-content.ts";
+import type { AgentTool, ToolStore } from "../../core/index.ts";
+import { contextFor, type ToolHost } from "../../tools/tool-context.ts";
+import { toCallToolResult } from "../mcp-content.ts";
 import {
   TOOL_LOG_LEVELS,
   type ToolElicitation,
@@ -23,10 +23,10 @@ import {
   type ToolLogLevel,
   type ToolSampling,
   type ToolSamplingAnswer,
-} from "./mcp-vocabulary.ts";
+} from "../mcp-vocabulary.ts";
 import { progressOf } from "./progress.ts";
 import { runServedToolCall } from "./served-tool-call.ts";
-import { seal, unseal } from "./signing.ts";
+import { seal, unseal } from "../signing.ts";
 
 export const MODERN_PROTOCOL_VERSION = "2026-07-28";
 /** The versions /mcp serves: this revision statelessly, the older ones through the handshake (mcp-sessions.ts). */

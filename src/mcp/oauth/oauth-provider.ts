@@ -7,9 +7,9 @@
  */
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { sha256Hex } from "../credentials.ts";
+import { sha256Hex } from "../../credentials.ts";
 import { FLOW_TTL_MS, type OAuthRecordKind, type PendingFlow } from "./oauth-store.ts";
-import type { McpServerConfig } from "./servers-config.ts";
+import type { McpServerConfig } from "../client/servers-config.ts";
 
 /** What a provider needs of where credentials live; each method is one storage call (or one RPC). */
 export interface McpCredentialVault {

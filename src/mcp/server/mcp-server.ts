@@ -18,10 +18,10 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
-import { ToolStore, loadTools, type AgentTool } from "../core/index.ts";
-import { bundledRegistry } from "../tools/catalog.ts";
-import { contextFor, type ToolHost } from "../tools/tool-context.ts";
-import { toCallToolResult } from "./mcp-content.ts";
+import { ToolStore, loadTools, type AgentTool } from "../../core/index.ts";
+import { bundledRegistry } from "../../tools/catalog.ts";
+import { contextFor, type ToolHost } from "../../tools/tool-context.ts";
+import { toCallToolResult } from "../mcp-content.ts";
 import {
   TOOL_LOG_LEVELS,
   type ToolElicitation,
@@ -29,10 +29,10 @@ import {
   type ToolLogLevel,
   type ToolSampling,
   type ToolSamplingAnswer,
-} from "./mcp-vocabulary.ts";
+} from "../mcp-vocabulary.ts";
 import { serveMcpSession } from "./mcp-sessions.ts";
 import { isModernRequest, serveModernRequest } from "./modern-server.ts";
-import { signingSecretOf } from "./signing.ts";
+import { signingSecretOf } from "../signing.ts";
 import { progressOf } from "./progress.ts";
 import { runServedToolCall } from "./served-tool-call.ts";
 

@@ -11,7 +11,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { McpRpcError, ModernMcpClient } from "./modern-client.ts";
-import type { McpOAuthProvider } from "./oauth-provider.ts";
+import type { McpOAuthProvider } from "../oauth/oauth-provider.ts";
 import type { McpServerConfig } from "./servers-config.ts";
 
 type ClientSdk = typeof import("./client-sdk.ts");
@@ -42,7 +42,7 @@ export class McpConnection {
     readonly server: McpServerConfig,
     /** Called with the server's new tool list after notifications/tools/list_changed. */
     private readonly onToolsChanged: (tools: Tool[]) => void,
-    /** The server's OAuth client (src/mcp/oauth-provider.ts); without one a 401 is a plain failure. */
+    /** The server's OAuth client (src/mcp/oauth/oauth-provider.ts); without one a 401 is a plain failure. */
     readonly auth?: McpOAuthProvider,
     /** Given: the client declares form elicitation (defaults applied) and hands each request here. */
     private readonly onElicitation?: McpElicitationHandler,
