@@ -7,5 +7,5 @@ import { app } from "./http/app.ts";
 import type {} from "./host-vocabulary.ts";
 
 export { AgentSession } from "./session/agent-session.ts";
-export { McpCredentials } from "./mcp/mcp-credentials-object.ts";
+export { McpCredentials } from "./mcp/oauth/mcp-credentials-object.ts";
 export default app;
