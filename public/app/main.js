@@ -224,6 +224,8 @@ function apply(event) {
       break;
     case "contextTrimmed":
       break; // the event log shows it; the conversation keeps every message
+    case "contextCompacted":
+      break; // the event log shows it
     case "messageEnd":
       view.renderMessage(event.message);
       break;
