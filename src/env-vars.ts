@@ -57,6 +57,29 @@ export const readMaxSubAgentDepth = (env: { MAX_SUBAGENT_DEPTH?: string | undefi
   const text = env.MAX_SUBAGENT_DEPTH?.trim() ?? "";
   return /^\d{1,3}$/.test(text) ? Number(text) : DEFAULT_MAX_SUBAGENT_DEPTH;
 };
+/**
+ * The share of the request budget at which a session compacts (COMPACT_AT, docs/compaction.md): a number
+ * above 0 and at most 1, else the default.
+ */
+export const readCompactAt = (env: { COMPACT_AT?: string | undefined }, fallback: number): number => {
+  const value = readPositiveNumber(env.COMPACT_AT, fallback);
+  return value <= 1 ? value : fallback;
+};
+
+/**
+ * A model's own context window (MODEL_CONTEXT_WINDOWS: `model=tokens` pairs, comma-separated), when the
+ * deployer states one; undefined otherwise. A malformed pair states nothing.
+ */
+export function readModelContextWindow(env: { MODEL_CONTEXT_WINDOWS?: string | undefined }, model: string): number | undefined {
+  for (const item of readList(env.MODEL_CONTEXT_WINDOWS)) {
+    const at = item.lastIndexOf("=");
+    if (at <= 0 || item.slice(0, at).trim() !== model) continue;
+    const tokens = readPositiveInteger(item.slice(at + 1), 0);
+    if (tokens > 0) return tokens;
+  }
+  return undefined;
+}
+
 /** Schedules one session may hold (MAX_SCHEDULES): each is a row and a wake-up, so they are few. */
 export const DEFAULT_MAX_SCHEDULES = 100;
 /** The shortest interval of an `everyMs` or `cron` schedule (SCHEDULE_MIN_INTERVAL_MS): a minute, as cron. */

@@ -12,6 +12,10 @@ export type AppEnv = Omit<Env, SecretName> &
     APPROVAL_TIMEOUT_MS?: string;
     /** Request budget of the default context policy; default in agent-config.ts. */
     MAX_CONTEXT_TOKENS?: string;
+    /** Share of the budget at which a session compacts (summarises its oldest turns); default in src/env-vars.ts. */
+    COMPACT_AT?: string;
+    /** `model=tokens` pairs, comma-separated: models whose window is smaller than the budget (src/env-vars.ts). */
+    MODEL_CONTEXT_WINDOWS?: string;
     /** Idle sessions are erased after this many days; default 30. */
     SESSION_IDLE_TTL_DAYS?: string;
     /** Bytes one session may store before new input is refused (413); default in src/env-vars.ts. */

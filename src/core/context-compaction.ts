@@ -24,6 +24,10 @@ export const DEFAULT_COMPACT_AT = 0.8;
 const COMPACT_TARGET = 0.5;
 /** Share of the budget the summary itself may take. */
 const SUMMARY_SHARE = 0.1;
+/** The agent's system prompt as the summary call sees it (for context): its head and tail past this. */
+const MAX_AGENT_PROMPT_CHARS = 2_000;
+/** A shortened transcript line keeps at least this much of its message. */
+const MIN_TRANSCRIPT_LINE_CHARS = 240;
 /** Share of the budget the summary call's transcript may take (older lines beyond it are left out). */
 const TRANSCRIPT_SHARE = 0.6;
 /** One message's text in the transcript the summary is written from: longer ones keep their head and tail. */
@@ -250,7 +254,7 @@ export class Compactor {
         { role: "system", content: summaryPrompt(words) },
         {
           role: "user",
-          content: transcript(state.summary ?? undefined, summarised, options.maxContextTokens * TRANSCRIPT_SHARE * 4),
+          content: transcript(state.summary ?? undefined, summarised, options.maxContextTokens * TRANSCRIPT_SHARE * 4, state.systemPrompt),
         },
       ],
       tools: [],
@@ -271,24 +275,43 @@ export class Compactor {
 }
 
 /**
- * The summary call's user message: the previous summary, then the messages to fold in, one per line, the
- * newest kept first when they pass `maxChars` (a history older than compaction may hold more than a call can take).
+ * The summary call's user message: the agent's instructions (context), the previous summary, then the
+ * messages to fold in, one per line. Past `maxChars` the longest lines are shortened to their head and tail
+ * first (every message keeps its start and end); only if that is not enough are the oldest left out.
  */
-export function transcript(previous: ContextSummary | undefined, messages: readonly AgentMessage[], maxChars = Infinity): string {
+export function transcript(
+  previous: ContextSummary | undefined,
+  messages: readonly AgentMessage[],
+  maxChars = Infinity,
+  agentPrompt = "",
+): string {
   const head: string[] = [];
+  if (agentPrompt)
+    head.push(`The agent's instructions (context only, not to summarise):\n${clip(agentPrompt, MAX_AGENT_PROMPT_CHARS)}`, "");
   if (previous) head.push(`Previous summary (of ${previous.summarizedMessages} messages):\n${previous.text}`, "");
-  let room = maxChars - head.join("\n").length;
-  const lines: string[] = [];
-  let i = messages.length - 1;
-  for (; i >= 0; i--) {
-    const line = clip(lineOf(messages[i]!));
-    if (line.length > room && lines.length > 0) break;
-    room -= line.length + 1;
-    lines.push(line);
+  const room = maxChars - head.join("\n").length;
+  let lines = messages.map((message) => clip(lineOf(message)));
+  const cap = lineCap(lines, room);
+  if (cap !== undefined) lines = lines.map((line) => clip(line, Math.max(MIN_TRANSCRIPT_LINE_CHARS, cap)));
+  let total = lines.reduce((n, line) => n + line.length + 1, 0);
+  let left = 0;
+  while (total > room && left < lines.length - 1) total -= lines[left++]!.length + 1;
+  const kept = lines.slice(left);
+  if (left > 0) kept.unshift(`[${left} older messages left out]`);
+  return [...head, "Messages to summarise:", ...kept].join("\n");
+}
+
+/** The longest a line may be so that all fit in `room` (lines shorter than their share keep their length); undefined when all fit. */
+function lineCap(lines: readonly string[], room: number): number | undefined {
+  const lengths = lines.map((line) => line.length + 1).sort((a, b) => a - b);
+  if (lengths.reduce((n, len) => n + len, 0) <= room) return undefined;
+  let remaining = room;
+  for (let i = 0; i < lengths.length; i++) {
+    const share = remaining / (lengths.length - i);
+    if (lengths[i]! > share) return Math.floor(share) - 1;
+    remaining -= lengths[i]!;
   }
-  lines.reverse();
-  if (i >= 0) lines.unshift(`[${i + 1} older messages left out]`);
-  return [...head, "Messages to summarise:", ...lines].join("\n");
+  return undefined;
 }
 
 function lineOf(message: AgentMessage): string {
@@ -311,10 +334,11 @@ function lineOf(message: AgentMessage): string {
   }
 }
 
-function clip(text: string): string {
-  if (text.length <= MAX_TRANSCRIPT_MESSAGE_CHARS) return text;
-  const half = MAX_TRANSCRIPT_MESSAGE_CHARS / 2;
-  return `${text.slice(0, half)} […${text.length - MAX_TRANSCRIPT_MESSAGE_CHARS} characters left out…] ${text.slice(-half)}`;
+/** The text within `max` characters: its head and tail around a note of what was left out. */
+function clip(text: string, max = MAX_TRANSCRIPT_MESSAGE_CHARS): string {
+  if (text.length <= max) return text;
+  const half = Math.max(1, Math.floor((max - 48) / 2));
+  return `${text.slice(0, half)} […${text.length - 2 * half} characters left out…] ${text.slice(-half)}`;
 }
 
 function responseText(response: LlmResponse): string {

@@ -5,6 +5,7 @@
  * (src/wire/snapshot.ts), which the client SDK re-exports.
  */
 import type { SessionSnapshot } from "../wire/snapshot.ts";
+import { readContextSummary } from "./run/context-summary.ts";
 import { QUEUE_CAPACITY } from "./storage/session-queues.ts";
 import type { Session } from "./session.ts";
 
@@ -47,6 +48,7 @@ export function describeSession({
     responsesEvicted: meta.read<number>("responsesEvicted") ?? 0,
     /** Token usage of the session's LLM calls and of tool results that report one, summed. */
     usage: record.sessionUsage(),
+    contextSummary: readContextSummary(meta),
     requireApproval: settings.requireApproval,
     ...(settings.subAgent
       ? { subAgent: { parentId: settings.subAgent.parentId, toolCallId: settings.subAgent.toolCallId, depth: settings.subAgent.depth } }

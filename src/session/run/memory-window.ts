@@ -8,7 +8,7 @@
  */
 import { agentConfig } from "../../agent-config.ts";
 import type { AgentMessage } from "../../core/index.ts";
-import { readPositiveInteger } from "../../env-vars.ts";
+import { readModelContextWindow, readPositiveInteger } from "../../env-vars.ts";
 
 /**
  * Stored JSON characters kept per budget token: the context policy estimates ~4 characters of content per
@@ -19,9 +19,14 @@ const CHARS_PER_TOKEN_KEPT = 8;
 /** A message's stored JSON size (measured around runs, not per step). */
 const storedSizeOf = (message: AgentMessage): number => JSON.stringify(message).length;
 
-/** The context policy's request budget in estimated tokens: MAX_CONTEXT_TOKENS, else the configured one. */
-export function contextTokens(env: { MAX_CONTEXT_TOKENS?: string }): number {
-  return readPositiveInteger(env.MAX_CONTEXT_TOKENS, agentConfig.maxContextTokens);
+/**
+ * The context policy's request budget in estimated tokens: MAX_CONTEXT_TOKENS, else the configured one;
+ * the model's own window (MODEL_CONTEXT_WINDOWS) when it is smaller.
+ */
+export function contextTokens(env: { MAX_CONTEXT_TOKENS?: string; MODEL_CONTEXT_WINDOWS?: string }, model?: string): number {
+  const budget = readPositiveInteger(env.MAX_CONTEXT_TOKENS, agentConfig.maxContextTokens);
+  const window = model === undefined ? undefined : readModelContextWindow(env, model);
+  return window === undefined ? budget : Math.min(budget, window);
 }
 
 /** Characters of stored history to keep in memory for a context budget of `maxContextTokens`. */

@@ -8,11 +8,20 @@
  * session restarts from what was stored. Started and stopped by the run driver (run-driver.ts).
  */
 import { agentConfig } from "../../agent-config.ts";
-import { type AgentEvent, type AssistantMessage, describeError, runAgentLoop, type StopReason } from "../../core/index.ts";
+import { readCompactAt } from "../../env-vars.ts";
+import {
+  type AgentEvent,
+  type AssistantMessage,
+  DEFAULT_COMPACT_AT,
+  describeError,
+  runAgentLoop,
+  type StopReason,
+} from "../../core/index.ts";
 import type { AppEnv } from "../../env.ts";
 import { selectLlmCall } from "../../llm/select-model.ts";
 import { approvalPolicy } from "../human/tool-approval.ts";
 import type { SessionParts } from "../session-parts.ts";
+import { storeContextSummary } from "./context-summary.ts";
 import { DeltaCoalescer } from "./delta-coalescer.ts";
 import type { StoredRun } from "./run-record.ts";
 import { SqlToolJournal } from "./tool-journal.ts";
@@ -37,6 +46,8 @@ export class Run {
   private readonly controller = new AbortController();
   private readonly journal: SqlToolJournal;
   private ended = false;
+  /** The last stored message's seq when the run started: its own messages come after it. */
+  private readonly startSeq: number;
 
   constructor(
     private readonly parts: RunParts,
@@ -44,6 +55,7 @@ export class Run {
     private readonly start: RunStart,
   ) {
     this.id = stored.runId;
+    this.startSeq = stored.startSeq;
     const { ctx, state, writes } = parts;
     this.journal = new SqlToolJournal(
       ctx.storage.sql,
@@ -120,6 +132,17 @@ export class Run {
           maxToolResultChars: agentConfig.maxToolResultChars,
           maxSteps: settings.maxSteps ?? agentConfig.maxSteps,
           maxContextTokens: this.parts.maxContextTokens,
+          compactAt: readCompactAt(env, DEFAULT_COMPACT_AT),
+          // A resumed run's own messages are in memory already: they start after the seq it started from.
+          ...(resumed ? { runStart: Math.max(0, this.startSeq - (state.historyStart ?? 0)) } : {}),
+          onCompacted: (summary, usage) => {
+            deltas.flush();
+            storeContextSummary(this.parts, summary, usage);
+          },
+          onCompactionFailed: (err) =>
+            console.warn(
+              JSON.stringify({ event: "compactionFailed", sessionId: settings.id, runId: this.id, message: describeError(err) }),
+            ),
           // Bundled tools carry their declared context (tool-context.ts); the rest (listTools, drafts) get no env.
           toolContext: { sessionId: settings.id, env: {} },
           journal: this.journal,
