@@ -140,7 +140,8 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
     const calls = unansweredToolCalls(state.messages, assistant, extracted);
     if (calls.length === 0) return undefined;
     // The batch needs a context for tool lookup and hooks; a failing policy must not leave calls unanswered.
-    const context = await contextFor(state).catch(() => plainContext(state));
+    const view = compactor ? compactor.view() : state;
+    const context = await contextFor(view).catch(() => plainContext(view));
     const batch = await executeToolCalls(context, assistant, calls, run, emit, signal);
     for (const message of batch.messages) await append(message);
     return batch;
@@ -199,7 +200,14 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
         if (streamed) await emit({ type: "messageAbandoned", reason: signal?.aborted ? "Aborted by request" : describeError(err) });
         if (signal?.aborted) return finish(stopped("aborted", "Aborted by request"), true);
         if (overflowRecovery === "none" && isContextOverflow(err)) {
-          if (await compact(true)) {
+          let compacted: boolean;
+          try {
+            compacted = await compact(true);
+          } catch (compactionError) {
+            if (signal?.aborted) return finish(stopped("aborted", "Aborted by request"), true);
+            throw compactionError;
+          }
+          if (compacted) {
             overflowRecovery = "compacted";
             continue;
           }

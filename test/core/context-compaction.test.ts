@@ -236,6 +236,29 @@ describe("compaction", () => {
     expectPairsWhole(m.requests[1]!);
   });
 
+  it("stops as aborted when the run is aborted during the summary call", async () => {
+    const controller = new AbortController();
+    const sink = recordingSink();
+    const llmCall = async (request: LlmRequest, options: { signal?: AbortSignal }): Promise<LlmResponse> => {
+      if (!isSummaryCall(request)) return reply("never");
+      controller.abort();
+      throw options.signal?.reason ?? new Error("aborted");
+    };
+    const answer = await runAgentLoop(
+      {
+        state: newState([makeTool("lookup")], history(8)),
+        llmCall,
+        emit: sink.emit,
+        maxContextTokens: BUDGET,
+        compactAt: 0.8,
+        drainPending: drainOnce(userMessage("next")),
+      },
+      controller.signal,
+    );
+    expect(answer.stopReason).toBe("aborted");
+    expect(sink.ofType("contextCompacted")).toHaveLength(0);
+  });
+
   it("is off without compactAt", async () => {
     const state = newState([makeTool("lookup")], history(12));
     const m = model([reply("ok")]);
