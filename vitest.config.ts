@@ -17,6 +17,8 @@ function workersProject(
         miniflare: {
           bindings: {
             OPENAI_API_KEY: "test-key",
+            // The test Worker runs as deployed, where session ids are signed only with a configured secret.
+            SIGNING_SECRET: "workers-test-signing-secret-0123456789",
             OPENAI_BASE_URL: inject("llmUrl"),
             OPENAI_MODEL: "mock-model",
             MAX_RETRY_DELAY_MS: "20",
@@ -90,7 +92,12 @@ export default defineConfig({
       workersProject(
         "workers",
         ["test/session/**/*.test.ts", "test/http/**/*.test.ts", "test/reliability/**/*.test.ts"],
-        ["test/session/restarts.test.ts", "test/session/schedule-restarts.test.ts", "test/**/*.node.test.ts"],
+        [
+          "test/session/restarts.test.ts",
+          "test/session/schedule-restarts.test.ts",
+          "test/session/write-tool-restarts.test.ts",
+          "test/**/*.node.test.ts",
+        ],
       ),
       // Sessions with remote MCP servers configured (every session there gets their tools by default).
       // One file at a time: the restart test there resets every object of its Worker.
@@ -107,7 +114,13 @@ export default defineConfig({
         "./test/worker/wrangler.sub-agents.toml",
       ),
       // Restart tests reset every Durable Object of their Worker: a Worker of their own, one file at a time.
-      workersProject("workers-restarts", ["test/session/restarts.test.ts", "test/session/schedule-restarts.test.ts"], [], false, false),
+      workersProject(
+        "workers-restarts",
+        ["test/session/restarts.test.ts", "test/session/schedule-restarts.test.ts", "test/session/write-tool-restarts.test.ts"],
+        [],
+        false,
+        false,
+      ),
       {
         // Against a real `wrangler dev` (support/wrangler-dev.ts); one server at a time.
         test: {

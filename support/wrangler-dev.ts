@@ -1,7 +1,9 @@
 /**
  * Starts a real `wrangler dev` for end-to-end tests: a free port on 127.0.0.1, a throwaway persist dir,
  * vars passed as `--var`, and no `.dev.vars`/`.env` from the developer's tree (an empty --env-file), so a
- * local OPENAI_API_KEY never leaks into a test. Called from e2e and browser test hooks and by the benchmark
+ * local OPENAI_API_KEY never leaks into a test. Run as deployed, the Worker gets a fixed SIGNING_SECRET
+ * unless the caller passes its own (an empty one for a Worker deployed without it); run local, it makes its
+ * own and keeps it in the persist dir, as `npm start` does. Called from e2e and browser test hooks and by the benchmark
  * (scripts/bench), so it lives outside test/.
  * Invariant: wrangler runs in its own process group; `stop()` (or this process exiting) ends the whole
  * group, workerd included, and waits until it is gone.
@@ -48,6 +50,9 @@ export type WranglerDev = {
   /** Everything wrangler printed so far (stdout and stderr interleaved). */
   logs(): string;
 };
+
+/** The SIGNING_SECRET of a Worker run as deployed: fixed, so a restart on the same persist dir keeps its ids. */
+export const DEPLOYED_TEST_SIGNING_SECRET = "wrangler-dev-test-signing-secret-0123456789";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const BIN_DIR = join(REPO_ROOT, "node_modules", ".bin");
@@ -105,7 +110,7 @@ async function startWranglerDevOnce(options: WranglerDevOptions): Promise<Wrangl
     ...(options.config ? ["--config", options.config] : []),
     ...(options.extraArgs ?? []),
     ...(options.local === false ? [] : ["--var", "LOCAL_DEV:true"]),
-    ...Object.entries(options.vars ?? {}).flatMap(([key, value]) => ["--var", `${key}:${value}`]),
+    ...Object.entries(varsOf(options)).flatMap(([key, value]) => ["--var", `${key}:${value}`]),
   ];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -151,6 +156,12 @@ async function startWranglerDevOnce(options: WranglerDevOptions): Promise<Wrangl
     throw err instanceof PortClash ? new PortClash(message) : new Error(message);
   }
   return { url, port, persistTo, inspectorPort, processGroup: pgid, stop, logs: () => output };
+}
+
+function varsOf(options: WranglerDevOptions): Record<string, string> {
+  const vars = options.vars ?? {};
+  if (options.local !== false || "SIGNING_SECRET" in vars) return vars;
+  return { SIGNING_SECRET: DEPLOYED_TEST_SIGNING_SECRET, ...vars };
 }
 
 class PortClash extends Error {}

@@ -13,6 +13,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import * as realZod from "zod";
+import { issueSessionId } from "../src/signing/session-ids.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const ZOD_ENTRY = createRequire(path.join(ROOT, "package.json")).resolve("zod");
@@ -119,9 +120,11 @@ describe("start-up", () => {
     };
     const calls = (globalThis as Record<string, unknown>)[CALLS] as string[];
     // No AGENT_SESSION binding: the request fails (a logged 500) after its checks, which is all this needs.
+    const env = { SIGNING_SECRET: "startup-test-signing-secret-0123456789" };
+    const id = await issueSessionId(env);
     const quiet = vi.spyOn(console, "error").mockImplementation(() => undefined);
-    await worker.default.request("/v1/sessions/s_AAAAAAAAAAAAAAAAAAAAAA", {}, {});
+    await worker.default.request(`/v1/sessions/${id}/messages?limit=5`, {}, env);
     quiet.mockRestore();
-    expect(calls).toContain("string"); // the session id's schema, checked before anything else
+    expect(calls).toContain("object"); // the page query's schema, checked once the id passed
   });
 });

@@ -8,8 +8,10 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
+import { readSetting } from "../config.ts";
 import { chatRoutes } from "./chat-routes.ts";
 import { allowedOrigin } from "./cors-policy.ts";
+import { SigningSecretMissing } from "../signing/signing-secret.ts";
 import { ApiError, errorResponse, WrongCredential } from "./errors.ts";
 import { countWrongCredential, refuseGuessers } from "./rate-limit.ts";
 import type { HonoEnv } from "./hono-env.ts";
@@ -27,7 +29,7 @@ export const app = new Hono<HonoEnv>();
  */
 const corsPolicy: MiddlewareHandler<HonoEnv> = async (c, next) =>
   cors({
-    origin: (origin) => allowedOrigin(origin, c.req.url, c.env.CORS_ORIGINS),
+    origin: (origin) => allowedOrigin(origin, c.req.url, readSetting(c.env, "CORS_ORIGINS")),
     allowHeaders: ["Authorization", "Content-Type", "Last-Event-ID", "Accept", "Idempotency-Key", "Mcp-Session-Id", "Mcp-Protocol-Version"],
     allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
     exposeHeaders: ["Retry-After", "Mcp-Session-Id", "Mcp-Protocol-Version"],
@@ -51,6 +53,11 @@ app.use("/mcp", refuseGuessers);
 app.onError(async (err, c) => {
   if (err instanceof WrongCredential) return errorResponse(await countWrongCredential(c, err));
   if (err instanceof ApiError) return errorResponse(err);
+  if (err instanceof SigningSecretMissing) {
+    // The operator's to fix, and never a reason to issue an unsigned id: said in the answer and in the logs.
+    console.error(JSON.stringify({ event: "signingSecretMissing", method: c.req.method, path: c.req.path, message: err.message }));
+    return errorResponse(new ApiError(500, "misconfigured", err.message));
+  }
   // hono/validator's one own refusal: a JSON Content-Type whose body does not parse.
   if (err instanceof HTTPException && err.status === 400) return errorResponse(new ApiError(400, "bad_request", "Body is not valid JSON"));
   console.error("unhandled error", c.req.method, c.req.path, err);

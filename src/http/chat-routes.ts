@@ -6,7 +6,7 @@
  * `GET …/chat/:chatId/stream` is useChat's resume (DefaultChatTransport.reconnectToStream): the active
  * run's stream from its first event, then live; 204 when no run is active. Mounted by app.ts.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { validator } from "hono/validator";
 import type { UserContent } from "../core/index.ts";
 import { readChatRequest } from "../chat/chat-request.ts";
@@ -55,9 +55,9 @@ chatRoutes.post(
 );
 
 /** `:id` and useChat's `:chatId` (any id the app chose; it names no state here, the session is the chat). */
-const resumeParams = validator("param", (params: Record<string, string>) => {
+const resumeParams = validator("param", async (params: Record<string, string>, c: Context<HonoEnv>) => {
   if (!/^[\x21-\x7e]{1,200}$/.test(params.chatId ?? "")) throw new ApiError(400, "bad_request", "Invalid chat id");
-  return { id: checkSessionId(params.id) };
+  return { id: await checkSessionId(c.env, params.id) };
 });
 
 chatRoutes.get("/v1/sessions/:id/chat/:chatId/stream", resumeParams, async (c) => {

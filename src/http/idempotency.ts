@@ -12,6 +12,7 @@ import { ApiError } from "./errors.ts";
 import { settle } from "./failure-status.ts";
 import type { HonoEnv } from "./hono-env.ts";
 import { sessionKey, sessionStub } from "./session-stub.ts";
+import { checkSessionId } from "./validation.ts";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 const KEY_SHAPE = /^[\x21-\x7e]{1,200}$/;
@@ -36,8 +37,8 @@ export async function fingerprintOf(c: Context<HonoEnv>): Promise<string> {
 export const idempotent: MiddlewareHandler<HonoEnv> = async (c, next) => {
   const idempotencyKey = readIdempotencyKey(c.req.raw);
   if (idempotencyKey === undefined) return next();
-  const id = (c.req.param() as { id?: string }).id!;
-  const stub = sessionStub(c.env, id);
+  // Checked again (sessionParam did first): the stub takes only an id this Worker issued.
+  const stub = sessionStub(c.env, await checkSessionId(c.env, c.req.param("id")));
   const key = sessionKey(c);
   const fingerprint = await fingerprintOf(c);
   const { replay } = settle(await stub.claimIdempotencyKey(key, idempotencyKey, fingerprint));

@@ -2,7 +2,9 @@
  * GET /v1/mcp/oauth/callback: where an MCP server's authorization server sends the user back. The
  * `state` names who holds the flow (`w.<random>`: the Worker's McpCredentials object; `s.<session
  * id>.<random>`: that session) and that holder completes it only if it issued exactly this state
- * (stored by hash, one-time, expiring), so no client-chosen identity is trusted. Answers a small page.
+ * (stored by hash, one-time, expiring), so no client-chosen identity is trusted. The session id in a state
+ * is checked like a route's (src/signing/session-ids.ts) before its object is addressed: a state naming
+ * an id this Worker did not issue answers as an unknown session. Answers a small page.
  * GET /v1/mcp/oauth/client-metadata.json: the Worker's Client ID Metadata Document.
  */
 import { Hono } from "hono";
@@ -12,17 +14,17 @@ import { forgetMcpListing } from "../mcp/mcp-catalog.ts";
 import { WORKER_CREDENTIALS } from "../mcp/mcp-credentials-object.ts";
 import { clientMetadataFor, MCP_CLIENT_METADATA_PATH, MCP_OAUTH_CALLBACK_PATH } from "../mcp/oauth-provider.ts";
 import type { AuthCompletion } from "../mcp/oauth-completion.ts";
-import { SESSION_ID_PATTERN } from "./auth.ts";
+import { checkSessionId, SESSION_ID_SOURCE } from "../signing/session-ids.ts";
 import { ApiError } from "./errors.ts";
 import type { HonoEnv } from "./hono-env.ts";
 import { sessionStub } from "./session-stub.ts";
-import { queryOf } from "./validation.ts";
+import { queryOf, sessionNotFound } from "./validation.ts";
 
 export const mcpOAuthRoutes = new Hono<HonoEnv>();
 
 const RANDOM = "[A-Za-z0-9_-]{43}";
 const WORKER_STATE = new RegExp(`^w\\.${RANDOM}$`);
-const SESSION_STATE = new RegExp(`^s\\.(${SESSION_ID_PATTERN.source.slice(1, -1)})\\.${RANDOM}$`);
+const SESSION_STATE = new RegExp(`^s\\.(${SESSION_ID_SOURCE})\\.${RANDOM}$`);
 
 const callbackQuery = lazySchema(() =>
   z.object({
@@ -45,15 +47,19 @@ mcpOAuthRoutes.get(MCP_OAUTH_CALLBACK_PATH, queryOf(callbackQuery), async (c) =>
     );
   let done: AuthCompletion;
   if (sessionMatch) {
-    done = await sessionStub(c.env, sessionMatch[1]!).completeMcpAuth(state, code);
+    const id = await checkSessionId(c.env, sessionMatch[1]);
+    if (!id) throw sessionNotFound();
+    done = await sessionStub(c.env, id).completeMcpAuth(state, code);
   } else {
     done = await c.env.MCP_CREDENTIALS.get(c.env.MCP_CREDENTIALS.idFromName(WORKER_CREDENTIALS)).complete(state, code);
     // The session that asked lists the server's tools now; others find the tokens at their next run.
     if (done.ok) {
       forgetMcpListing(); // GET /v1/tools lists the server's tools now
-      await sessionStub(c.env, done.sessionId)
-        .mcpAuthorized(done.server)
-        .catch(() => undefined);
+      const id = await checkSessionId(c.env, done.sessionId);
+      if (id)
+        await sessionStub(c.env, id)
+          .mcpAuthorized(done.server)
+          .catch(() => undefined);
     }
   }
   if (!done.ok)

@@ -8,7 +8,6 @@ import { TOOL_NAME_PATTERN } from "../core/index.ts";
 import { MAX_PAGE_LIMIT } from "../session/storage/message-store.ts";
 import { MAX_RESPONSE_WAIT_MS } from "../session/run/output-waiters.ts";
 import { MCP_SERVER_NAME_PATTERN } from "../mcp/servers-config.ts";
-import { SESSION_ID_PATTERN } from "./auth.ts";
 import { lazySchema } from "../lazy-schema.ts";
 
 export const MAX_BODY_BYTES = 1_000_000;
@@ -104,7 +103,6 @@ export const elicitationAnswerBody = lazySchema(() =>
 
 export const elicitationIdParam = lazySchema(() => z.string().regex(/^elc_[0-9a-f-]{36}$/, "is not a valid elicitation id"));
 
-export const sessionIdParam = lazySchema(() => z.string().regex(SESSION_ID_PATTERN, "is not a valid session id"));
 export const toolCallIdParam = lazySchema(() =>
   z
     .string()

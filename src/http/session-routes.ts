@@ -4,7 +4,7 @@
  * and body with the validation middleware, then calls the session's Durable Object over RPC and settles
  * its result (failure-status.ts). Mounted by app.ts.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { lazySchema } from "../lazy-schema.ts";
 import { validator } from "hono/validator";
 import * as z from "zod";
@@ -12,18 +12,18 @@ import type { UserContent } from "../core/index.ts";
 import { agentConfig } from "../agent-config.ts";
 import { sha256Hex } from "../credentials.ts";
 import { checkSessionModel } from "../llm/select-model.ts";
-import { parseMcpServers, selectMcpServers } from "../mcp/servers-config.ts";
+import { readMcpServers, selectMcpServers } from "../mcp/servers-config.ts";
 import { isApprovalName } from "../session/human/approval-names.ts";
 import { bundledToolNames } from "../tools/catalog.ts";
 import { checkSessionCreation } from "./access-policy.ts";
-import { newSessionId, newSessionKey } from "./auth.ts";
+import { newSessionKey } from "./auth.ts";
 import { ApiError } from "./errors.ts";
 import { bridgeEvents } from "./event-bridge.ts";
 import { parseLastEventId } from "./events-route.ts";
 import { settle } from "./failure-status.ts";
 import type { HonoEnv } from "./hono-env.ts";
 import { idempotent, readIdempotencyKey } from "./idempotency.ts";
-import { idempotentCreation } from "./idempotent-creation.ts";
+import { idempotentCreation, repeatedCreationKey } from "./idempotent-creation.ts";
 import { limitRate } from "./rate-limit.ts";
 import {
   addMcpServerBody,
@@ -47,6 +47,7 @@ import {
   toolCallParams,
 } from "./validation.ts";
 import { scheduleRequest } from "../schedules/schedule-request.ts";
+import { issueSessionId } from "../signing/session-ids.ts";
 
 export const sessionRoutes = new Hono<HonoEnv>();
 
@@ -63,7 +64,7 @@ sessionRoutes.post(
   jsonBody(createSessionBody, { optional: true }),
   async (c) => {
     const body = c.req.valid("json");
-    const mcp = parseMcpServers(c.env.MCP_SERVERS);
+    const mcp = readMcpServers(c.env);
     if (!mcp.ok) throw new ApiError(500, "misconfigured", mcp.message);
     const chosen = selectMcpServers(mcp.servers, body.mcpServers);
     if (!chosen.ok)
@@ -84,7 +85,9 @@ sessionRoutes.post(
     const idempotencyKey = readIdempotencyKey(c.req.raw);
     const fresh = newSessionKey();
     const { id, creation } =
-      idempotencyKey === undefined ? { id: newSessionId(), creation: undefined } : await idempotentCreation(c, idempotencyKey, fresh);
+      idempotencyKey === undefined
+        ? { id: await issueSessionId(c.env), creation: undefined }
+        : await idempotentCreation(c, idempotencyKey, fresh);
     const created = settle(
       await sessionStub(c.env, id).init(
         {
@@ -103,8 +106,9 @@ sessionRoutes.post(
         creation,
       ),
     );
-    // A repeat under the same Idempotency-Key: the key the first request was given.
-    return c.json({ id, key: created.key ?? fresh }, 201);
+    // A repeat under the same Idempotency-Key: the key the first request was given, unsealed.
+    const key = idempotencyKey === undefined ? fresh : await repeatedCreationKey(c.env, id, idempotencyKey, created, fresh);
+    return c.json({ id, key }, 201);
   },
 );
 
@@ -196,8 +200,8 @@ sessionRoutes.delete("/v1/sessions/:id/mcp-servers/:name", mcpServerParams, noBo
 
 /** `:scheduleId` is a UUID the session issued; any other text names no schedule (404, no object addressed twice). */
 const scheduleIdShape = lazySchema(() => z.uuid());
-const scheduleParams = validator("param", (params: Record<string, string>) => {
-  const id = checkSessionId(params.id);
+const scheduleParams = validator("param", async (params: Record<string, string>, c: Context<HonoEnv>) => {
+  const id = await checkSessionId(c.env, params.id);
   if (!scheduleIdShape().safeParse(params.scheduleId).success) throw new ApiError(404, "not_found", "Schedule not found");
   return { id, scheduleId: params.scheduleId! };
 });

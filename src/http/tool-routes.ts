@@ -7,6 +7,7 @@
 import { Hono } from "hono";
 import { validator } from "hono/validator";
 import * as z from "zod";
+import { readSetting } from "../config.ts";
 import type { AppEnv } from "../env.ts";
 import { TOOL_NAME_PATTERN } from "../core/index.ts";
 import { describeMcpServers } from "../mcp/mcp-catalog.ts";
@@ -16,10 +17,11 @@ import { bundledToolNames } from "../tools/catalog.ts";
 import { describeWrittenTools } from "../tools/written/listing.ts";
 import { inspectWrittenTool, rejectWrittenTool } from "../tools/written/operator.ts";
 import { lazySchema } from "../lazy-schema.ts";
-import { SESSION_ID_PATTERN } from "./auth.ts";
+import { checkSessionId } from "../signing/session-ids.ts";
 import { ApiError } from "./errors.ts";
 import type { HonoEnv } from "./hono-env.ts";
 import { isOperator, requireApiToken } from "./operator-access.ts";
+import { sessionStub } from "./session-stub.ts";
 import { jsonBody } from "./validation.ts";
 
 /** Longest operator note kept on a rejected row. */
@@ -40,7 +42,7 @@ toolRoutes.get("/v1/tools", async (c) => {
   const operator = await isOperator(c);
   const [{ draftRuntime, written, partial }, mcp] = await Promise.all([
     describeWrittenTools(c.env),
-    describeMcpServers(c.env.MCP_SERVERS, operator, { vault: workerVault(c.env), origin: new URL(c.req.url).origin }),
+    describeMcpServers(readSetting(c.env, "MCP_SERVERS"), operator, { vault: workerVault(c.env), origin: new URL(c.req.url).origin }),
   ]);
   // Drafts belong to the session that wrote them: their text and code are for the operator only.
   const visible = operator ? written : written.filter((t) => t.status === "deployed");
@@ -101,10 +103,11 @@ toolRoutes.post(
 
 /** Asks the writing session to drop its draft; a session that is gone has nothing to drop. */
 async function dropFromSession(env: AppEnv, sessionId: string, name: string): Promise<boolean> {
-  // A hand-edited row may name anything: only an issued id may address (and so create) an object.
-  if (!SESSION_ID_PATTERN.test(sessionId)) return false;
+  // A hand-edited row may name anything: only an id this Worker issued may address (and so create) an object.
+  const id = await checkSessionId(env, sessionId);
+  if (!id) return false;
   try {
-    return await env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(sessionId)).dropWrittenDraft(name);
+    return await sessionStub(env, id).dropWrittenDraft(name);
   } catch (err) {
     console.warn("reject: the writing session could not drop its draft", sessionId, name, err);
     return false;

@@ -3,15 +3,17 @@
  * path parameters and queries. Route files put these before their handler and read `c.req.valid(...)`.
  * Invariants: a state-changing route reads only `application/json` (or `+json`) bodies, so no form or
  * text/plain POST from a foreign page is parsed (415); a bad value is a 400 naming its field; a session id
- * not of the issued shape is a 404 answered before any Durable Object is addressed.
+ * this Worker did not issue (its tag does not check, src/signing/session-ids.ts) is the same 404 as an
+ * unknown session, answered before any Durable Object is addressed.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { validator } from "hono/validator";
 import * as z from "zod";
 import { lazySchema, resolveSchema, type SchemaSource } from "../lazy-schema.ts";
 import { ApiError } from "./errors.ts";
 import type { HonoEnv } from "./hono-env.ts";
-import { describeZodError, elicitationIdParam, mcpServerNameParam, sessionIdParam, toolCallIdParam } from "./schemas.ts";
+import { checkSessionId as checkIssued, type SessionId } from "../signing/session-ids.ts";
+import { describeZodError, elicitationIdParam, mcpServerNameParam, toolCallIdParam } from "./schemas.ts";
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
@@ -51,30 +53,35 @@ export const noBody = jsonBody(
   { optional: true },
 );
 
-export function checkSessionId(raw: string | undefined): string {
-  const parsed = sessionIdParam().safeParse(raw);
-  // An id that was never issued names no session: answer as for an unknown one.
-  if (!parsed.success) throw new ApiError(404, "not_found", "Session not found");
-  return parsed.data;
+/** What an unknown session answers; an id this Worker did not issue gets exactly the same. */
+export const sessionNotFound = () => new ApiError(404, "not_found", "Session not found");
+
+/** `raw` as an id this Worker issued, else the unknown session's 404. */
+export async function checkSessionId(env: HonoEnv["Bindings"], raw: string | undefined): Promise<SessionId> {
+  const id = await checkIssued(env, raw);
+  if (!id) throw sessionNotFound();
+  return id;
 }
 
 /** `:id` of the session routes. */
-export const sessionParam = validator("param", (params: Record<string, string>) => ({ id: checkSessionId(params.id) }));
+export const sessionParam = validator("param", async (params: Record<string, string>, c: Context<HonoEnv>) => ({
+  id: await checkSessionId(c.env, params.id),
+}));
 
 /** `:id` and `:toolCallId` of the approval route. */
-export const toolCallParams = validator("param", (params: Record<string, string>) => ({
-  id: checkSessionId(params.id),
+export const toolCallParams = validator("param", async (params: Record<string, string>, c: Context<HonoEnv>) => ({
+  id: await checkSessionId(c.env, params.id),
   toolCallId: parseWith(toolCallIdParam(), params.toolCallId, "tool call id"),
 }));
 
 /** `:id` and `:name` of the session's MCP server routes. */
-export const mcpServerParams = validator("param", (params: Record<string, string>) => ({
-  id: checkSessionId(params.id),
+export const mcpServerParams = validator("param", async (params: Record<string, string>, c: Context<HonoEnv>) => ({
+  id: await checkSessionId(c.env, params.id),
   name: parseWith(resolveSchema(mcpServerNameParam), params.name, "MCP server name"),
 }));
 
-export const elicitationParams = validator("param", (params: Record<string, string>) => ({
-  id: checkSessionId(params.id),
+export const elicitationParams = validator("param", async (params: Record<string, string>, c: Context<HonoEnv>) => ({
+  id: await checkSessionId(c.env, params.id),
   elicitationId: parseWith(elicitationIdParam(), params.elicitationId, "elicitation id"),
 }));
 

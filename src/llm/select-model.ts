@@ -5,15 +5,13 @@
  * A session may name its own model at creation, from the MODELS allowlist (default: the configured model).
  * Called by the router (the allowlist) and by the session host once per run; cheap, so no caching.
  */
+import { readSetting } from "../config.ts";
 import type { LlmCall } from "../core/index.ts";
-import { readNonNegativeNumber } from "../env-vars.ts";
 import { LlmError } from "./llm-error.ts";
 import { createOfflineLlmCall, OFFLINE_MODEL } from "./offline-model.ts";
 import { createOpenAiLlmCall } from "./openai-chat-model.ts";
-import { DEFAULT_MAX_RETRY_DELAY_MS } from "./retry.ts";
-import { createWorkersAiLlmCall, DEFAULT_WORKERS_AI_MODEL, type WorkersAiBinding } from "./workers-ai-model.ts";
+import { createWorkersAiLlmCall, type WorkersAiBinding } from "./workers-ai-model.ts";
 
-export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
 export const MODEL_PROVIDERS = ["openai", "workers-ai", "offline"] as const;
 export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
 
@@ -41,29 +39,23 @@ export type LlmSelection =
 /** Per run: the session's model (already checked against the allowlist). */
 export type LlmChoice = { model?: string | undefined };
 
-const setting = (raw: string | undefined): string => raw?.trim() ?? "";
-
 export function resolveProvider(env: LlmEnv): ModelProvider | { invalid: string } {
-  const raw = setting(env.MODEL_PROVIDER).toLowerCase();
-  if (raw === "") return setting(env.OPENAI_API_KEY) ? "openai" : "offline";
+  const raw = readSetting(env, "MODEL_PROVIDER").toLowerCase();
+  if (raw === "") return readSetting(env, "OPENAI_API_KEY") ? "openai" : "offline";
   return (MODEL_PROVIDERS as readonly string[]).includes(raw) ? (raw as ModelProvider) : { invalid: raw };
 }
 
 /** The model a session gets when it names none. */
 export function configuredModel(env: LlmEnv): string {
   const provider = resolveProvider(env);
-  if (provider === "workers-ai") return setting(env.WORKERS_AI_MODEL) || DEFAULT_WORKERS_AI_MODEL;
-  if (provider === "openai") return setting(env.OPENAI_MODEL) || DEFAULT_OPENAI_MODEL;
+  if (provider === "workers-ai") return readSetting(env, "WORKERS_AI_MODEL");
+  if (provider === "openai") return readSetting(env, "OPENAI_MODEL");
   return OFFLINE_MODEL;
 }
 
 /** The models a session may choose at creation: the configured one, plus MODELS. */
 export function allowedModels(env: LlmEnv): string[] {
-  const listed = setting(env.MODELS)
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-  return [...new Set([configuredModel(env), ...listed])];
+  return [...new Set([configuredModel(env), ...readSetting(env, "MODELS")])];
 }
 
 /** A session's requested model → the model to store, or a message naming the allowed ones. */
@@ -94,12 +86,12 @@ export function describeLlmSelection(env: LlmEnv, model?: string): LlmSelection 
   if (provider === "offline") return { kind: "offline" };
   const common = {
     model: model ?? configuredModel(env),
-    maxRetryDelayMs: parseMaxRetryDelayMs(env.MAX_RETRY_DELAY_MS),
-    stream: setting(env.LLM_STREAM).toLowerCase() !== "false",
+    maxRetryDelayMs: readSetting(env, "MAX_RETRY_DELAY_MS"),
+    stream: readSetting(env, "LLM_STREAM"),
   };
   if (provider === "workers-ai") return { kind: "workers-ai", ...common };
-  if (!setting(env.OPENAI_API_KEY)) return { kind: "invalid", message: 'MODEL_PROVIDER is "openai" but OPENAI_API_KEY is not set' };
-  const baseURL = setting(env.OPENAI_BASE_URL);
+  if (!readSetting(env, "OPENAI_API_KEY")) return { kind: "invalid", message: 'MODEL_PROVIDER is "openai" but OPENAI_API_KEY is not set' };
+  const baseURL = readSetting(env, "OPENAI_BASE_URL");
   return { kind: "openai", ...common, ...(baseURL ? { baseURL } : {}) };
 }
 
@@ -107,7 +99,7 @@ export function selectLlmCall(env: LlmEnv, choice: LlmChoice = {}): LlmCall {
   const selection = describeLlmSelection(env, choice.model);
   switch (selection.kind) {
     case "offline":
-      return createOfflineLlmCall({ reason: setting(env.MODEL_PROVIDER) ? "configured" : "no-key" });
+      return createOfflineLlmCall({ reason: readSetting(env, "MODEL_PROVIDER") ? "configured" : "no-key" });
     case "invalid": {
       const error = new LlmError(selection.message, { kind: "config", retryable: false });
       return () => Promise.reject(error);
@@ -121,7 +113,7 @@ export function selectLlmCall(env: LlmEnv, choice: LlmChoice = {}): LlmCall {
       });
     case "openai":
       return createOpenAiLlmCall({
-        apiKey: setting(env.OPENAI_API_KEY),
+        apiKey: readSetting(env, "OPENAI_API_KEY"),
         model: selection.model,
         maxRetryDelayMs: selection.maxRetryDelayMs,
         stream: selection.stream,
@@ -132,9 +124,4 @@ export function selectLlmCall(env: LlmEnv, choice: LlmChoice = {}): LlmCall {
       throw new Error(`unknown LLM selection ${JSON.stringify(unreachable)}`);
     }
   }
-}
-
-/** A plain non-negative decimal number of milliseconds; anything else (empty, "-1", "5s", "1e3") → 30000. */
-export function parseMaxRetryDelayMs(raw: string | undefined): number {
-  return readNonNegativeNumber(raw, DEFAULT_MAX_RETRY_DELAY_MS);
 }

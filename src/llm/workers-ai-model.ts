@@ -17,8 +17,6 @@ import { createWorkersAiStreamAccumulator, readWorkersAiResult } from "./workers
 import { toWorkersAiError } from "./workers-ai-errors.ts";
 
 export const WORKERS_AI_API = "workers-ai";
-/** Function calling and streaming, on Workers AI's fast tier (README "Models"). */
-export const DEFAULT_WORKERS_AI_MODEL = "@cf/meta/llama-3.3-70b-instruct-fp8-fast";
 /** Workers AI's own default is 256 output tokens, which cuts ordinary answers short. */
 export const WORKERS_AI_MAX_TOKENS = 2_048;
 export const WORKERS_AI_TIMEOUT_MS = 120_000;

@@ -37,8 +37,17 @@ import { eraseSession, goneMessage, readTombstone, type Tombstone, writeTombston
 import { updateSettings, type SettingsPatch } from "./session-settings.ts";
 import { authorizeParent, followChild, refuseChildInput, storeChild } from "./sub-agents/sub-agent-child.ts";
 
-/** An idempotent creation: the caller's key, the request's fingerprint and the session key to answer again. */
-export type CreationKey = { idempotencyKey: string; fingerprint: string; sessionKey: string };
+/**
+ * An idempotent creation: the caller's key, the request's fingerprint and the session key to answer again,
+ * sealed by the Worker (src/signing/sealed-creation-key.ts): the session never holds it readable.
+ */
+export type CreationKey = { idempotencyKey: string; fingerprint: string; sealedKey: string };
+
+/**
+ * What init answers: the id, and on a repeat the sealed key the first request kept. `key` is the plain key
+ * of rows kept before keys were sealed (read until they expire, 24 h after their creation).
+ */
+export type CreationAnswer = { id: string; sealedKey?: string; key?: string };
 
 /** How long session creation waits for the MCP servers' tool lists (they keep loading after it). */
 const MCP_LIST_WAIT_MS = 3_000;
@@ -84,7 +93,7 @@ export class AgentSession extends DurableObject<AppEnv> {
    * Creates the session. `creation`: the request carried an Idempotency-Key (the id was derived from it):
    * its answer is kept, so a repeat within 24 h gets the same id and key instead of a conflict.
    */
-  async init(settings: SessionSettings, creation?: CreationKey): Promise<SessionResult<{ id: string; key?: string }>> {
+  async init(settings: SessionSettings, creation?: CreationKey): Promise<SessionResult<CreationAnswer>> {
     if (this.session || this.tombstone) return this.repeatCreation(creation);
     migrate(this.ctx.storage.sql);
     writeSettings(this.ctx.storage.sql, settings);
@@ -92,7 +101,7 @@ export class AgentSession extends DurableObject<AppEnv> {
       new IdempotencyKeys(this.ctx.storage.sql).remember(
         creation.idempotencyKey,
         creation.fingerprint,
-        JSON.stringify({ id: settings.id, key: creation.sessionKey }),
+        JSON.stringify({ id: settings.id, sealedKey: creation.sealedKey } satisfies CreationAnswer),
       );
     const session = await this.load(settings);
     // List remote tools now, so the first snapshot shows them; a slow server does not hold creation long.
@@ -162,7 +171,7 @@ export class AgentSession extends DurableObject<AppEnv> {
 
   /** POST …/mcp-servers: attach a server of the client's within MCP_ALLOWED_URLS; lists its tools. */
   addMcpServer(key: string | undefined, request: AddServerRequest) {
-    return this.authorized(key, (s) => addSessionServer(s.meta, s.mcp, this.env.MCP_ALLOWED_URLS, request));
+    return this.authorized(key, (s) => addSessionServer(s.meta, s.mcp, this.env, request));
   }
 
   removeMcpServer(key: string | undefined, name: string) {
@@ -298,7 +307,7 @@ export class AgentSession extends DurableObject<AppEnv> {
   }
 
   /** A second init for an existing id: the kept answer when it repeats the creation, else a conflict. */
-  private repeatCreation(creation: CreationKey | undefined): SessionResult<{ id: string; key?: string }> {
+  private repeatCreation(creation: CreationKey | undefined): SessionResult<CreationAnswer> {
     const kept = creation && !this.tombstone ? new IdempotencyKeys(this.ctx.storage.sql).lookup(creation.idempotencyKey) : undefined;
     if (!creation || !kept?.answer)
       return refuse(
@@ -309,7 +318,7 @@ export class AgentSession extends DurableObject<AppEnv> {
       );
     if (kept.fingerprint !== creation.fingerprint)
       return refuse("idempotency_mismatch", "This Idempotency-Key was used for a different request; use a new key");
-    return ok(JSON.parse(kept.answer) as { id: string; key: string });
+    return ok(JSON.parse(kept.answer) as CreationAnswer);
   }
 
   /**

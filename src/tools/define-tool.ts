@@ -27,8 +27,8 @@ import type { AppEnv } from "../env.ts";
 import type {} from "../host-vocabulary.ts";
 import { describeUnknownFields, type ListsEvery } from "./unknown-fields.ts";
 
-/** The Worker's vars, secrets and bindings a tool may declare (not the session namespace itself). */
-export type ToolEnvKey = Exclude<keyof AppEnv, "AGENT_SESSION"> & string;
+/** The Worker's vars, secrets and bindings a tool may declare (not the session namespace, nor the signing secret). */
+export type ToolEnvKey = Exclude<keyof AppEnv, "AGENT_SESSION" | "SIGNING_SECRET"> & string;
 /** A tool's context, typed by the env keys it declared: each is there when the Worker has it. */
 export type ToolContext<K extends ToolEnvKey = never> = Omit<ToolExecutionContext, "env"> & { env: Partial<Pick<AppEnv, K>> };
 

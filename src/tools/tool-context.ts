@@ -23,10 +23,14 @@ export type ToolHost = {
   };
 };
 
+/** Never handed to a tool, whatever it declares: with the signing secret a tool could forge session ids. */
+const WITHHELD_ENV_KEYS: ReadonlySet<string> = new Set(["SIGNING_SECRET"]);
+
 /** The context `tool` may see: its declared env keys that the host has, and its declared capabilities. */
 export function contextFor(tool: Pick<AgentTool, "env" | "capabilities">, host: ToolHost): ToolExecutionContext {
   const env: Record<string, unknown> = {};
   for (const key of tool.env ?? []) {
+    if (WITHHELD_ENV_KEYS.has(key)) continue;
     if (Object.hasOwn(host.env, key) && host.env[key] !== undefined) env[key] = host.env[key];
   }
   const context: ToolExecutionContext = { sessionId: host.sessionId, env: Object.freeze(env) };

@@ -4,6 +4,7 @@
  * serves parent and child in turn: parent → researcher, child → getTime, child → text, parent → text.
  */
 import { describe, expect, it } from "vitest";
+import { SESSION_ID_PATTERN } from "../../src/signing/session-ids.ts";
 import { screenshot } from "./support/browser.ts";
 import { UI_TIMEOUT_MS } from "./support/chat-page.ts";
 import { useChatPages } from "./support/chat-pages.ts";
@@ -25,7 +26,7 @@ describe("a sub-agent call on the chat page", () => {
     const card = page.chat.cardInState("researcher", "done");
     await card.waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
     const inner = card.locator(".sub-agent");
-    expect(await inner.getAttribute("data-session-id")).toMatch(/^s_[A-Za-z0-9_-]{22}$/);
+    expect(await inner.getAttribute("data-session-id")).toMatch(SESSION_ID_PATTERN);
     await inner.locator('.tool-card[data-tool-name="getTime"][data-state="done"]').waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
     expect(await inner.locator(".tool-card .tool-result pre").textContent()).toContain("Tokyo");
     expect(await inner.locator(".sub-agent-text").allTextContents()).toEqual(["It is evening in Tokyo (from getTime)."]);

@@ -2,7 +2,8 @@
  * Idempotency-Key on the session POST routes (docs/api.md "Idempotency-Key"): a repeat under the same key gets the
  * first answer and enqueues nothing, another body under the key is 422, malformed keys are 400; creating a
  * session under a key answers the same {id, key} to the same caller only; /chat repeats answer the first
- * run's stream. The table's bounds are checked on a real session's storage.
+ * run's stream. The table's bounds are checked on a real session's storage, and that none of its rows
+ * holds a creation's session key readable.
  */
 import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -14,6 +15,7 @@ import {
   IDEMPOTENCY_TTL_MS,
 } from "../../src/session/storage/idempotency-keys.ts";
 import { api, createSession, llmRequests, nextResponse, script, snapshotOf, type TestSession } from "../session/support.ts";
+import { SESSION_ID_PATTERN } from "../../src/signing/session-ids.ts";
 
 const post = (session: TestSession, suffix: string, json: unknown, key?: string, headers: Record<string, string> = {}) =>
   api(`/v1/sessions/${session.id}${suffix}`, {
@@ -104,6 +106,25 @@ describe("Idempotency-Key on POST /v1/sessions", () => {
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     const created = (await first.json()) as { id: string; key: string };
+    expect(await again.json()).toEqual(created);
+    expect((await api(`/v1/sessions/${created.id}`, { key: created.key })).status).toBe(200);
+  });
+
+  it("keeps the session key only sealed: no stored row holds it, yet a repeat answers it", async () => {
+    const idempotencyKey = `create-${crypto.randomUUID()}`;
+    const created = (await (await create({}, idempotencyKey, "203.0.113.11")).json()) as { id: string; key: string };
+    expect(created.id).toMatch(SESSION_ID_PATTERN);
+    const stub = env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(created.id));
+    const stored = await runInDurableObject(stub, (_instance, state) => {
+      const tables = state.storage.sql
+        .exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'`)
+        .toArray();
+      return JSON.stringify(tables.map(({ name }) => [name, state.storage.sql.exec(`SELECT * FROM "${name}"`).toArray()]));
+    });
+    expect(stored).toContain(idempotencyKey); // the creation's row is there
+    expect(stored).not.toContain(created.key.slice(3)); // but not the key, with or without its sk_ prefix
+    const again = await create({}, idempotencyKey, "203.0.113.11");
+    expect(again.status).toBe(201);
     expect(await again.json()).toEqual(created);
     expect((await api(`/v1/sessions/${created.id}`, { key: created.key })).status).toBe(200);
   });

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { app } from "../../src/http/app.ts";
-import { indexKey } from "../../src/tools/written/tool-index.ts";
+import { indexKey, putEntry, readEntry } from "../../src/tools/written/tool-index.ts";
 import { api, createSession, nextResponse, script, send } from "../session/support.ts";
 import {
   adderInput,
@@ -122,19 +122,28 @@ describe("POST /v1/tools/:name/reject", () => {
   });
 
   it("addresses no session object when the row's author is not an issued session id", async () => {
-    const name = uniqueName("handEdited");
-    await runWriteToolDirectly(adderInput(name)); // authored by "direct-session", not an issued id
-    const addressed: string[] = [];
-    const AGENT_SESSION = {
-      idFromName: (n: string) => (addressed.push(n), env.AGENT_SESSION.idFromName(n)),
-      get: (id: DurableObjectId) => env.AGENT_SESSION.get(id),
-    };
-    const res = await app.fetch(
-      new Request(`http://edge.test/v1/tools/${name}/reject`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}` } }),
-      { ...env, API_TOKEN: TOKEN, AGENT_SESSION },
-    );
-    expect(await res.json()).toMatchObject({ name, status: "rejected", droppedFromSession: false });
-    expect(addressed).toEqual([]);
+    const legacy = `s_${"A".repeat(22)}`;
+    const forged = `s_${"A".repeat(38)}`;
+    // "direct-session" is the author runWriteToolDirectly records; the others are hand-edited, well-formed ids.
+    for (const author of [undefined, legacy, forged]) {
+      const name = uniqueName("handEdited");
+      await runWriteToolDirectly(adderInput(name));
+      if (author) {
+        const row = (await readEntry(workerEnv.TOOL_INDEX, name))!;
+        await putEntry(workerEnv.TOOL_INDEX, { ...row, author: { ...row.author, sessionId: author } });
+      }
+      const addressed: string[] = [];
+      const AGENT_SESSION = {
+        idFromName: (n: string) => (addressed.push(n), env.AGENT_SESSION.idFromName(n)),
+        get: (id: DurableObjectId) => env.AGENT_SESSION.get(id),
+      };
+      const res = await app.fetch(
+        new Request(`http://edge.test/v1/tools/${name}/reject`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}` } }),
+        { ...env, API_TOKEN: TOKEN, AGENT_SESSION },
+      );
+      expect(await res.json()).toMatchObject({ name, status: "rejected", droppedFromSession: false });
+      expect(addressed, author).toEqual([]);
+    }
   });
 
   it("refuses to reject a tool that is not pending", async () => {

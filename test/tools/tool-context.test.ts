@@ -42,6 +42,13 @@ describe("a tool's context", () => {
     expect(contextFor(probe({ env: ["GEOCODING_API_BASE_URL", "TOOL_INDEX"] }), host).env).toEqual({ TOOL_INDEX: { kv: true } });
   });
 
+  it("never hands out the signing secret, even to a tool that declares it", () => {
+    const withSecret: ToolHost = { ...host, env: { ...HOST_ENV, SIGNING_SECRET: "s".repeat(32) } };
+    expect(contextFor(probe({ env: ["SIGNING_SECRET", "WEATHER_API_BASE_URL"] }), withSecret).env).toEqual({
+      WEATHER_API_BASE_URL: "http://weather.test",
+    });
+  });
+
   it("grants registerDraft only to a tool that declared it", () => {
     expect(contextFor(probe({}), host).registerDraft).toBeUndefined();
     expect(contextFor(probe({ capabilities: ["registerDraft"] }), host).registerDraft).toBe(host.capabilities.registerDraft);

@@ -6,9 +6,8 @@
  * Invariant: the window starts at a user message, or (in a turn too long for that) at an assistant
  * message, so a tool call is never kept without its result.
  */
-import { agentConfig } from "../../agent-config.ts";
 import type { AgentMessage } from "../../core/index.ts";
-import { readModelContextWindow, readPositiveInteger } from "../../env-vars.ts";
+import { readSetting } from "../../config.ts";
 
 /**
  * Stored JSON characters kept per budget token: the context policy estimates ~4 characters of content per
@@ -20,12 +19,12 @@ const CHARS_PER_TOKEN_KEPT = 8;
 const storedSizeOf = (message: AgentMessage): number => JSON.stringify(message).length;
 
 /**
- * The context policy's request budget in estimated tokens: MAX_CONTEXT_TOKENS, else the configured one;
- * the model's own window (MODEL_CONTEXT_WINDOWS) when it is smaller.
+ * The context policy's request budget in estimated tokens: MAX_CONTEXT_TOKENS, or the model's own window
+ * (MODEL_CONTEXT_WINDOWS) when it is smaller.
  */
 export function contextTokens(env: { MAX_CONTEXT_TOKENS?: string; MODEL_CONTEXT_WINDOWS?: string }, model?: string): number {
-  const budget = readPositiveInteger(env.MAX_CONTEXT_TOKENS, agentConfig.maxContextTokens);
-  const window = model === undefined ? undefined : readModelContextWindow(env, model);
+  const budget = readSetting(env, "MAX_CONTEXT_TOKENS");
+  const window = model === undefined ? undefined : readSetting(env, "MODEL_CONTEXT_WINDOWS")[model];
   return window === undefined ? budget : Math.min(budget, window);
 }
 

@@ -6,7 +6,7 @@
  * output queue (it evicts); the driver keeps in memory only the window of history a run can send.
  */
 import { type AssistantMessage, toolCallsOf, type UserContent } from "../../core/index.ts";
-import { readSessionMaxBytes } from "../../env-vars.ts";
+import { readSessionMaxBytes } from "../../config.ts";
 import { sessionModel } from "../../llm/select-model.ts";
 import type { SessionStatus } from "../../wire/snapshot.ts";
 import type { SessionParts } from "../session-parts.ts";
@@ -26,7 +26,7 @@ export type RunDriverParts = Omit<RunParts, "model" | "maxContextTokens"> &
 
 export class RunDriver {
   private active: Run | undefined;
-  /** The session is being erased: no run starts any more (the tombstone is the stored truth). */
+  /** No run starts any more: the session is being erased (the tombstone is the stored truth), or this instance can no longer store. */
   private closed = false;
   private historyLoaded = false;
   /** Settles when the active run's loop has returned and the driver has moved on. */

@@ -8,15 +8,8 @@
  * session restarts from what was stored. Started and stopped by the run driver (run-driver.ts).
  */
 import { agentConfig } from "../../agent-config.ts";
-import { readCompactAt } from "../../env-vars.ts";
-import {
-  type AgentEvent,
-  type AssistantMessage,
-  DEFAULT_COMPACT_AT,
-  describeError,
-  runAgentLoop,
-  type StopReason,
-} from "../../core/index.ts";
+import { readSetting } from "../../config.ts";
+import { type AgentEvent, type AssistantMessage, describeError, runAgentLoop, type StopReason } from "../../core/index.ts";
 import type { AppEnv } from "../../env.ts";
 import { selectLlmCall } from "../../llm/select-model.ts";
 import { approvalPolicy } from "../human/tool-approval.ts";
@@ -132,7 +125,7 @@ export class Run {
           maxToolResultChars: agentConfig.maxToolResultChars,
           maxSteps: settings.maxSteps ?? agentConfig.maxSteps,
           maxContextTokens: this.parts.maxContextTokens,
-          compactAt: readCompactAt(env, DEFAULT_COMPACT_AT),
+          compactAt: readSetting(env, "COMPACT_AT"),
           // A resumed run's own messages are in memory already: they start after the seq it started from.
           ...(resumed ? { runStart: Math.max(0, this.startSeq - (state.historyStart ?? 0)) } : {}),
           onCompacted: (summary, usage) => {

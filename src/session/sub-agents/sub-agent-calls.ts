@@ -9,7 +9,7 @@
  */
 import type { AgentToolResult, OnPartialResult, StopReason, Usage } from "../../core/index.ts";
 import type { AppEnv } from "../../env.ts";
-import { readMaxSubAgentDepth } from "../../env-vars.ts";
+import { readSetting } from "../../config.ts";
 import { bundledRegistry } from "../../tools/catalog.ts";
 import { isSubAgent } from "../../tools/define-tool.ts";
 import { SseParser } from "../../wire/sse-parser.ts";
@@ -78,10 +78,15 @@ export class SubAgentCalls {
     const runId = this.parts.runId();
     if (!runId) throw new Error(`Sub-agent "${request.name}" can only run inside a run`);
     const depth = (settings.subAgent?.depth ?? 0) + 1;
-    const maxDepth = readMaxSubAgentDepth(env);
+    const maxDepth = readSetting(env, "MAX_SUBAGENT_DEPTH");
     if (depth > maxDepth)
       throw new Error(`Sub-agents nest at most ${maxDepth} deep (MAX_SUBAGENT_DEPTH); this session cannot start another`);
-    const childId = await childSessionId({ parentId: settings.id, runId, toolCallId: request.toolCallId, parentKeyHash: settings.keyHash });
+    const childId = await childSessionId(env, {
+      parentId: settings.id,
+      runId,
+      toolCallId: request.toolCallId,
+      parentKeyHash: settings.keyHash,
+    });
     const childSettings = this.childSettings(request, childId, depth); // throws for an unknown tool: no child, no row
     const known = sql.exec(`SELECT 1 FROM sub_agents WHERE session_id = ?`, childId).toArray().length > 0;
     // Recorded before the child exists, so a DELETE erases a child a crash left half-started.
