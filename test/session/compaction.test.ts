@@ -66,7 +66,7 @@ describe("compaction in a session", () => {
     expect(snapshot.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
     expect(snapshot.messages.some((m) => JSON.stringify(m).includes("The user sent A and B."))).toBe(false);
     // The summary call's tokens count in the session's usage.
-    expect(snapshot.usage).toEqual({ inputTokens: 4_700, outputTokens: 35, totalTokens: 4_735 });
+    expect(snapshot.usage).toEqual({ inputTokens: 4_700, outputTokens: 35, totalTokens: 4_735, budget: null });
   });
 
   it("compacts and tries the step once more when the model answers OpenAI's context_length_exceeded 400", async () => {

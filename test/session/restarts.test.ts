@@ -226,7 +226,7 @@ describe("recovery decides from the run's own records", () => {
       expect(snapshot.contextSummary).toEqual({ text: "The user sent A and B.", summarizedMessages: 4 });
       expect(snapshot.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
       // The interrupted call reported nothing; the one that finished counts once.
-      expect(snapshot.usage).toEqual({ inputTokens: 4_700, outputTokens: 35, totalTokens: 4_735 });
+      expect(snapshot.usage).toEqual({ inputTokens: 4_700, outputTokens: 35, totalTokens: 4_735, budget: null });
     });
 
     it("keeps a stored summary through a restart and does not summarise again", async () => {
@@ -248,7 +248,7 @@ describe("recovery decides from the run's own records", () => {
       expect(events.filter((e) => e.event === "contextCompacted")).toHaveLength(1);
       const snapshot = await snapshotOf(session);
       expect(snapshot.contextSummary).toEqual({ text: "The user sent A and B.", summarizedMessages: 4 });
-      expect(snapshot.usage).toEqual({ inputTokens: 4_700, outputTokens: 35, totalTokens: 4_735 });
+      expect(snapshot.usage).toEqual({ inputTokens: 4_700, outputTokens: 35, totalTokens: 4_735, budget: null });
     });
   });
 });
