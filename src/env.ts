@@ -34,4 +34,10 @@ export type AppEnv = Omit<Env, SecretName> &
     MAX_SUBAGENT_DEPTH?: string;
     /** An OTLP/HTTP collector's base URL (traces go to its /v1/traces); unset: no traces (docs/observability.md). */
     OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+    /** Sign-in (src/users/user-token.ts): the identity provider's JWKS, the tokens' `iss` and `aud`; all three or none. */
+    AUTH_JWKS_URL?: string;
+    AUTH_ISSUER?: string;
+    AUTH_AUDIENCE?: string;
+    /** Memories one user may keep (src/env-vars.ts); default 1000. */
+    MAX_MEMORIES?: string;
   };

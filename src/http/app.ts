@@ -19,6 +19,7 @@ import { mcpRoutes } from "./mcp-routes.ts";
 import { MAX_BODY_BYTES } from "./schemas.ts";
 import { sessionRoutes } from "./session-routes.ts";
 import { toolRoutes } from "./tool-routes.ts";
+import { identifyUser } from "./user-auth.ts";
 
 export const app = new Hono<HonoEnv>();
 
@@ -48,6 +49,8 @@ app.use("/mcp", limitBody);
 
 app.use("/v1/*", refuseGuessers);
 app.use("/mcp", refuseGuessers);
+// The signed-in user (a verified JWT), for every route that opens sessions or a user's memory.
+app.use("/v1/*", identifyUser);
 
 app.onError(async (err, c) => {
   if (err instanceof WrongCredential) return errorResponse(await countWrongCredential(c, err));
