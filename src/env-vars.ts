@@ -67,3 +67,9 @@ export const readMaxSchedules = (env: { MAX_SCHEDULES?: string | undefined }): n
 
 export const readScheduleMinIntervalMs = (env: { SCHEDULE_MIN_INTERVAL_MS?: string | undefined }): number =>
   readPositiveInteger(env.SCHEDULE_MIN_INTERVAL_MS, DEFAULT_SCHEDULE_MIN_INTERVAL_MS);
+
+/** Memories one user may keep (MAX_MEMORIES): one more is refused with an error naming the limit. */
+export const DEFAULT_MAX_MEMORIES = 1000;
+
+export const readMaxMemories = (env: { MAX_MEMORIES?: string | undefined }): number =>
+  readPositiveInteger(env.MAX_MEMORIES, DEFAULT_MAX_MEMORIES);

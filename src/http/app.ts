@@ -20,6 +20,7 @@ import { MAX_BODY_BYTES } from "./schemas.ts";
 import { sessionRoutes } from "./session-routes.ts";
 import { toolRoutes } from "./tool-routes.ts";
 import { identifyUser } from "./user-auth.ts";
+import { userRoutes } from "./user-routes.ts";
 
 export const app = new Hono<HonoEnv>();
 
@@ -68,6 +69,7 @@ app.onError(async (err, c) => {
 app.notFound((c) => errorResponse(new ApiError(404, "not_found", `No route for ${c.req.method} ${c.req.path}`)));
 
 app.route("/", sessionRoutes);
+app.route("/", userRoutes);
 app.route("/", chatRoutes);
 app.route("/", toolRoutes);
 app.route("/", mcpRoutes);

@@ -36,6 +36,7 @@ import { onAlarm, planAlarm, wake } from "./session-alarm.ts";
 import { eraseSession, goneMessage, readTombstone, type Tombstone, writeTombstone } from "./session-end.ts";
 import { updateSettings, type SettingsPatch } from "./session-settings.ts";
 import { authorizeParent, followChild, refuseChildInput, storeChild } from "./sub-agents/sub-agent-child.ts";
+import { sessionIndex } from "../users/session-index.ts";
 
 /**
  * An idempotent creation: the caller's key, the request's fingerprint and the session key to answer again,
@@ -107,6 +108,7 @@ export class AgentSession extends DurableObject<AppEnv> {
     // List remote tools now, so the first snapshot shows them; a slow server does not hold creation long.
     await Promise.race([session.mcp.refresh(), new Promise((resolve) => setTimeout(resolve, MCP_LIST_WAIT_MS))]);
     await planAlarm(this.sessionAlarmParts(session)); // arms the idle deadline
+    await sessionIndex(this.env, settings)?.created();
     return ok({ id: settings.id });
   }
 
@@ -142,7 +144,11 @@ export class AgentSession extends DurableObject<AppEnv> {
   }
 
   enqueue(key: Caller, kind: Exclude<QueueKind, "output">, content: UserContent[]) {
-    return this.authorized(key, (s) => refuseChildInput(s) ?? s.runs.enqueue(kind, content));
+    return this.authorized(key, async (s) => {
+      const queued = refuseChildInput(s) ?? s.runs.enqueue(kind, content);
+      if (queued.ok) await sessionIndex(this.env, s.settings)?.touched(s.runs.status, content);
+      return queued;
+    });
   }
 
   takeResponse(key: Caller, waitMs: number) {
@@ -336,6 +342,8 @@ export class AgentSession extends DurableObject<AppEnv> {
     void session.mcp.close();
     // Children go with their parent (before its storage, which lists them, is erased).
     await session.subAgents.eraseAll();
+    // Off its user's list before its storage goes (a failure is logged; the list hides expired rows anyway).
+    await sessionIndex(this.env, session.settings)?.dropped();
     if (this.session === session) {
       this.session = undefined;
       await eraseSession(this.ctx.storage, this.tombstone);

@@ -8,4 +8,5 @@ addBundledToolModules(fixtureTools);
 
 export { AgentSession } from "../../src/session/agent-session.ts";
 export { McpCredentials } from "../../src/mcp/mcp-credentials-object.ts";
+export { UserStore } from "../../src/users/user-store.ts";
 export { default } from "../../src/index.ts";
