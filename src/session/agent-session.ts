@@ -78,7 +78,7 @@ export class AgentSession extends DurableObject<AppEnv> {
     const settings = readSettings(sql);
     if (!settings) return;
     // Rows written before the tombstone existed said "shut down" in the settings.
-    if (settings.shutdown && !this.tombstone) this.tombstone = writeTombstone(sql, settings.id, "deleted");
+    if (settings.shutdown && !this.tombstone) this.tombstone = writeTombstone(sql, settings.id, "deleted", ownerOf(settings));
     const session = await this.load(settings);
     // A DELETE the restart interrupted is finished, not forgotten (nothing of the session runs first).
     if (this.tombstone) return void this.end(this.tombstone.reason);
@@ -335,7 +335,7 @@ export class AgentSession extends DurableObject<AppEnv> {
   private async end(reason: Tombstone["reason"]): Promise<SessionResult<{ status: "shutdown" }>> {
     const session = this.session;
     if (!session) return ok({ status: "shutdown" });
-    this.tombstone ??= writeTombstone(this.ctx.storage.sql, session.settings.id, reason);
+    this.tombstone ??= writeTombstone(this.ctx.storage.sql, session.settings.id, reason, ownerOf(session.settings));
     await session.runs.close();
     session.hub.closeAll();
     session.waiters.wakeAll();
@@ -407,8 +407,19 @@ export class AgentSession extends DurableObject<AppEnv> {
     key: Caller,
     op: (session: Session) => SessionResult<T> | Promise<SessionResult<T>>,
   ): Promise<SessionResult<T>> {
-    if (this.tombstone) return refuse("shut_down", goneMessage(this.tombstone));
+    if (this.tombstone) {
+      // Only a caller who could open the session learns that it ended; anyone else hears "not found".
+      const owner = this.tombstone.owner;
+      const opened = owner ? await authorize({ settings: owner }, key) : undefined;
+      return opened && !opened.ok ? opened : refuse("shut_down", goneMessage(this.tombstone));
+    }
     const access = await authorize(this.session, key);
     return access.ok ? op(access.value) : access;
   }
 }
+
+/** What opens a session, kept in its tombstone (session-end.ts). */
+const ownerOf = (settings: SessionSettings): Tombstone["owner"] => ({
+  keyHash: settings.keyHash,
+  ...(settings.userId === undefined ? {} : { userId: settings.userId }),
+});

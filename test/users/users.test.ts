@@ -140,6 +140,18 @@ describe("another user's session", () => {
     expect((await call(`/v1/sessions/${id}`, { token: owner })).status).toBe(200);
   });
 
+  it("tells only its owner that it was deleted (410); to anyone else it is unknown (404)", async () => {
+    const owner = await tokenFor(user());
+    const { id, key } = await createWith(owner);
+    expect((await call(`/v1/sessions/${id}`, { method: "DELETE", token: owner })).status).toBe(200);
+    expect((await call(`/v1/sessions/${id}`, { token: owner })).status).toBe(410);
+    expect((await call(`/v1/sessions/${id}`, { token: key })).status).toBe(410);
+    for (const token of [await tokenFor(user()), "sk_wrong", undefined]) {
+      const res = await call(`/v1/sessions/${id}`, token === undefined ? {} : { token });
+      expect({ status: res.status, body: await res.text() }).toEqual({ status: 404, body: NOT_FOUND });
+    }
+  });
+
   it("is not opened by a user's token when it belongs to no user", async () => {
     const anonymous = (await (await call("/v1/sessions", { method: "POST" })).json()) as { id: string };
     const res = await call(`/v1/sessions/${anonymous.id}`, { token: await tokenFor(user()) });
