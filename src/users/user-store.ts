@@ -13,6 +13,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { AppEnv } from "../env.ts";
 import { readMaxMemories } from "../env-vars.ts";
 import { idleTtlMs } from "../session/session-alarm.ts";
+import type { SessionListing, SessionPage } from "../wire/users.ts";
 import type { Memory, Remembered } from "./memory-vocabulary.ts";
 
 /** The longest memory, in characters. */
@@ -21,8 +22,6 @@ export const MAX_MEMORY_CHARS = 2_000;
 export const TITLE_CHARS = 80;
 export const MAX_LIST_LIMIT = 100;
 
-export type SessionListing = { id: string; createdAt: number; lastActiveAt: number; title: string | null; status: string };
-export type SessionPage = { sessions: SessionListing[]; next?: string };
 
 /** The user store of `userId`: the one object named by it. */
 export function userStore(env: Pick<AppEnv, "USER_STORE">, userId: string): DurableObjectStub<UserStore> {
