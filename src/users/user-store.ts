@@ -22,7 +22,6 @@ export const MAX_MEMORY_CHARS = 2_000;
 export const TITLE_CHARS = 80;
 export const MAX_LIST_LIMIT = 100;
 
-
 /** The user store of `userId`: the one object named by it. */
 export function userStore(env: Pick<AppEnv, "USER_STORE">, userId: string): DurableObjectStub<UserStore> {
   return env.USER_STORE.get(env.USER_STORE.idFromName(`user:${userId}`));
