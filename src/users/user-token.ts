@@ -4,7 +4,8 @@
  * RS256 and ES256; `exp` required, `nbf` honoured, 60 s leeway either way; `iss` must be AUTH_ISSUER and
  * `aud` must include AUTH_AUDIENCE. Keys are picked by `kid`; an unknown `kid` refetches the JWKS at most
  * once a minute (a key rotation is picked up, a flood of made-up kids costs one fetch a minute).
- * `jose` is imported on the first token only, so an isolate that never sees one never loads it.
+ * `jose` is imported on the first token only, so an isolate that never sees one never loads it, and only
+ * its verification modules (jwt/verify, jwks/remote, errors): nothing of JWE or signing is bundled.
  * Called by src/http/user-auth.ts; a refusal is a value naming the reason, for the operator's log.
  */
 
@@ -46,8 +47,22 @@ export function looksLikeJwt(text: string): boolean {
   return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(text);
 }
 
-type Jose = typeof import("jose");
+type Jose = {
+  jwtVerify: typeof import("jose/jwt/verify").jwtVerify;
+  createRemoteJWKSet: typeof import("jose/jwks/remote").createRemoteJWKSet;
+  errors: typeof import("jose/errors");
+};
 type KeySet = ReturnType<Jose["createRemoteJWKSet"]>;
+
+let loaded: Promise<Jose> | undefined;
+
+/** The parts of jose this module uses, loaded once per isolate on the first token. */
+function loadJose(): Promise<Jose> {
+  loaded ??= Promise.all([import("jose/jwt/verify"), import("jose/jwks/remote"), import("jose/errors")]).then(
+    ([verify, remote, errors]) => ({ jwtVerify: verify.jwtVerify, createRemoteJWKSet: remote.createRemoteJWKSet, errors }),
+  );
+  return loaded;
+}
 
 /** One key set per JWKS URL per isolate: its cache and refetch cooldown outlive a request. */
 const keySets = new Map<string, KeySet>();
@@ -67,7 +82,7 @@ function keySetFor(jose: Jose, url: URL): KeySet {
 
 /** Checks `token`; the user is its `sub`. Never throws: a refusal names why (for the log, not the caller). */
 export async function verifyUserToken(config: AuthConfig, token: string): Promise<TokenCheck> {
-  const jose = await import("jose");
+  const jose = await loadJose();
   try {
     const { payload } = await jose.jwtVerify(token, keySetFor(jose, config.jwksUrl), {
       algorithms: ALGORITHMS,
