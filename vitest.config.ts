@@ -105,7 +105,12 @@ export default defineConfig({
       workersProject(
         "workers",
         ["test/session/**/*.test.ts", "test/http/**/*.test.ts", "test/reliability/**/*.test.ts"],
-        ["test/session/restarts.test.ts", "test/session/schedule-restarts.test.ts", "test/**/*.node.test.ts"],
+        [
+          "test/session/restarts.test.ts",
+          "test/session/schedule-restarts.test.ts",
+          "test/session/write-tool-restarts.test.ts",
+          "test/**/*.node.test.ts",
+        ],
       ),
       // Sessions with remote MCP servers configured (every session there gets their tools by default).
       // One file at a time: the restart test there resets every object of its Worker.
@@ -124,7 +129,13 @@ export default defineConfig({
       // Signed-in users (a JWKS server of the test's own), their sessions and memory: one file at a time.
       workersProject("workers-users", ["test/users/**/*.test.ts"], ["test/**/*.node.test.ts"], false, false, undefined, true),
       // Restart tests reset every Durable Object of their Worker: a Worker of their own, one file at a time.
-      workersProject("workers-restarts", ["test/session/restarts.test.ts", "test/session/schedule-restarts.test.ts"], [], false, false),
+      workersProject(
+        "workers-restarts",
+        ["test/session/restarts.test.ts", "test/session/schedule-restarts.test.ts", "test/session/write-tool-restarts.test.ts"],
+        [],
+        false,
+        false,
+      ),
       {
         // Against a real `wrangler dev` (support/wrangler-dev.ts); one server at a time.
         test: {

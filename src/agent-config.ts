@@ -1,16 +1,10 @@
 /**
- * The deployer's one configuration module: defaults for new sessions and the agent hooks.
+ * The deployer's configuration in code: defaults for new sessions and the agent hooks (the Worker's vars
+ * and secrets, with their defaults, are src/config.ts).
  * Every hook is optional; an absent hook means the core's default (see src/core/agent-loop.ts).
  * Session bodies may override systemPrompt, toolExecution, the tool subset and the approval list.
  */
-import {
-  DEFAULT_MAX_CONTEXT_TOKENS,
-  DEFAULT_MAX_STEPS,
-  type AgentHooks,
-  type AgentTool,
-  type AgentToolCall,
-  type ToolExecutionMode,
-} from "./core/index.ts";
+import { DEFAULT_MAX_STEPS, type AgentHooks, type AgentTool, type AgentToolCall, type ToolExecutionMode } from "./core/index.ts";
 
 export type ApprovalPolicy = (toolCall: AgentToolCall, tool: AgentTool, session: { requireApproval: readonly string[] }) => boolean;
 
@@ -25,14 +19,10 @@ export type AgentConfig = {
   maxToolResultChars: number;
   /** Parallel batches run at most this many tools at once. */
   maxParallelToolCalls: number;
-  /** How long a call waits for a human before it is blocked. */
-  approvalTimeoutMs: number;
   /** Whether a call waits for a human: the tool's own flag, or the session's `requireApproval` list names it. */
   needsApproval: ApprovalPolicy;
   /** A hook (prepareContext, formatMsgForLLM, beforeToolCall, afterToolCall) running longer fails (its call gets an error result). */
   hookTimeoutMs: number;
-  /** Request budget of the default context policy, in estimated tokens (MAX_CONTEXT_TOKENS overrides it). */
-  maxContextTokens: number;
   hooks: AgentHooks;
 };
 
@@ -43,9 +33,7 @@ export const agentConfig: AgentConfig = {
   toolTimeoutMs: 60_000,
   maxToolResultChars: 100_000,
   maxParallelToolCalls: 8,
-  approvalTimeoutMs: 10 * 60_000,
   hookTimeoutMs: 30_000,
-  maxContextTokens: DEFAULT_MAX_CONTEXT_TOKENS,
   needsApproval: (toolCall, tool, session) =>
     tool.requiresApproval === true || session.requireApproval.includes(toolCall.name) || session.requireApproval.includes("*"),
   hooks: {},

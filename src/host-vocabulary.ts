@@ -6,6 +6,7 @@
  * entry, tsconfig.page.json), and test/layering.node.test.ts fails when a file merging into the core is
  * not listed here. Type-only imports: bundles carry none of it.
  */
+import type {} from "./llm/llm-vocabulary.ts";
 import type {} from "./mcp/mcp-vocabulary.ts";
 import type {} from "./schedules/schedule-vocabulary.ts";
 import type {} from "./session/sub-agents/sub-agent-vocabulary.ts";

@@ -35,7 +35,7 @@ function countingZod(): string {
 
 /**
  * Bare `zod` (not its subpaths, which the MCP SDK imports) goes to the counter; cloudflare:workers and,
- * when counting, the generated tool registry to stubs.
+ * when counting, the generated tool and guardrail registries to stubs.
  */
 const stubs = (dir: string, withoutTools: boolean): Plugin => ({
   name: "startup-stubs",
@@ -75,7 +75,10 @@ beforeAll(async () => {
     path.join(dir, "workers-stub.mjs"),
     "export class DurableObject { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }\n",
   );
-  await writeFile(path.join(dir, "no-tools.mjs"), "export const toolRegistry = {};\n");
+  await writeFile(
+    path.join(dir, "no-tools.mjs"),
+    "export const toolRegistry = {};\nexport const guardrailRegistry = {};\nexport const brokenGuardrails = [];\n",
+  );
   metafile = await bundle(dir, path.join(dir, "whole.mjs"), false);
   await bundle(dir, path.join(dir, "worker.mjs"), true);
   const calls: string[] = [];

@@ -1,17 +1,17 @@
 /**
  * getWeather: current weather for a city through an Open-Meteo-style API (geocoding, then forecast).
  * Loaded through the generated registry; base URLs come from the two env keys it declares
- * (WEATHER_API_BASE_URL, GEOCODING_API_BASE_URL) so tests and deployers can point it elsewhere.
+ * (WEATHER_API_BASE_URL, GEOCODING_API_BASE_URL; Open-Meteo's by default, src/config.ts) so tests and
+ * deployers can point it elsewhere.
  * Reports {stage:"geocoding"} then {stage:"forecast"} as partial results. Every failure throws an Error
  * with a readable message (the core pipeline turns it into an error result); the signal reaches fetch.
  */
 import * as z from "zod";
+import { readSetting } from "../src/config.ts";
 import { isPlainObject } from "../src/core/index.ts";
 import { defineTool } from "../src/tools/define-tool.ts";
 import type { AgentTool } from "../src/core/index.ts";
 
-const DEFAULT_WEATHER_BASE_URL = "https://api.open-meteo.com";
-const DEFAULT_GEOCODING_BASE_URL = "https://geocoding-api.open-meteo.com";
 // Two requests to a public API; past this the model is better served by an error than by waiting.
 const WEATHER_TIMEOUT_MS = 20_000;
 
@@ -52,9 +52,6 @@ export function describeWeatherCode(code: number): string {
 }
 
 type Location = { name: string; country?: string; latitude: number; longitude: number; timezone?: string };
-
-/** A declared setting, when the Worker has it and it is not blank. */
-const setting = (value: string | undefined): string | undefined => (value?.trim() ? value : undefined);
 
 function buildUrl(base: string, pathname: string, params: Record<string, string>): URL {
   const url = new URL(pathname, base.endsWith("/") ? base : `${base}/`);
@@ -138,8 +135,8 @@ export function getTool(): AgentTool {
     // The only part of the Worker's env this tool sees (src/tools/tool-context.ts).
     env: ["WEATHER_API_BASE_URL", "GEOCODING_API_BASE_URL"],
     async execute(_toolCallId, { city, units = "celsius" }, signal, onPartialResult, context) {
-      const geocodingBase = setting(context?.env.GEOCODING_API_BASE_URL) ?? DEFAULT_GEOCODING_BASE_URL;
-      const weatherBase = setting(context?.env.WEATHER_API_BASE_URL) ?? DEFAULT_WEATHER_BASE_URL;
+      const geocodingBase = readSetting(context?.env ?? {}, "GEOCODING_API_BASE_URL");
+      const weatherBase = readSetting(context?.env ?? {}, "WEATHER_API_BASE_URL");
 
       onPartialResult({ stage: "geocoding", city });
       const geocoding = await fetchJson(buildUrl(geocodingBase, "v1/search", { name: city, count: "1" }), "geocoding", signal);

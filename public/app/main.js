@@ -313,6 +313,18 @@ function apply(event) {
     case "llmRetry":
       view.notice(`The model did not answer (${event.message}); trying again in ${Math.ceil(event.delayMs / 1000)} s (retry ${event.retry}).`);
       break;
+    case "budgetExceeded":
+      view.notice(
+        `Token budget spent: ${event.scope === "session" ? "this session's" : "your daily"} budget is ${event.limit} tokens and ${event.used} were used.`,
+        "error",
+      );
+      break;
+    case "guardrailTripped":
+      view.notice(`Refused by the ${event.stage} guardrail "${event.guardrail}": ${event.reason}`, "error");
+      break;
+    case "modelFallback":
+      view.notice(`The model ${event.from} failed (${event.reason}); this answer comes from ${event.to}.`);
+      break;
     case "error":
       view.notice(event.message, "error");
       break;

@@ -22,7 +22,7 @@ import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const BENCH_TOOLS_DIR = join(REPO_ROOT, "scripts", "bench", "tools");
-const COPIED_DIRS = ["src", "tools", "scripts", "public"] as const;
+const COPIED_DIRS = ["src", "tools", "guardrails", "scripts", "public"] as const;
 const COPIED_FILES = ["wrangler.toml", "package.json", "tsconfig.json"] as const;
 
 export type ProjectCopy = {

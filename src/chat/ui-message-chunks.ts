@@ -43,6 +43,8 @@ const FINISH_REASONS: Record<StopReason, UiFinishReason> = {
   aborted: "other",
   error: "error",
   max_steps: "other",
+  budget_exceeded: "other",
+  guardrail: "content-filter",
 };
 
 /** Translates one run's events; keep one per response stream. */
@@ -161,6 +163,31 @@ export class UiMessageChunker {
               level: "retry",
               message: `The model's endpoint failed (${event.message}); retry ${event.retry} in ${event.delayMs} ms`,
             },
+            transient: true,
+          },
+        ];
+      case "modelFallback":
+        // Transient like a retry: the answer comes, from another model.
+        return [
+          {
+            type: "data-notice",
+            data: { level: "warning", message: `The model ${event.from} failed (${event.reason}); this step uses ${event.to}` },
+            transient: true,
+          },
+        ];
+      case "budgetExceeded":
+        return [
+          {
+            type: "data-notice",
+            data: { level: "error", message: `Token budget spent (${event.scope}): ${event.used} of ${event.limit} tokens used` },
+            transient: true,
+          },
+        ];
+      case "guardrailTripped":
+        return [
+          {
+            type: "data-notice",
+            data: { level: "error", message: `Refused by the ${event.stage} guardrail "${event.guardrail}": ${event.reason}` },
             transient: true,
           },
         ];

@@ -11,6 +11,7 @@ import { executeToolCalls } from "./tool-batch.ts";
 import { extractToolCalls, toolCallsOf } from "./tool-call-extraction.ts";
 import { formatMsgForLLM as defaultFormatMsgForLLM } from "./format-messages.ts";
 import type { LlmRequest } from "./llm-request.ts";
+import { checkGuardrails, type Guardrail, type GuardrailTrip, HeldDeltas, userMessageText } from "./guardrails.ts";
 import { runHook } from "./run-hook.ts";
 import { describeError } from "./tool-results.ts";
 import type {
@@ -21,6 +22,7 @@ import type {
   AgentToolCall,
   AgentToolCallBatch,
   AssistantMessage,
+  BudgetVerdict,
   LlmResponse,
   StopReason,
   TextContent,
@@ -33,6 +35,8 @@ export type { LlmResponse } from "./types.ts";
 export const DEFAULT_MAX_STEPS = 32;
 export const TERMINATED_TEXT = "Tool execution completed.";
 export const TERMINATED_ERROR = "One or more tool calls failed";
+export const INPUT_REFUSAL = "I can't help with that message.";
+export const OUTPUT_REFUSAL = "I can't share that answer.";
 
 /** What an adapter tells about a failed attempt it is about to retry. */
 export type LlmRetryInfo = { retryNumber: number; delayMs: number; error: unknown };
@@ -40,6 +44,8 @@ export type LlmCallOptions = {
   signal?: AbortSignal;
   onTextDelta?: (text: string) => void;
   onRetry?: (info: LlmRetryInfo) => void;
+  /** At most this many output tokens (`max_tokens`): what is left of a token budget. */
+  maxTokens?: number;
 };
 export type LlmCall = (request: LlmRequest, options: LlmCallOptions) => Promise<LlmResponse>;
 
@@ -55,6 +61,10 @@ export type AgentRun = AgentLoopConfig & {
   drainPending?: () => UserMessage[] | Promise<UserMessage[]>;
   /** Persists a message before the loop appends it to `state.messages` (append-only). */
   onMessage?: (message: AgentMessage) => void | Promise<void>;
+  /** Asked before every model call: a spent budget ends the run; what is left caps the call's `max_tokens`. */
+  checkBudget?: () => BudgetVerdict | Promise<BudgetVerdict>;
+  /** Input guardrails see each drained user message before it enters history; output ones each answer as it streams. */
+  guardrails?: { input: readonly Guardrail[]; output: readonly Guardrail[] };
   /** A resumed run does not announce itself again. */
   resumed?: boolean;
   now?: () => number;
@@ -74,6 +84,8 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
   const prepareContext = run.prepareContext ?? ((s: AgentState) => budgetContext(s, run.maxContextTokens));
   const formatMsgForLLM = run.formatMsgForLLM ?? ((context: AgentContext) => defaultFormatMsgForLLM(context));
   const knownIds = toolCallIdsOf(state.messages);
+  const inputGuardrails = run.guardrails?.input ?? [];
+  const outputGuardrails = run.guardrails?.output ?? [];
   let announcedTrim: number | undefined;
 
   const append = async (message: AgentMessage) => {
@@ -96,6 +108,12 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
     errorMessage,
     timestamp: now(),
   });
+  const refuse = async (trip: GuardrailTrip, text: string, usage?: AssistantMessage["usage"]) => {
+    await emit({ type: "guardrailTripped", ...trip });
+    const response = stopped("guardrail", `Refused by the ${trip.stage} guardrail "${trip.guardrail}": ${trip.reason}`, text);
+    if (usage) response.usage = usage;
+    return finish(response, true);
+  };
   const contextFor = (s: AgentState) => runHook("prepareContext", (hookSignal) => prepareContext(s, hookSignal), run.hookTimeoutMs, signal);
   // `extracted` keeps the extractor's `invalid` markers, which the stored toolCall blocks cannot carry.
   const runBatch = async (assistant: AssistantMessage, extracted?: AgentToolCall[]): Promise<AgentToolCallBatch | undefined> => {
@@ -126,10 +144,44 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
         true,
       );
     }
-    for (const message of (await run.drainPending?.()) ?? []) await append(message);
+    for (const message of (await run.drainPending?.()) ?? []) {
+      // A refused message never enters history, so no model request ever carries it.
+      const trip = await checkGuardrails(inputGuardrails, userMessageText(message), "input", state.messages, run.hookTimeoutMs, signal);
+      if (trip) return refuse(trip, INPUT_REFUSAL);
+      await append(message);
+    }
+
+    const budget = await run.checkBudget?.();
+    if (budget && "exceeded" in budget) {
+      const { scope, limit, used } = budget.exceeded;
+      await emit({ type: "budgetExceeded", scope, limit, used });
+      const which = scope === "session" ? "this session's" : "your daily";
+      return finish(
+        stopped(
+          "budget_exceeded",
+          `Token budget spent: ${which} budget is ${limit} tokens and ${used} were used`,
+          `I stopped: ${which} token budget is spent.`,
+        ),
+        true,
+      );
+    }
+    const maxTokens = budget?.remaining;
 
     let response: LlmResponse;
     let streamed = false;
+    // Output guardrails: each delta waits until every one passed the text so far; a trip stops the call.
+    const call = outputGuardrails.length > 0 ? new AbortController() : undefined;
+    const held = call
+      ? new HeldDeltas(
+          (text) => checkGuardrails(outputGuardrails, text, "output", state.messages, run.hookTimeoutMs, signal),
+          (text) => {
+            streamed = true;
+            void emit({ type: "messageDelta", text });
+          },
+          () => call.abort(new Error("output guardrail tripped")),
+        )
+      : undefined;
+    const callSignal = call ? (signal ? AbortSignal.any([signal, call.signal]) : call.signal) : signal;
     try {
       const context = await contextFor(state);
       if (context.trimmed && context.trimmed.omittedMessages !== announcedTrim) {
@@ -139,8 +191,10 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
       const request = await runHook("formatMsgForLLM", (hookSignal) => formatMsgForLLM(context, hookSignal), run.hookTimeoutMs, signal);
       await emit({ type: "messageStart", role: "assistant" });
       response = await run.llmCall(request, {
-        signal,
+        ...(callSignal ? { signal: callSignal } : {}),
+        ...(maxTokens === undefined ? {} : { maxTokens }),
         onTextDelta: (text) => {
+          if (held) return held.push(text);
           streamed = true;
           void emit({ type: "messageDelta", text });
         },
@@ -150,7 +204,26 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
       if (!response || typeof response !== "object" || !Array.isArray(response.content)) {
         throw new Error(`llmCall returned an invalid response: ${describeError(response)}`);
       }
+      if (held) {
+        await held.settled();
+        // The whole answer passes too (an adapter that does not stream sent no delta).
+        const text = answerText(response);
+        const trip =
+          held.tripped ??
+          (text !== "" && text !== held.passedText
+            ? await checkGuardrails(outputGuardrails, text, "output", state.messages, run.hookTimeoutMs, signal)
+            : undefined);
+        if (trip && !signal?.aborted) {
+          if (streamed) await emit({ type: "messageAbandoned", reason: `Refused by the output guardrail "${trip.guardrail}"` });
+          return refuse(trip, OUTPUT_REFUSAL, response.usage);
+        }
+      }
     } catch (err) {
+      await held?.settled();
+      if (held?.tripped && !signal?.aborted) {
+        if (streamed) await emit({ type: "messageAbandoned", reason: `Refused by the output guardrail "${held.tripped.guardrail}"` });
+        return refuse(held.tripped, OUTPUT_REFUSAL);
+      }
       if (streamed) await emit({ type: "messageAbandoned", reason: signal?.aborted ? "Aborted by request" : describeError(err) });
       if (signal?.aborted) return finish(stopped("aborted", "Aborted by request"), true);
       const message = describeError(err);
@@ -186,6 +259,16 @@ export function terminatedResponse(assistant: AssistantMessage, batch: AgentTool
   if (assistant.usage) response.usage = assistant.usage;
   if (batch.messages.some((m) => m.isError)) response.errorMessage = TERMINATED_ERROR;
   return response;
+}
+
+/** The text blocks of a model response, joined as they stream. */
+function answerText(response: LlmResponse): string {
+  let text = "";
+  for (const block of response.content) {
+    if (block && typeof block === "object" && (block as { type?: unknown }).type === "text")
+      text += String((block as TextContent).text ?? "");
+  }
+  return text;
 }
 
 /** The last assistant message if some of its tool calls have no result yet (looks only at the tail). */

@@ -4,7 +4,7 @@
  * src/wire/events.ts is derived from this one, so a type added here reaches every consumer).
  * Per tool call the order is toolExecStart → toolExecUpdate* → toolExecEnd, never an update after the end.
  */
-import type { AgentMessage, AgentToolResult, AssistantMessage, ContextTrim, StopReason } from "./types.ts";
+import type { AgentMessage, AgentToolResult, AssistantMessage, BudgetState, ContextTrim, StopReason } from "./types.ts";
 
 /** An event that carries nothing but its `type` (and, once stored, its stamp). */
 export type NoFields = Record<never, never>;
@@ -27,6 +27,10 @@ export interface CoreEvents {
   contextTrimmed: ContextTrim;
   /** The partial assistant message being streamed will not be completed (a failed or resumed LLM call): drop it. */
   messageAbandoned: { reason: string };
+  /** A token budget was spent before a model call: the run ends with stopReason "budget_exceeded". */
+  budgetExceeded: BudgetState;
+  /** A guardrail refused a user message (input) or the answer so far (output): the run ends with stopReason "guardrail". */
+  guardrailTripped: { guardrail: string; stage: "input" | "output"; reason: string };
 }
 
 /**

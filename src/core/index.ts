@@ -19,3 +19,4 @@ export * from "./agent-loop.ts";
 export * from "./context-budget.ts";
 export * from "./json-safe.ts";
 export * from "./run-hook.ts";
+export * from "./guardrails.ts";

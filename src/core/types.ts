@@ -37,7 +37,23 @@ export type Usage = {
   totalTokens: number;
 };
 
-export type StopReason = "stop" | "length" | "toolUse" | "tool_use_terminated" | "aborted" | "error" | "max_steps";
+export type StopReason =
+  | "stop"
+  | "length"
+  | "toolUse"
+  | "tool_use_terminated"
+  | "aborted"
+  | "error"
+  | "max_steps"
+  /** A token budget was spent before a model call (AgentRun.checkBudget). */
+  | "budget_exceeded"
+  /** An input or output guardrail tripped. */
+  | "guardrail";
+
+/** A token budget as it stands: whose (`scope`), how many tokens it allows and how many were used. */
+export type BudgetState = { scope: "session" | "user"; limit: number; used: number };
+/** Before a model call: the budget that is spent, or how many tokens are left (undefined: no limit). */
+export type BudgetVerdict = { exceeded: BudgetState } | { remaining: number | undefined };
 
 /** An interface so that host features can mark where a message came from (optional fields, merged from their own modules). */
 export interface UserMessage {

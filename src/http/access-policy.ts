@@ -6,16 +6,16 @@
  * Called by the router before a session is created; pure apart from the constant-time token check.
  */
 import { secretMatches } from "../credentials.ts";
-import { readFlag } from "../env-vars.ts";
+import { readSetting } from "../config.ts";
 import { readBearer } from "./auth.ts";
 import { ApiError, WrongCredential } from "./errors.ts";
 
 export type AccessEnv = { API_TOKEN?: string | undefined; ALLOW_ANONYMOUS_SESSIONS?: string | undefined; LOCAL_DEV?: string | undefined };
 
 /** True under `npm start`/`npm run dev` (LOCAL_DEV="true"), false for every deployed Worker. */
-export const isLocalWorker = (env: { LOCAL_DEV?: string | undefined }): boolean => env.LOCAL_DEV === "true";
+export const isLocalWorker = (env: { LOCAL_DEV?: string | undefined }): boolean => readSetting(env, "LOCAL_DEV");
 
-export const allowsAnonymousSessions = (env: AccessEnv): boolean => readFlag(env.ALLOW_ANONYMOUS_SESSIONS);
+export const allowsAnonymousSessions = (env: AccessEnv): boolean => readSetting(env, "ALLOW_ANONYMOUS_SESSIONS");
 
 /**
  * Throws the 401/403 that says what to set or send; returns when the request may create a session. A
@@ -23,7 +23,7 @@ export const allowsAnonymousSessions = (env: AccessEnv): boolean => readFlag(env
  */
 export async function checkSessionCreation(request: Request, env: AccessEnv, signedIn = false): Promise<void> {
   if (signedIn || allowsAnonymousSessions(env)) return;
-  const token = env.API_TOKEN?.trim();
+  const token = readSetting(env, "API_TOKEN");
   if (!token) {
     if (isLocalWorker(env)) return;
     throw new ApiError(

@@ -8,6 +8,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
+import { readSetting } from "../config.ts";
 import { chatRoutes } from "./chat-routes.ts";
 import { allowedOrigin } from "./cors-policy.ts";
 import { SigningSecretMissing } from "../signing/signing-secret.ts";
@@ -30,7 +31,7 @@ export const app = new Hono<HonoEnv>();
  */
 const corsPolicy: MiddlewareHandler<HonoEnv> = async (c, next) =>
   cors({
-    origin: (origin) => allowedOrigin(origin, c.req.url, c.env.CORS_ORIGINS),
+    origin: (origin) => allowedOrigin(origin, c.req.url, readSetting(c.env, "CORS_ORIGINS")),
     allowHeaders: ["Authorization", "Content-Type", "Last-Event-ID", "Accept", "Idempotency-Key", "Mcp-Session-Id", "Mcp-Protocol-Version"],
     allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
     exposeHeaders: ["Retry-After", "Mcp-Session-Id", "Mcp-Protocol-Version"],

@@ -4,18 +4,16 @@
  * a comma-separated list, replaces that default; "*" in it allows every origin, explicitly.
  * Used by the router's CORS middleware.
  */
-import { readList } from "../env-vars.ts";
-
 export type AllowedOrigins = "*" | readonly string[];
 
-export function parseCorsOrigins(raw: string | undefined): AllowedOrigins | undefined {
-  const origins = readList(raw);
+/** CORS_ORIGINS as read (src/config.ts): undefined when it lists none. */
+export function parseCorsOrigins(origins: readonly string[]): AllowedOrigins | undefined {
   if (origins.length === 0) return undefined;
   return origins.includes("*") ? "*" : origins;
 }
 
 /** The origin to echo in Access-Control-Allow-Origin, or null to send none. */
-export function allowedOrigin(origin: string, requestUrl: string, configured: string | undefined): string | null {
+export function allowedOrigin(origin: string, requestUrl: string, configured: readonly string[]): string | null {
   const allowed = parseCorsOrigins(configured) ?? [new URL(requestUrl).origin];
   if (allowed === "*") return "*";
   return allowed.includes(origin) ? origin : null;

@@ -16,6 +16,7 @@ export type ApiErrorCode =
   | "rate_limited"
   | "too_many"
   | "too_many_schedules"
+  | "budget_exceeded"
   | "idempotency_key_reused"
   | "idempotency_in_progress"
   | "internal";

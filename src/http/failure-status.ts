@@ -27,6 +27,8 @@ export const FAILURE_STATUS = {
   invalid_elicitation_content: { status: 400, code: "bad_request" },
   // The session's storage reached SESSION_MAX_BYTES: waiting does not help, a new session does.
   over_budget: { status: 413, code: "payload_too_large" },
+  // A token budget is spent (SESSION_TOKEN_BUDGET): waiting does not help, an operator may raise it.
+  budget_exceeded: { status: 429, code: "budget_exceeded" },
   bad_request: { status: 400, code: "bad_request" },
   // MCP_ALLOWED_URLS does not list the URL a session asked to attach.
   url_not_allowed: { status: 403, code: "forbidden" },

@@ -8,6 +8,7 @@
  * key. Called by session-routes.ts.
  */
 import type { Context } from "hono";
+import { readSetting } from "../config.ts";
 import { secretMatches, sha256Hex } from "../credentials.ts";
 import type { CreationAnswer, CreationKey } from "../session/agent-session.ts";
 import { openCreationKey, sealCreationKey } from "../signing/sealed-creation-key.ts";
@@ -22,7 +23,7 @@ import { fingerprintOf } from "./idempotency.ts";
 async function creationScope(c: Context<HonoEnv>): Promise<string> {
   const user = c.get("user");
   if (user) return `user:${await sha256Hex(user.id)}`;
-  const token = c.env.API_TOKEN?.trim();
+  const token = readSetting(c.env, "API_TOKEN");
   const presented = readBearer(c.req.raw);
   if (token && (await secretMatches(presented, token))) return `token:${await sha256Hex(token)}`;
   return `client:${clientKey(c.req.raw)}`;

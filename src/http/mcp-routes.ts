@@ -5,6 +5,7 @@
  * The server loads on the first /mcp request: start-up CPU (the MCP SDK at load cost ~13 of ~31 ms).
  */
 import { Hono } from "hono";
+import { readSetting } from "../config.ts";
 import type { HonoEnv } from "./hono-env.ts";
 import { requireApiToken } from "./operator-access.ts";
 import { refuseRebinding } from "./rebinding-guard.ts";
@@ -13,7 +14,7 @@ export const mcpRoutes = new Hono<HonoEnv>();
 
 mcpRoutes.all("/mcp", async (c) => {
   await requireApiToken(c);
-  if (!c.env.API_TOKEN?.trim()) refuseRebinding(c.req.raw);
+  if (!readSetting(c.env, "API_TOKEN")) refuseRebinding(c.req.raw);
   const { handleMcpRequest } = await import("../mcp/mcp-server.ts");
   return handleMcpRequest(c.req.raw, c.env);
 });

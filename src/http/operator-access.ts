@@ -4,6 +4,7 @@
  * no operator at all, so its operator routes refuse everyone with a 403 that says what to set.
  */
 import type { Context } from "hono";
+import { readSetting } from "../config.ts";
 import { secretMatches } from "../credentials.ts";
 import { checkApiToken, isLocalWorker } from "./access-policy.ts";
 import { readBearer } from "./auth.ts";
@@ -12,7 +13,7 @@ import type { HonoEnv } from "./hono-env.ts";
 
 /** Throws the 401/403 for a caller that is not the operator. */
 export async function requireApiToken(c: Context<HonoEnv>): Promise<void> {
-  const token = c.env.API_TOKEN?.trim();
+  const token = readSetting(c.env, "API_TOKEN");
   if (token) return checkApiToken(c.req.raw, token);
   if (!isLocalWorker(c.env)) {
     throw new ApiError(
@@ -25,7 +26,7 @@ export async function requireApiToken(c: Context<HonoEnv>): Promise<void> {
 
 /** Whether the caller is the operator, for routes that answer everyone but show the operator more. A wrong token is refused. */
 export async function isOperator(c: Context<HonoEnv>): Promise<boolean> {
-  const token = c.env.API_TOKEN?.trim();
+  const token = readSetting(c.env, "API_TOKEN");
   if (!token) return isLocalWorker(c.env);
   const presented = readBearer(c.req.raw);
   if (presented === undefined) return false;

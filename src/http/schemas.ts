@@ -88,6 +88,9 @@ export const addMcpServerBody = lazySchema(() =>
 
 export const mcpServerNameParam = lazySchema(() => z.string().regex(MCP_SERVER_NAME_PATTERN, "must be an MCP server name"));
 
+/** PUT …/token-budget (the operator): the session's token budget from now on, replacing SESSION_TOKEN_BUDGET. */
+export const tokenBudgetBody = lazySchema(() => z.strictObject({ tokenBudget: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) }));
+
 export const approvalBody = lazySchema(() =>
   z.strictObject({
     approve: z.boolean(),

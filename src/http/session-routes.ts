@@ -10,9 +10,10 @@ import { validator } from "hono/validator";
 import * as z from "zod";
 import type { UserContent } from "../core/index.ts";
 import { agentConfig } from "../agent-config.ts";
+import { readSetting } from "../config.ts";
 import { secretMatches, sha256Hex } from "../credentials.ts";
 import { checkSessionModel } from "../llm/select-model.ts";
-import { parseMcpServers, selectMcpServers } from "../mcp/servers-config.ts";
+import { readMcpServers, selectMcpServers } from "../mcp/servers-config.ts";
 import { isApprovalName } from "../session/human/approval-names.ts";
 import { bundledToolNames } from "../tools/catalog.ts";
 import { checkSessionCreation } from "./access-policy.ts";
@@ -24,6 +25,7 @@ import { settle } from "./failure-status.ts";
 import type { HonoEnv } from "./hono-env.ts";
 import { idempotent, readIdempotencyKey } from "./idempotency.ts";
 import { idempotentCreation, repeatedCreationKey } from "./idempotent-creation.ts";
+import { requireApiToken } from "./operator-access.ts";
 import { limitRate } from "./rate-limit.ts";
 import {
   addMcpServerBody,
@@ -33,6 +35,7 @@ import {
   messageBody,
   messagePageQuery,
   settingsBody,
+  tokenBudgetBody,
   waitQuery,
 } from "./schemas.ts";
 import { eventsKey, sessionKey, sessionStub } from "./session-stub.ts";
@@ -64,7 +67,7 @@ sessionRoutes.post(
   jsonBody(createSessionBody, { optional: true }),
   async (c) => {
     const body = c.req.valid("json");
-    const mcp = parseMcpServers(c.env.MCP_SERVERS);
+    const mcp = readMcpServers(c.env);
     if (!mcp.ok) throw new ApiError(500, "misconfigured", mcp.message);
     const chosen = selectMcpServers(mcp.servers, body.mcpServers);
     if (!chosen.ok)
@@ -122,7 +125,7 @@ async function sessionOwner(c: Context<HonoEnv>, named: string | undefined): Pro
     return user.id;
   }
   if (named === undefined) return undefined;
-  const token = c.env.API_TOKEN?.trim();
+  const token = readSetting(c.env, "API_TOKEN");
   if (!token || !(await secretMatches(readBearer(c.req.raw), token)))
     throw new ApiError(403, "forbidden", "Only the operator (API_TOKEN) may create a session for a userId");
   return named;
@@ -195,6 +198,12 @@ sessionRoutes.post("/v1/sessions/:id/elicitations/:elicitationId", elicitationPa
 sessionRoutes.patch("/v1/sessions/:id", sessionParam, jsonBody(settingsBody), async (c) =>
   c.json(settle(await sessionStub(c.env, c.req.valid("param").id).updateSettings(sessionKey(c), c.req.valid("json")))),
 );
+
+// The operator (API_TOKEN), not the session's holder, sets what one session may spend.
+sessionRoutes.put("/v1/sessions/:id/token-budget", sessionParam, jsonBody(tokenBudgetBody), async (c) => {
+  await requireApiToken(c);
+  return c.json(settle(await sessionStub(c.env, c.req.valid("param").id).setTokenBudget(c.req.valid("json").tokenBudget)));
+});
 
 sessionRoutes.delete("/v1/sessions/:id", sessionParam, noBody, async (c) =>
   c.json(settle(await sessionStub(c.env, c.req.valid("param").id).shutdown(sessionKey(c)))),

@@ -7,6 +7,7 @@
 import { Hono } from "hono";
 import { validator } from "hono/validator";
 import * as z from "zod";
+import { readSetting } from "../config.ts";
 import type { AppEnv } from "../env.ts";
 import { TOOL_NAME_PATTERN } from "../core/index.ts";
 import { describeMcpServers } from "../mcp/mcp-catalog.ts";
@@ -41,7 +42,7 @@ toolRoutes.get("/v1/tools", async (c) => {
   const operator = await isOperator(c);
   const [{ draftRuntime, written, partial }, mcp] = await Promise.all([
     describeWrittenTools(c.env),
-    describeMcpServers(c.env.MCP_SERVERS, operator, { vault: workerVault(c.env), origin: new URL(c.req.url).origin }),
+    describeMcpServers(readSetting(c.env, "MCP_SERVERS"), operator, { vault: workerVault(c.env), origin: new URL(c.req.url).origin }),
   ]);
   // Drafts belong to the session that wrote them: their text and code are for the operator only.
   const visible = operator ? written : written.filter((t) => t.status === "deployed");

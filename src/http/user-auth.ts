@@ -8,6 +8,7 @@
  * routes, as before. Mounted by app.ts on /v1/*.
  */
 import type { Context, MiddlewareHandler } from "hono";
+import { readSetting } from "../config.ts";
 import { secretMatches } from "../credentials.ts";
 import { authConfig, looksLikeJwt, verifyUserToken } from "../users/user-token.ts";
 import { readBearer } from "./auth.ts";
@@ -45,7 +46,7 @@ async function presentedToken(
   if (bearer !== undefined) {
     if (!looksLikeJwt(bearer)) return undefined;
     // An API token that happens to look like a JWT stays the operator's.
-    const apiToken = c.env.API_TOKEN?.trim();
+    const apiToken = readSetting(c.env, "API_TOKEN");
     if (apiToken && (await secretMatches(bearer, apiToken))) return undefined;
     return { token: bearer, from: "bearer" };
   }

@@ -65,7 +65,7 @@ export function createOpenAiLlmCall(options: OpenAiLlmOptions): LlmCall {
   const encoder = new RequestEncoder();
 
   return async (request, call) => {
-    const body = toRequestBody(request, options.model);
+    const body = toRequestBody(request, options.model, call.maxTokens);
     const settings: AttemptSettings = { body, stream, includeUsage, timeoutMs, encoder };
     const parts = await runLlmAttempts(policy, call, ({ deliver, delivered }) =>
       attemptOnce(endpoint, settings, deliver, delivered, call.signal),
@@ -74,12 +74,13 @@ export function createOpenAiLlmCall(options: OpenAiLlmOptions): LlmCall {
   };
 }
 
-function toRequestBody(request: LlmRequest, model: string): RequestBody {
+function toRequestBody(request: LlmRequest, model: string, maxTokens: number | undefined): RequestBody {
   // OpenAI rejects an empty `tools` array, so no tools means no field.
   return {
     model,
     messages: request.messages,
     ...(request.tools.length > 0 ? { tools: request.tools } : {}),
+    ...(maxTokens === undefined ? {} : { max_tokens: Math.max(1, Math.floor(maxTokens)) }),
   };
 }
 

@@ -5,15 +5,14 @@
  * A session may name its own model at creation, from the MODELS allowlist (default: the configured model).
  * Called by the router (the allowlist) and by the session host once per run; cheap, so no caching.
  */
+import { readSetting } from "../config.ts";
 import type { LlmCall } from "../core/index.ts";
-import { readNonNegativeNumber } from "../env-vars.ts";
 import { LlmError } from "./llm-error.ts";
+import { type FallbackModel, type ModelFallbackInfo, withModelFallbacks } from "./model-fallback.ts";
 import { createOfflineLlmCall, OFFLINE_MODEL } from "./offline-model.ts";
 import { createOpenAiLlmCall } from "./openai-chat-model.ts";
-import { DEFAULT_MAX_RETRY_DELAY_MS } from "./retry.ts";
-import { createWorkersAiLlmCall, DEFAULT_WORKERS_AI_MODEL, type WorkersAiBinding } from "./workers-ai-model.ts";
+import { createWorkersAiLlmCall, type WorkersAiBinding } from "./workers-ai-model.ts";
 
-export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
 export const MODEL_PROVIDERS = ["openai", "workers-ai", "offline"] as const;
 export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
 
@@ -26,6 +25,8 @@ export type LlmEnv = {
   /** Comma-separated models a session may choose; empty means only the configured one. */
   MODELS?: string | undefined;
   MAX_RETRY_DELAY_MS?: string | undefined;
+  /** Comma-separated models tried in order when the session's model fails with a retryable error (model-fallback.ts). */
+  MODEL_FALLBACKS?: string | undefined;
   /** "false" turns streaming off, for endpoints that cannot stream. */
   LLM_STREAM?: string | undefined;
   /** The Workers AI binding (`[ai] binding = "AI"`). */
@@ -38,32 +39,29 @@ export type LlmSelection =
   | { kind: "offline" }
   | { kind: "invalid"; message: string };
 
-/** Per run: the session's model (already checked against the allowlist). */
-export type LlmChoice = { model?: string | undefined };
+/** Per run: the session's model (already checked against the allowlist), and who hears of a fallback. */
+export type LlmChoice = { model?: string | undefined; onFallback?: (info: ModelFallbackInfo) => void };
 
-const setting = (raw: string | undefined): string => raw?.trim() ?? "";
+/** `workers-ai:<model>` names a Workers AI model (the AI binding) whatever MODEL_PROVIDER says. */
+const WORKERS_AI_PREFIX = "workers-ai:";
 
 export function resolveProvider(env: LlmEnv): ModelProvider | { invalid: string } {
-  const raw = setting(env.MODEL_PROVIDER).toLowerCase();
-  if (raw === "") return setting(env.OPENAI_API_KEY) ? "openai" : "offline";
+  const raw = readSetting(env, "MODEL_PROVIDER").toLowerCase();
+  if (raw === "") return readSetting(env, "OPENAI_API_KEY") ? "openai" : "offline";
   return (MODEL_PROVIDERS as readonly string[]).includes(raw) ? (raw as ModelProvider) : { invalid: raw };
 }
 
 /** The model a session gets when it names none. */
 export function configuredModel(env: LlmEnv): string {
   const provider = resolveProvider(env);
-  if (provider === "workers-ai") return setting(env.WORKERS_AI_MODEL) || DEFAULT_WORKERS_AI_MODEL;
-  if (provider === "openai") return setting(env.OPENAI_MODEL) || DEFAULT_OPENAI_MODEL;
+  if (provider === "workers-ai") return readSetting(env, "WORKERS_AI_MODEL");
+  if (provider === "openai") return readSetting(env, "OPENAI_MODEL");
   return OFFLINE_MODEL;
 }
 
 /** The models a session may choose at creation: the configured one, plus MODELS. */
 export function allowedModels(env: LlmEnv): string[] {
-  const listed = setting(env.MODELS)
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-  return [...new Set([configuredModel(env), ...listed])];
+  return [...new Set([configuredModel(env), ...readSetting(env, "MODELS")])];
 }
 
 /** A session's requested model → the model to store, or a message naming the allowed ones. */
@@ -94,20 +92,42 @@ export function describeLlmSelection(env: LlmEnv, model?: string): LlmSelection 
   if (provider === "offline") return { kind: "offline" };
   const common = {
     model: model ?? configuredModel(env),
-    maxRetryDelayMs: parseMaxRetryDelayMs(env.MAX_RETRY_DELAY_MS),
-    stream: setting(env.LLM_STREAM).toLowerCase() !== "false",
+    maxRetryDelayMs: readSetting(env, "MAX_RETRY_DELAY_MS"),
+    stream: readSetting(env, "LLM_STREAM"),
   };
   if (provider === "workers-ai") return { kind: "workers-ai", ...common };
-  if (!setting(env.OPENAI_API_KEY)) return { kind: "invalid", message: 'MODEL_PROVIDER is "openai" but OPENAI_API_KEY is not set' };
-  const baseURL = setting(env.OPENAI_BASE_URL);
+  if (!readSetting(env, "OPENAI_API_KEY")) return { kind: "invalid", message: 'MODEL_PROVIDER is "openai" but OPENAI_API_KEY is not set' };
+  const baseURL = readSetting(env, "OPENAI_BASE_URL");
   return { kind: "openai", ...common, ...(baseURL ? { baseURL } : {}) };
 }
 
 export function selectLlmCall(env: LlmEnv, choice: LlmChoice = {}): LlmCall {
-  const selection = describeLlmSelection(env, choice.model);
+  const primary = { name: choice.model ?? configuredModel(env), call: buildLlmCall(env, choice.model) };
+  return withModelFallbacks(primary, modelFallbacks(env, primary.name), (info) => choice.onFallback?.(info));
+}
+
+/** MODEL_FALLBACKS in order, the session's own model left out; each built only when first needed. */
+export function modelFallbacks(env: LlmEnv, primary: string): FallbackModel[] {
+  const names = readSetting(env, "MODEL_FALLBACKS").filter((name) => name !== primary);
+  return [...new Set(names)].map((name) => ({
+    name,
+    build: () =>
+      name.startsWith(WORKERS_AI_PREFIX)
+        ? createWorkersAiLlmCall({
+            binding: env.AI,
+            model: name.slice(WORKERS_AI_PREFIX.length),
+            maxRetryDelayMs: readSetting(env, "MAX_RETRY_DELAY_MS"),
+            stream: readSetting(env, "LLM_STREAM"),
+          })
+        : buildLlmCall(env, name),
+  }));
+}
+
+function buildLlmCall(env: LlmEnv, model: string | undefined): LlmCall {
+  const selection = describeLlmSelection(env, model);
   switch (selection.kind) {
     case "offline":
-      return createOfflineLlmCall({ reason: setting(env.MODEL_PROVIDER) ? "configured" : "no-key" });
+      return createOfflineLlmCall({ reason: readSetting(env, "MODEL_PROVIDER") ? "configured" : "no-key" });
     case "invalid": {
       const error = new LlmError(selection.message, { kind: "config", retryable: false });
       return () => Promise.reject(error);
@@ -121,7 +141,7 @@ export function selectLlmCall(env: LlmEnv, choice: LlmChoice = {}): LlmCall {
       });
     case "openai":
       return createOpenAiLlmCall({
-        apiKey: setting(env.OPENAI_API_KEY),
+        apiKey: readSetting(env, "OPENAI_API_KEY"),
         model: selection.model,
         maxRetryDelayMs: selection.maxRetryDelayMs,
         stream: selection.stream,
@@ -132,9 +152,4 @@ export function selectLlmCall(env: LlmEnv, choice: LlmChoice = {}): LlmCall {
       throw new Error(`unknown LLM selection ${JSON.stringify(unreachable)}`);
     }
   }
-}
-
-/** A plain non-negative decimal number of milliseconds; anything else (empty, "-1", "5s", "1e3") → 30000. */
-export function parseMaxRetryDelayMs(raw: string | undefined): number {
-  return readNonNegativeNumber(raw, DEFAULT_MAX_RETRY_DELAY_MS);
 }

@@ -17,8 +17,6 @@ import { createWorkersAiStreamAccumulator, readWorkersAiResult } from "./workers
 import { toWorkersAiError } from "./workers-ai-errors.ts";
 
 export const WORKERS_AI_API = "workers-ai";
-/** Function calling and streaming, on Workers AI's fast tier (README "Models"). */
-export const DEFAULT_WORKERS_AI_MODEL = "@cf/meta/llama-3.3-70b-instruct-fp8-fast";
 /** Workers AI's own default is 256 output tokens, which cuts ordinary answers short. */
 export const WORKERS_AI_MAX_TOKENS = 2_048;
 export const WORKERS_AI_TIMEOUT_MS = 120_000;
@@ -55,7 +53,7 @@ export function createWorkersAiLlmCall(options: WorkersAiLlmOptions): LlmCall {
   const timeoutMs = options.timeoutMs ?? WORKERS_AI_TIMEOUT_MS;
 
   return async (request, call) => {
-    const inputs = toInputs(request, stream);
+    const inputs = toInputs(request, stream, call.maxTokens);
     const parts = await runLlmAttempts(policy, call, ({ deliver, delivered }) =>
       attemptOnce(binding, model, inputs, { stream, timeoutMs }, deliver, delivered, call.signal),
     );
@@ -64,7 +62,7 @@ export function createWorkersAiLlmCall(options: WorkersAiLlmOptions): LlmCall {
 }
 
 /** Workers AI takes OpenAI-style messages; text-only content goes as a plain string, which every model reads. */
-function toInputs(request: LlmRequest, stream: boolean): Record<string, unknown> {
+function toInputs(request: LlmRequest, stream: boolean, maxTokens: number | undefined): Record<string, unknown> {
   const messages = request.messages.map((message): ChatMessage => {
     if (message.role === "user" && Array.isArray(message.content) && message.content.every((part) => part.type === "text")) {
       return { role: "user", content: message.content.map((part) => (part.type === "text" ? part.text : "")).join("\n") };
@@ -75,7 +73,7 @@ function toInputs(request: LlmRequest, stream: boolean): Record<string, unknown>
   return {
     messages,
     ...(request.tools.length > 0 ? { tools: request.tools } : {}),
-    max_tokens: WORKERS_AI_MAX_TOKENS,
+    max_tokens: maxTokens === undefined ? WORKERS_AI_MAX_TOKENS : Math.max(1, Math.min(WORKERS_AI_MAX_TOKENS, Math.floor(maxTokens))),
     ...(stream ? { stream: true } : {}),
   };
 }

@@ -4,13 +4,13 @@
  * segment boundaries), so `https://a.example/` never admits `https://a.example.evil/` or `…@evil`.
  * Called by the session when a client adds a server. Unset or blank: nothing is allowed.
  */
-import { readList } from "../env-vars.ts";
+import { readSetting } from "../config.ts";
 
 export type AllowedUrlPrefix = { protocol: string; host: string; path: string };
 
 /** The prefixes of the var; entries that are not http(s) URLs, or carry credentials, are left out. */
-export function parseAllowedUrls(raw: string | undefined): AllowedUrlPrefix[] {
-  return readList(raw).flatMap((entry) => {
+export function readAllowedUrls(env: { MCP_ALLOWED_URLS?: string | undefined }): AllowedUrlPrefix[] {
+  return readSetting(env, "MCP_ALLOWED_URLS").flatMap((entry) => {
     const url = parseHttpUrl(entry);
     return url ? [{ protocol: url.protocol, host: url.host, path: url.pathname }] : [];
   });

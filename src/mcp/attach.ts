@@ -11,7 +11,7 @@ import { workerVault } from "./mcp-credentials-object.ts";
 import { localVault } from "./oauth-completion.ts";
 import { MCP_CLIENT_METADATA_PATH, MCP_OAUTH_CALLBACK_PATH, McpOAuthProvider } from "./oauth-provider.ts";
 import type { McpOAuthStore } from "./oauth-store.ts";
-import { parseMcpServers, type McpServerConfig } from "./servers-config.ts";
+import { readMcpServers, type McpServerConfig } from "./servers-config.ts";
 import { SessionMcpTools, type McpAuthFactory, type McpSessionEvent, type SessionElicit } from "./session-mcp-tools.ts";
 
 export type McpEnv = Pick<AppEnv, "MCP_SERVERS" | "MCP_CREDENTIALS">;
@@ -46,9 +46,10 @@ export function attachMcpTools(
       sessionId: attachment.sessionId,
     });
   };
-  const added = attachment?.added ?? [];
-  const parsed = parseMcpServers(env.MCP_SERVERS);
-  if (!parsed.ok) return new SessionMcpTools(store, [], emit, [`${parsed.message}; no MCP tools are available`], authFor, added);
+  // What every session gets, whatever MCP_SERVERS holds: its own servers and its user's answers to them.
+  const common = { store, emit, authFor, added: attachment?.added ?? [], elicit };
+  const parsed = readMcpServers(env);
+  if (!parsed.ok) return new SessionMcpTools({ ...common, problems: [`${parsed.message}; no MCP tools are available`] });
   const names = chosen ?? parsed.servers.map((s) => s.name);
   const servers: McpServerConfig[] = [];
   const missing: string[] = [];
@@ -59,7 +60,7 @@ export function attachMcpTools(
   }
   const problems =
     missing.length > 0 ? [`MCP server(s) ${missing.join(", ")} are no longer in MCP_SERVERS; their tools are unavailable`] : [];
-  return new SessionMcpTools(store, servers, emit, problems, authFor, added, elicit);
+  return new SessionMcpTools({ ...common, servers, problems });
 }
 
 export { SessionMcpTools } from "./session-mcp-tools.ts";

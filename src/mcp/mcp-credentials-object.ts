@@ -9,7 +9,7 @@ import type { AppEnv } from "../env.ts";
 import { completeAuthorization, type AuthCompletion } from "./oauth-completion.ts";
 import type { McpCredentialVault } from "./oauth-provider.ts";
 import { MCP_OAUTH_SCHEMA, McpOAuthStore, type OAuthRecordKind, type PendingFlow } from "./oauth-store.ts";
-import { parseMcpServers } from "./servers-config.ts";
+import { readMcpServers } from "./servers-config.ts";
 
 /** The one instance's name. */
 export const WORKER_CREDENTIALS = "worker-mcp-credentials";
@@ -44,7 +44,7 @@ export class McpCredentials extends DurableObject<AppEnv> {
   }
 
   complete(state: string, code: string): Promise<AuthCompletion> {
-    const parsed = parseMcpServers(this.env.MCP_SERVERS);
+    const parsed = readMcpServers(this.env);
     return completeAuthorization(this.store, state, code, (name) => (parsed.ok ? parsed.servers.find((s) => s.name === name) : undefined));
   }
 }

@@ -7,6 +7,7 @@
  * The schemas are built on the first non-blank var (src/lazy-schema.ts): start-up CPU.
  */
 import * as z from "zod";
+import { readSetting } from "../config.ts";
 import { locateJsonError } from "../json-error-position.ts";
 import { lazySchema } from "../lazy-schema.ts";
 
@@ -64,6 +65,10 @@ export function parseMcpServers(raw: string | undefined): McpServersResult {
   );
   return { ok: false, message: `MCP_SERVERS is invalid: ${problems.join("; ")}` };
 }
+
+/** The Worker's MCP_SERVERS, parsed. */
+export const readMcpServers = (env: { MCP_SERVERS?: string | undefined }): McpServersResult =>
+  parseMcpServers(readSetting(env, "MCP_SERVERS"));
 
 /** The servers a session asked for (all when `names` is absent), or the unknown names it asked for. */
 export function selectMcpServers(

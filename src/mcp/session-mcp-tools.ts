@@ -45,25 +45,39 @@ type ServerState = {
 /** Asks the session's user on a server's behalf; settles with cancel when `signal` aborts. */
 export type SessionElicit = (server: string, question: McpElicitation, signal: AbortSignal) => Promise<McpElicitationAnswer>;
 
+export type SessionMcpOptions = {
+  /** The session's ToolStore, which the servers' tools join. */
+  store: ToolStore;
+  emit: (event: McpSessionEvent) => void;
+  /** The deployer's servers the session uses (MCP_SERVERS). */
+  servers?: readonly McpServerConfig[];
+  /** Servers the session added itself. */
+  added?: readonly McpServerConfig[];
+  /** Configuration problems found while loading, reported by the first refresh. */
+  problems?: readonly string[];
+  /** Each server's OAuth client; absent or undefined for a server: it is reached without one. */
+  authFor?: McpAuthFactory;
+  /** Given: servers may ask the session's user (elicitation); absent: the client declares no elicitation. */
+  elicit?: SessionElicit | undefined;
+};
+
 export class SessionMcpTools {
   private readonly servers = new Map<string, ServerState>();
   private refreshing?: Promise<void>;
   private problems: string[];
+  private readonly store: ToolStore;
+  private readonly emit: (event: McpSessionEvent) => void;
+  private readonly authFor: McpAuthFactory;
+  private readonly elicit: SessionElicit | undefined;
 
-  constructor(
-    private readonly store: ToolStore,
-    servers: readonly McpServerConfig[],
-    private readonly emit: (event: McpSessionEvent) => void,
-    /** Configuration problems found while loading, reported by the first refresh. */
-    problems: readonly string[] = [],
-    private readonly authFor: McpAuthFactory = () => undefined,
-    added: readonly McpServerConfig[] = [],
-    /** Given: servers may ask the session's user (elicitation); absent: the client declares no elicitation. */
-    private readonly elicit?: SessionElicit,
-  ) {
-    this.problems = [...problems];
-    for (const server of servers) this.track(server, "deployer");
-    for (const server of added) this.track(server, "session");
+  constructor(options: SessionMcpOptions) {
+    this.store = options.store;
+    this.emit = options.emit;
+    this.authFor = options.authFor ?? (() => undefined);
+    this.elicit = options.elicit;
+    this.problems = [...(options.problems ?? [])];
+    for (const server of options.servers ?? []) this.track(server, "deployer");
+    for (const server of options.added ?? []) this.track(server, "session");
   }
 
   /** Lists the tools of every server not listed yet; concurrent callers share one attempt. Never rejects. */

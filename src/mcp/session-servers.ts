@@ -6,7 +6,7 @@
  */
 import type { SessionResult } from "../session/session-result.ts";
 import { ok, refuse } from "../session/session-result.ts";
-import { isAllowedMcpUrl, parseAllowedUrls } from "./allowed-urls.ts";
+import { isAllowedMcpUrl, readAllowedUrls } from "./allowed-urls.ts";
 import type { McpOAuthStore } from "./oauth-store.ts";
 import { MCP_SERVER_NAME_PATTERN, type McpServerConfig } from "./servers-config.ts";
 import type { McpServerView, SessionMcpTools } from "./session-mcp-tools.ts";
@@ -28,12 +28,12 @@ export const readAddedServers = (meta: MetaRows): McpServerConfig[] => meta.read
 export async function addSessionServer(
   meta: MetaRows,
   mcp: SessionMcpTools,
-  allowedUrls: string | undefined,
+  env: { MCP_ALLOWED_URLS?: string | undefined },
   request: AddServerRequest,
 ): Promise<SessionResult<McpServerView>> {
   if (!MCP_SERVER_NAME_PATTERN.test(request.name))
     return refuse("bad_request", "name must start with a letter and use at most 32 letters, digits, _ or -");
-  if (!isAllowedMcpUrl(request.url, parseAllowedUrls(allowedUrls))) {
+  if (!isAllowedMcpUrl(request.url, readAllowedUrls(env))) {
     return refuse("url_not_allowed", "This URL is not among the MCP server URLs this Worker allows sessions to add (MCP_ALLOWED_URLS)");
   }
   const headerBytes = Object.entries(request.headers ?? {}).reduce((n, [k, v]) => n + k.length + v.length, 0);

@@ -4,12 +4,14 @@
  * `key=value,key2=value2`, values URL-encoded). A malformed setting names the variable and the entry's
  * position, never its text (header values are credentials). Unset endpoint: tracing is off.
  */
+import { readSetting } from "../config.ts";
+
 export type OtelExport = { tracesUrl: string; headers: Record<string, string> };
 
 export type OtelConfigResult = { ok: true; value: OtelExport | undefined } | { ok: false; message: string };
 
 export function readOtelConfig(env: { OTEL_EXPORTER_OTLP_ENDPOINT?: string; OTEL_EXPORTER_OTLP_HEADERS?: string }): OtelConfigResult {
-  const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  const endpoint = readSetting(env, "OTEL_EXPORTER_OTLP_ENDPOINT");
   if (!endpoint) return { ok: true, value: undefined };
   let url: URL;
   try {
@@ -21,7 +23,7 @@ export function readOtelConfig(env: { OTEL_EXPORTER_OTLP_ENDPOINT?: string; OTEL
     return { ok: false, message: "OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL" };
   const base = url.href.replace(/\/+$/, "");
   const headers: Record<string, string> = {};
-  const raw = env.OTEL_EXPORTER_OTLP_HEADERS?.trim();
+  const raw = readSetting(env, "OTEL_EXPORTER_OTLP_HEADERS");
   if (raw) {
     for (const [i, entry] of raw.split(",").entries()) {
       const at = entry.indexOf("=");

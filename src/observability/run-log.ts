@@ -150,6 +150,9 @@ export class RunLog {
       case "messageAbandoned":
       case "mcpAuthRequired":
       case "mcpToolsChanged":
+      case "modelFallback":
+      case "budgetExceeded":
+      case "guardrailTripped":
         return; // deltas, approvals and notices carry nothing these lines count
       case "scheduleFired":
         return; // deltas, approvals, errors and notices carry nothing these lines count

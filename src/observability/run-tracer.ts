@@ -175,6 +175,31 @@ export class RunTracer {
           attributes: { "edge_agent.omitted_messages": event.omittedMessages },
         });
         return;
+      case "modelFallback":
+        run.root.events.push({
+          name: "edge_agent.model_fallback",
+          timeMs: event.ts,
+          attributes: { "edge_agent.fallback.from": event.from, "edge_agent.fallback.to": event.to, "error.message": event.reason },
+        });
+        return;
+      case "budgetExceeded":
+        run.root.events.push({
+          name: "edge_agent.budget_exceeded",
+          timeMs: event.ts,
+          attributes: {
+            "edge_agent.budget.scope": event.scope,
+            "edge_agent.budget.limit": event.limit,
+            "edge_agent.budget.used": event.used,
+          },
+        });
+        return;
+      case "guardrailTripped":
+        run.root.events.push({
+          name: "edge_agent.guardrail_tripped",
+          timeMs: event.ts,
+          attributes: { "edge_agent.guardrail": event.guardrail, "edge_agent.guardrail.stage": event.stage },
+        });
+        return;
       case "scheduleFired":
         return; // a session event between runs: it queues a message, the run it starts has its own span
       case "mcpAuthRequired":

@@ -34,6 +34,7 @@ import { decideApproval } from "./human/tool-approval.ts";
 import { answerElicitation, type ElicitationAction } from "./human/elicitation-gate.ts";
 import { onAlarm, planAlarm, wake } from "./session-alarm.ts";
 import { eraseSession, goneMessage, readTombstone, type Tombstone, writeTombstone } from "./session-end.ts";
+import { SESSION_BUDGET_KEY } from "./run/token-budget.ts";
 import { updateSettings, type SettingsPatch } from "./session-settings.ts";
 import { authorizeParent, followChild, refuseChildInput, storeChild } from "./sub-agents/sub-agent-child.ts";
 import { sessionIndex } from "../users/session-index.ts";
@@ -135,7 +136,7 @@ export class AgentSession extends DurableObject<AppEnv> {
   }
 
   snapshot(key: Caller) {
-    return this.authorized(key, (s) => ok(describeSession(s)));
+    return this.authorized(key, (s) => ok(describeSession(s, this.env)));
   }
 
   /** A page of history before the cursor `before` (default: the newest), oldest first. */
@@ -175,9 +176,18 @@ export class AgentSession extends DurableObject<AppEnv> {
     return this.authorized(key, (s) => updateSettings(s, patch));
   }
 
+  /** PUT …/token-budget (the router checked the operator's token): this session's token budget from now on. */
+  setTokenBudget(tokenBudget: number) {
+    if (this.tombstone) return refuse("shut_down", goneMessage(this.tombstone));
+    const session = this.session;
+    if (!session) return refuse("not_found", "Session not found");
+    session.meta.write(SESSION_BUDGET_KEY, tokenBudget);
+    return ok({ tokenBudget });
+  }
+
   /** POST …/mcp-servers: attach a server of the client's within MCP_ALLOWED_URLS; lists its tools. */
   addMcpServer(key: Caller, request: AddServerRequest) {
-    return this.authorized(key, (s) => addSessionServer(s.meta, s.mcp, this.env.MCP_ALLOWED_URLS, request));
+    return this.authorized(key, (s) => addSessionServer(s.meta, s.mcp, this.env, request));
   }
 
   removeMcpServer(key: Caller, name: string) {

@@ -5,19 +5,12 @@
  * schedule, else at the idle deadline, when the session is told it has expired (SESSION_IDLE_TTL_DAYS
  * after its last activity) and erases itself.
  */
-import { readPositiveNumber } from "../env-vars.ts";
+import { sessionIdleTtlMs } from "../config.ts";
 import { fireDueSchedules } from "../schedules/schedule-firing.ts";
 import type { Session } from "./session.ts";
 
 /** While a run is active an alarm fires this often: it keeps the object alive and resumes it after a restart. */
 export const RUN_HEARTBEAT_MS = 10_000;
-
-/** Idle sessions are erased after this many days without activity, unless SESSION_IDLE_TTL_DAYS says otherwise. */
-export const DEFAULT_SESSION_IDLE_TTL_DAYS = 30;
-const DAY_MS = 86_400_000;
-
-/** SESSION_IDLE_TTL_DAYS in ms: a positive number of days (fractions allowed), else the default. */
-export const idleTtlMs = (raw: string | undefined): number => readPositiveNumber(raw, DEFAULT_SESSION_IDLE_TTL_DAYS) * DAY_MS;
 
 type AlarmParts = Pick<Session, "runs" | "approvals" | "queues" | "meta" | "settings" | "schedules" | "sink"> & {
   ctx: DurableObjectState;
@@ -59,7 +52,7 @@ export async function planAlarm(parts: AlarmParts): Promise<"alive" | "expired">
     await ctx.storage.setAlarm(scheduled);
     return "alive";
   }
-  const deadline = (meta.read<number>("lastActiveAt") ?? settings.createdAt) + idleTtlMs(env.SESSION_IDLE_TTL_DAYS);
+  const deadline = (meta.read<number>("lastActiveAt") ?? settings.createdAt) + sessionIdleTtlMs(env);
   if (Date.now() >= deadline) return "expired";
   await ctx.storage.setAlarm(deadline);
   return "alive";

@@ -4,22 +4,22 @@
  * (history is read when a run needs it, not on wake), the event log, sink, approval and elicitation gates,
  * schedules, sub-agent calls and run driver, wired together. Called by AgentSession on creation and
  * whenever the object starts (or restarts after a failed write: `onStorageFailed`).
- * The returned `ready` promise settles once written tools' drafts are registered; it never rejects.
+ * The returned `ready` promise settles once the session's own written-tool drafts are registered (at
+ * once for a session that wrote none, or with writeTool off); it never rejects.
  */
-import { agentConfig } from "../agent-config.ts";
 import { ToolStore, loadTools, type AgentState } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
 import { attachMcpTools } from "../mcp/attach.ts";
 import { McpOAuthStore } from "../mcp/oauth-store.ts";
 import { readAddedServers } from "../mcp/session-servers.ts";
 import { RunLog } from "../observability/run-log.ts";
-import { readMaxSchedules, readMaxSubAgentDepth, readPositiveInteger, readScheduleMinIntervalMs } from "../env-vars.ts";
+import { readSetting } from "../config.ts";
 import { sessionTracing } from "../observability/session-tracing.ts";
 import { resolveProvider, sessionModel } from "../llm/select-model.ts";
 import { sessionRegistry } from "../tools/catalog.ts";
 import { isSubAgent } from "../tools/define-tool.ts";
 import { withToolContexts } from "../tools/tool-context.ts";
-import { registerWrittenDrafts, sessionToolHost, writtenToolListing } from "../tools/written/session-tools.ts";
+import { registerOwnDrafts, sessionToolHost, writtenToolListing } from "../tools/written/session-tools.ts";
 import { ApprovalGate } from "./human/approval-gate.ts";
 import { ElicitationGate } from "./human/elicitation-gate.ts";
 import { LiveFanout } from "./events/live-fanout.ts";
@@ -64,7 +64,7 @@ export function loadSession(
   const store = new ToolStore(settings.id);
   const registry = sessionRegistry(env);
   // A session at the nesting limit (MAX_SUBAGENT_DEPTH) is offered no sub-agents.
-  const atDepthLimit = (settings.subAgent?.depth ?? 0) >= readMaxSubAgentDepth(env);
+  const atDepthLimit = (settings.subAgent?.depth ?? 0) >= readSetting(env, "MAX_SUBAGENT_DEPTH");
   // A session of no user has no memory, so none of the tools that need one (remember, recall, forget).
   const memory = memoryAccess(env, settings);
   const allowed = Object.fromEntries(
@@ -77,8 +77,12 @@ export function loadSession(
   );
   // Late-bound: the run record exists below, before any tool can run.
   let subAgents: SubAgentCalls | undefined;
-  const schedules = new ScheduleStore(sql, { maxSchedules: readMaxSchedules(env), minIntervalMs: readScheduleMinIntervalMs(env) });
-  const host = sessionToolHost(store, env);
+  const schedules = new ScheduleStore(sql, {
+    maxSchedules: readSetting(env, "MAX_SCHEDULES"),
+    minIntervalMs: readSetting(env, "SCHEDULE_MIN_INTERVAL_MS"),
+  });
+  const meta = new SessionMeta(sql);
+  const host = sessionToolHost(store, env, meta);
   const runSubAgent: RunSubAgent = (request, onPartialResult, signal) => subAgents!.run(request, onPartialResult, signal);
   // The schedule tools' capability re-arms the alarm through the driver, built below (read only when called).
   const capabilities = {
@@ -89,7 +93,6 @@ export function loadSession(
   };
   loadTools(store, withToolContexts(allowed, { ...host, capabilities }), writtenToolListing(env, store));
 
-  const meta = new SessionMeta(sql);
   const record = new RunRecord(meta);
   const queues = new SessionQueues(sql);
   const writes = new StepWrites(ctx.storage);
@@ -113,7 +116,7 @@ export function loadSession(
   );
   const sink = new EventSink({ log, writes, hub, runLog: new RunLog(), tracing });
   const state: AgentState = { systemPrompt: settings.systemPrompt, messages: [], tools: store.tools };
-  const approvalTimeoutMs = readPositiveInteger(env.APPROVAL_TIMEOUT_MS, agentConfig.approvalTimeoutMs);
+  const approvalTimeoutMs = readSetting(env, "APPROVAL_TIMEOUT_MS");
   const approvals = new ApprovalGate(
     sql,
     (event) => sink.record(record.runId, event),
@@ -180,5 +183,5 @@ export function loadSession(
     subAgents,
     schedules,
   };
-  return { session, ready: registerWrittenDrafts(store, env, settings.tools) };
+  return { session, ready: registerOwnDrafts(store, env, meta, settings.tools) };
 }

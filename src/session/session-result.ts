@@ -21,6 +21,7 @@ export type SessionFailureReason =
   | "elicitation_closed"
   | "invalid_elicitation_content"
   | "over_budget"
+  | "budget_exceeded"
   | "bad_request"
   | "url_not_allowed"
   | "name_taken"

@@ -5,27 +5,19 @@
  * (src/wire/snapshot.ts), which the client SDK re-exports.
  */
 import type { SessionSnapshot } from "../wire/snapshot.ts";
+import { sessionBudget, tighter } from "./run/token-budget.ts";
 import { QUEUE_CAPACITY } from "./storage/session-queues.ts";
 import type { Session } from "./session.ts";
 
 /** Messages in the snapshot's page: a screenful of conversation; older ones via GET …/messages?before=. */
 export const SNAPSHOT_PAGE_MESSAGES = 50;
 
-export function describeSession({
-  settings,
-  store,
-  approvals,
-  elicitations,
-  log,
-  queues,
-  runs,
-  meta,
-  mcp,
-  messages,
-  record,
-  schedules,
-}: Session): SessionSnapshot {
+export function describeSession(
+  { settings, store, approvals, elicitations, log, queues, runs, meta, mcp, messages, record, schedules }: Session,
+  env: { SESSION_TOKEN_BUDGET?: string | undefined },
+): SessionSnapshot {
   const page = messages.page(undefined, SNAPSHOT_PAGE_MESSAGES);
+  const usage = record.sessionUsage();
   return {
     id: settings.id,
     status: runs.status,
@@ -46,7 +38,7 @@ export function describeSession({
     activeRunId: runs.activeRunId,
     responsesEvicted: meta.read<number>("responsesEvicted") ?? 0,
     /** Token usage of the session's LLM calls and of tool results that report one, summed. */
-    usage: record.sessionUsage(),
+    usage: { ...usage, budget: tighter(sessionBudget(env, meta, usage)) },
     requireApproval: settings.requireApproval,
     ...(settings.subAgent
       ? { subAgent: { parentId: settings.subAgent.parentId, toolCallId: settings.subAgent.toolCallId, depth: settings.subAgent.depth } }

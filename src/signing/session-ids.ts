@@ -8,6 +8,7 @@
  * predate signing can keep them for a while; unset, they are refused like any forgery.
  * The session signs too (a sub-agent's child), so this lives outside src/http.
  */
+import { readSetting } from "../config.ts";
 import { constantTimeEqual } from "../credentials.ts";
 import { deriveKey, type SigningEnv, signingRoot } from "./signing-secret.ts";
 
@@ -57,10 +58,8 @@ export async function checkSessionId(env: SessionIdEnv, raw: string | undefined,
 
 /** True before the instant LEGACY_SESSION_IDS_UNTIL names (ISO 8601; a date alone is 00:00 UTC); unset or unreadable: false. */
 export function legacyIdsAccepted(env: Pick<SessionIdEnv, "LEGACY_SESSION_IDS_UNTIL">, now = Date.now()): boolean {
-  const raw = env.LEGACY_SESSION_IDS_UNTIL?.trim();
-  if (!raw) return false;
-  const until = Date.parse(raw);
-  return Number.isFinite(until) && now < until;
+  const until = readSetting(env, "LEGACY_SESSION_IDS_UNTIL");
+  return until !== undefined && now < until;
 }
 
 async function signedId(root: CryptoKey, body: Uint8Array): Promise<string> {

@@ -8,6 +8,7 @@
  * with the rest of the local state: every isolate, and `npm start` after a reload, signs and checks with the
  * same one. Checking never generates: before anything was issued there is nothing to accept.
  */
+import { readSetting } from "../config.ts";
 
 export type SigningEnv = {
   SIGNING_SECRET?: string | undefined;
@@ -78,13 +79,13 @@ export function deriveKey(
 }
 
 async function readSecret(env: SigningEnv, issue: boolean): Promise<Secret> {
-  const configured = env.SIGNING_SECRET?.trim();
+  const configured = readSetting(env, "SIGNING_SECRET");
   if (configured) {
     return configured.length >= MIN_SIGNING_SECRET_CHARS
       ? { ok: true, value: configured }
       : { ok: false, reason: `SIGNING_SECRET is shorter than ${MIN_SIGNING_SECRET_CHARS} characters` };
   }
-  if (env.LOCAL_DEV !== "true") return { ok: false, reason: "SIGNING_SECRET is not set" };
+  if (!readSetting(env, "LOCAL_DEV")) return { ok: false, reason: "SIGNING_SECRET is not set" };
   const kv = env.TOOL_INDEX;
   if (!kv) return { ok: false, reason: "SIGNING_SECRET is not set and there is no TOOL_INDEX namespace to keep a local one in" };
   const value = await localSecret(kv, issue);

@@ -3,6 +3,7 @@
  * (the test Worker adds its fixture tools this way). Bundled tools are static imports: nothing is evaluated.
  * A session loads sessionRegistry(env), which leaves out tools whose setting is off (writeTool).
  */
+import { readSetting } from "../config.ts";
 import { toolRegistry } from "./registry.generated.ts";
 import type { ToolRegistry } from "../core/index.ts";
 import type { ToolFileRegistry } from "./define-tool.ts";
@@ -27,12 +28,12 @@ export function bundledRegistry(): ToolRegistry {
  * Bundled tools that exist only when a setting turns them on: while it is off, sessions neither offer
  * them to the model nor list them (their own execute refuses too, in case one is reached another way).
  */
-const ENABLED_BY: Readonly<Record<string, string>> = { writeTool: "WRITE_TOOL_ENABLED" };
+const ENABLED_BY: Readonly<Record<string, "WRITE_TOOL_ENABLED">> = { writeTool: "WRITE_TOOL_ENABLED" };
 
 /** The registry a session loads under `env`: bundledRegistry() without the tools `env` leaves off. */
 export function sessionRegistry(env: Readonly<Record<string, unknown>>): ToolRegistry {
   return Object.fromEntries(
-    Object.entries(bundledRegistry()).filter(([name]) => ENABLED_BY[name] === undefined || env[ENABLED_BY[name]] === "true"),
+    Object.entries(bundledRegistry()).filter(([name]) => ENABLED_BY[name] === undefined || readSetting(env, ENABLED_BY[name])),
   );
 }
 

@@ -11,8 +11,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { AppEnv } from "../env.ts";
-import { readMaxMemories } from "../env-vars.ts";
-import { idleTtlMs } from "../session/session-alarm.ts";
+import { readSetting, sessionIdleTtlMs } from "../config.ts";
 import type { SessionListing, SessionPage } from "../wire/users.ts";
 import type { Memory, Remembered } from "./memory-vocabulary.ts";
 
@@ -101,7 +100,7 @@ export class UserStore extends DurableObject<AppEnv> {
 
   /** Most recently active first; `before` is a page's `next`. Rows idle past the session lifetime are gone. */
   listSessions(limit: number, before?: string): SessionPage {
-    const oldest = Date.now() - idleTtlMs(this.env.SESSION_IDLE_TTL_DAYS);
+    const oldest = Date.now() - sessionIdleTtlMs(this.env);
     this.sql.exec(`DELETE FROM sessions WHERE last_active_at < ?`, oldest);
     const cursor = parseCursor(before);
     const n = Math.min(Math.max(1, limit), MAX_LIST_LIMIT);
@@ -135,7 +134,7 @@ export class UserStore extends DurableObject<AppEnv> {
     if (trimmed === "") return { ok: false, message: "A memory needs some text." };
     if (trimmed.length > MAX_MEMORY_CHARS)
       return { ok: false, message: `A memory is at most ${MAX_MEMORY_CHARS} characters (this one has ${trimmed.length}).` };
-    const max = readMaxMemories(this.env);
+    const max = readSetting(this.env, "MAX_MEMORIES");
     const count = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM memories`).one().n;
     if (count >= max)
       return { ok: false, message: `This user already keeps ${max} memories (MAX_MEMORIES): forget one before remembering another.` };

@@ -9,6 +9,8 @@
  * Called by src/http/user-auth.ts; a refusal is a value naming the reason, for the operator's log.
  */
 
+import { readSetting } from "../config.ts";
+
 /** The three vars that switch sign-in on; with any of them blank, no token is accepted. */
 export type AuthEnv = {
   AUTH_JWKS_URL?: string | undefined;
@@ -33,9 +35,9 @@ const MAX_SUB_LENGTH = 255;
 
 /** The sign-in settings, or undefined when sign-in is off (any var blank) or the URL is not http(s). */
 export function authConfig(env: AuthEnv): AuthConfig | undefined {
-  const url = env.AUTH_JWKS_URL?.trim();
-  const issuer = env.AUTH_ISSUER?.trim();
-  const audience = env.AUTH_AUDIENCE?.trim();
+  const url = readSetting(env, "AUTH_JWKS_URL");
+  const issuer = readSetting(env, "AUTH_ISSUER");
+  const audience = readSetting(env, "AUTH_AUDIENCE");
   if (!url || !issuer || !audience || !URL.canParse(url)) return undefined;
   const jwksUrl = new URL(url);
   if (jwksUrl.protocol !== "https:" && jwksUrl.protocol !== "http:") return undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { allowedModels, checkSessionModel, describeLlmSelection, parseMaxRetryDelayMs, selectLlmCall } from "../../src/llm/select-model.ts";
+import { allowedModels, checkSessionModel, describeLlmSelection, selectLlmCall } from "../../src/llm/select-model.ts";
 import type { WorkersAiBinding } from "../../src/llm/workers-ai-model.ts";
 import { useMockOpenAi, userRequest } from "./fixtures.ts";
 
@@ -91,16 +91,5 @@ describe("the MODELS allowlist", () => {
       ok: false,
       message: 'model "o1" is not allowed here; allowed: gpt-4o-mini, gpt-4o, llama3.2 (the MODELS setting lists them)',
     });
-  });
-});
-
-describe("parseMaxRetryDelayMs", () => {
-  it("accepts a non-negative number of milliseconds", () => {
-    expect(parseMaxRetryDelayMs("0")).toBe(0);
-    expect(parseMaxRetryDelayMs(" 2500 ")).toBe(2500);
-  });
-
-  it("falls back to 30000 for anything else", () => {
-    for (const raw of [undefined, "", "-1", "5s", "abc", "1e3", "Infinity", "0x10"]) expect(parseMaxRetryDelayMs(raw)).toBe(30_000);
   });
 });

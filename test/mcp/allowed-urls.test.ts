@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { isAllowedMcpUrl, parseAllowedUrls } from "../../src/mcp/allowed-urls.ts";
+import { isAllowedMcpUrl, readAllowedUrls } from "../../src/mcp/allowed-urls.ts";
 
 describe("MCP_ALLOWED_URLS", () => {
   it("allows nothing when unset or blank", () => {
-    expect(isAllowedMcpUrl("https://a.example/mcp", parseAllowedUrls(undefined))).toBe(false);
-    expect(isAllowedMcpUrl("https://a.example/mcp", parseAllowedUrls(" , "))).toBe(false);
+    expect(isAllowedMcpUrl("https://a.example/mcp", readAllowedUrls({}))).toBe(false);
+    expect(isAllowedMcpUrl("https://a.example/mcp", readAllowedUrls({ MCP_ALLOWED_URLS: " , " }))).toBe(false);
   });
 
   it("matches scheme, host and port exactly, never as text", () => {
-    const allowed = parseAllowedUrls("https://a.example/");
+    const allowed = readAllowedUrls({ MCP_ALLOWED_URLS: "https://a.example/" });
     expect(isAllowedMcpUrl("https://a.example/mcp", allowed)).toBe(true);
     expect(isAllowedMcpUrl("https://A.EXAMPLE/mcp", allowed)).toBe(true); // hosts compare parsed
     for (const url of [
@@ -24,7 +24,7 @@ describe("MCP_ALLOWED_URLS", () => {
   });
 
   it("matches paths on segment boundaries", () => {
-    const allowed = parseAllowedUrls("https://tools.example/team, https://b.example/mcp/");
+    const allowed = readAllowedUrls({ MCP_ALLOWED_URLS: "https://tools.example/team, https://b.example/mcp/" });
     expect(isAllowedMcpUrl("https://tools.example/team", allowed)).toBe(true);
     expect(isAllowedMcpUrl("https://tools.example/team/linear/mcp", allowed)).toBe(true);
     expect(isAllowedMcpUrl("https://tools.example/teammate/mcp", allowed)).toBe(false);
@@ -34,7 +34,7 @@ describe("MCP_ALLOWED_URLS", () => {
   });
 
   it("leaves out entries that are not http(s) URLs", () => {
-    expect(parseAllowedUrls("ftp://x.example/, nonsense, https://ok.example/")).toEqual([
+    expect(readAllowedUrls({ MCP_ALLOWED_URLS: "ftp://x.example/, nonsense, https://ok.example/" })).toEqual([
       { protocol: "https:", host: "ok.example", path: "/" },
     ]);
   });

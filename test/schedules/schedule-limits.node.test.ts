@@ -1,19 +1,17 @@
 /**
- * The schedule limits as the Worker reads them (src/env-vars.ts): MAX_SCHEDULES and
+ * The schedule limits as the Worker reads them (src/config.ts): MAX_SCHEDULES and
  * SCHEDULE_MIN_INTERVAL_MS, each a positive whole number, with its default for anything else.
  */
 import { describe, expect, it } from "vitest";
-import {
-  DEFAULT_MAX_SCHEDULES,
-  DEFAULT_SCHEDULE_MIN_INTERVAL_MS,
-  readMaxSchedules,
-  readScheduleMinIntervalMs,
-} from "../../src/env-vars.ts";
+import { readSetting, SETTINGS } from "../../src/config.ts";
+
+const readMaxSchedules = (env: { MAX_SCHEDULES?: string }) => readSetting(env, "MAX_SCHEDULES");
+const readScheduleMinIntervalMs = (env: { SCHEDULE_MIN_INTERVAL_MS?: string }) => readSetting(env, "SCHEDULE_MIN_INTERVAL_MS");
 
 describe("schedule limits", () => {
   it("default to 100 schedules and a one-minute interval", () => {
     expect([readMaxSchedules({}), readScheduleMinIntervalMs({})]).toEqual([100, 60_000]);
-    expect([DEFAULT_MAX_SCHEDULES, DEFAULT_SCHEDULE_MIN_INTERVAL_MS]).toEqual([100, 60_000]);
+    expect([SETTINGS.MAX_SCHEDULES.default, SETTINGS.SCHEDULE_MIN_INTERVAL_MS.default]).toEqual([100, 60_000]);
   });
 
   it("take a positive whole number and ignore anything else", () => {

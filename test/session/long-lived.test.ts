@@ -166,7 +166,7 @@ describe("end of life", () => {
     await nextResponse(s);
     await send(s, "b");
     await nextResponse(s);
-    expect((await snapshotOf(s)).usage).toEqual({ inputTokens: 30, outputTokens: 7, totalTokens: 37 });
+    expect((await snapshotOf(s)).usage).toEqual({ inputTokens: 30, outputTokens: 7, totalTokens: 37, budget: null });
   });
 });
 

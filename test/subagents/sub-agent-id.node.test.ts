@@ -4,7 +4,7 @@
  * it), and never depends on one part alone; MAX_SUBAGENT_DEPTH reads whole numbers (zero included) and falls back to 2.
  */
 import { describe, expect, it } from "vitest";
-import { readMaxSubAgentDepth } from "../../src/env-vars.ts";
+import { readSetting } from "../../src/config.ts";
 import { childSessionId, type ChildIdentity } from "../../src/session/sub-agents/sub-agent-id.ts";
 import { checkSessionId, SESSION_ID_PATTERN } from "../../src/signing/session-ids.ts";
 
@@ -43,9 +43,9 @@ describe("a sub-agent call's child session id", () => {
 
 describe("MAX_SUBAGENT_DEPTH", () => {
   it("reads a whole number of levels, zero included, and defaults to 2", () => {
-    expect(readMaxSubAgentDepth({})).toBe(2);
-    expect(readMaxSubAgentDepth({ MAX_SUBAGENT_DEPTH: " 3 " })).toBe(3);
-    expect(readMaxSubAgentDepth({ MAX_SUBAGENT_DEPTH: "0" })).toBe(0);
-    for (const bad of ["", "-1", "1.5", "two", "9999"]) expect(readMaxSubAgentDepth({ MAX_SUBAGENT_DEPTH: bad })).toBe(2);
+    expect(readSetting({}, "MAX_SUBAGENT_DEPTH")).toBe(2);
+    expect(readSetting({ MAX_SUBAGENT_DEPTH: " 3 " }, "MAX_SUBAGENT_DEPTH")).toBe(3);
+    expect(readSetting({ MAX_SUBAGENT_DEPTH: "0" }, "MAX_SUBAGENT_DEPTH")).toBe(0);
+    for (const bad of ["", "-1", "1.5", "two", "9999"]) expect(readSetting({ MAX_SUBAGENT_DEPTH: bad }, "MAX_SUBAGENT_DEPTH")).toBe(2);
   });
 });

@@ -93,7 +93,7 @@ describe("sub-agents", () => {
     expect(all.slice(endIndex).some((e) => e.event === "toolExecUpdate" && e.json.toolCallId === "d1")).toBe(false);
 
     const snapshot = await snapshotOf(parent);
-    expect(snapshot.usage).toEqual({ inputTokens: 30 + 12, outputTokens: 5 + 3, totalTokens: 35 + 15 });
+    expect(snapshot.usage).toEqual({ inputTokens: 30 + 12, outputTokens: 5 + 3, totalTokens: 35 + 15, budget: null });
     const childView = await readChild(sessionId, parent);
     expect(childView.messages.map((m) => m.role)).toEqual(["user", "assistant", "toolResult", "assistant"]);
     expect(childView.messages[0]!.content[0]!.text).toContain("echo hello");

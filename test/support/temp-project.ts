@@ -12,7 +12,17 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const COPIED = ["src", "tools", "scripts", "public", "wrangler.toml", "package.json", "tsconfig.json", "worker-configuration.d.ts"];
+const COPIED = [
+  "src",
+  "tools",
+  "guardrails",
+  "scripts",
+  "public",
+  "wrangler.toml",
+  "package.json",
+  "tsconfig.json",
+  "worker-configuration.d.ts",
+];
 const NODE_TS = ["--experimental-transform-types", "--disable-warning=ExperimentalWarning"];
 
 export type TempProject = { root: string; remove(): Promise<void> };

@@ -8,7 +8,7 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import type { CoreEvents, HostEvents, ToolCapabilities, ToolCapability, ToolExecutionContext, UserMessage } from "../../src/core/index.ts";
 import type { AgentEvent, AgentEventType, StampedEvent, WireEventType } from "../../src/wire/events.ts";
 
-type HostEventType = "mcpElicitation" | "mcpAuthRequired" | "mcpToolsChanged" | "scheduleFired";
+type HostEventType = "mcpElicitation" | "mcpAuthRequired" | "mcpToolsChanged" | "scheduleFired" | "modelFallback";
 
 describe("the merged event union", () => {
   it("carries the core's events and every host feature's, by the names on the wire", () => {
@@ -27,6 +27,8 @@ describe("the merged event union", () => {
       | "error"
       | "contextTrimmed"
       | "messageAbandoned"
+      | "budgetExceeded"
+      | "guardrailTripped"
       | HostEventType
     >();
     expectTypeOf<WireEventType>().toEqualTypeOf<AgentEventType | "eventsDropped">();

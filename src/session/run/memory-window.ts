@@ -6,9 +6,8 @@
  * Invariant: the window starts at a user message, or (in a turn too long for that) at an assistant
  * message, so a tool call is never kept without its result.
  */
-import { agentConfig } from "../../agent-config.ts";
 import type { AgentMessage } from "../../core/index.ts";
-import { readPositiveInteger } from "../../env-vars.ts";
+import { readSetting } from "../../config.ts";
 
 /**
  * Stored JSON characters kept per budget token: the context policy estimates ~4 characters of content per
@@ -19,9 +18,9 @@ const CHARS_PER_TOKEN_KEPT = 8;
 /** A message's stored JSON size (measured around runs, not per step). */
 const storedSizeOf = (message: AgentMessage): number => JSON.stringify(message).length;
 
-/** The context policy's request budget in estimated tokens: MAX_CONTEXT_TOKENS, else the configured one. */
+/** The context policy's request budget in estimated tokens (MAX_CONTEXT_TOKENS). */
 export function contextTokens(env: { MAX_CONTEXT_TOKENS?: string }): number {
-  return readPositiveInteger(env.MAX_CONTEXT_TOKENS, agentConfig.maxContextTokens);
+  return readSetting(env, "MAX_CONTEXT_TOKENS");
 }
 
 /** Characters of stored history to keep in memory for a context budget of `maxContextTokens`. */

@@ -6,7 +6,7 @@
  * output queue (it evicts); the driver keeps in memory only the window of history a run can send.
  */
 import { type AssistantMessage, toolCallsOf, type UserContent } from "../../core/index.ts";
-import { readSessionMaxBytes } from "../../env-vars.ts";
+import { readSessionMaxBytes } from "../../config.ts";
 import { sessionModel } from "../../llm/select-model.ts";
 import type { SessionStatus } from "../../wire/snapshot.ts";
 import type { SessionParts } from "../session-parts.ts";
@@ -14,6 +14,7 @@ import { ok, refuse, type SessionResult } from "../session-result.ts";
 import { QUEUE_CAPACITY, type QueueKind } from "../storage/session-queues.ts";
 import { contextTokens, trimToWindow, windowChars } from "./memory-window.ts";
 import type { StoredRun } from "./run-record.ts";
+import { sessionBudget } from "./token-budget.ts";
 import { Run, type RunParts, type RunStart } from "./run.ts";
 
 /** The session's parts the driver uses, and what it is told to call. */
@@ -59,6 +60,9 @@ export class RunDriver {
     const budget = readSessionMaxBytes(this.parts.env);
     if (stored >= budget)
       return refuse("over_budget", `This session stores ${stored} bytes, its budget (SESSION_MAX_BYTES) is ${budget}; start a new session`);
+    const tokens = sessionBudget(this.parts.env, this.parts.meta, this.parts.record.sessionUsage());
+    if (tokens && tokens.used >= tokens.limit)
+      return refuse("budget_exceeded", `This session used ${tokens.used} tokens of its budget of ${tokens.limit} (SESSION_TOKEN_BUDGET)`);
     const messageId = crypto.randomUUID();
     this.parts.meta.write("lastActiveAt", Date.now());
     if (!this.parts.queues.offer(kind, messageId, { role: "user", content, timestamp: Date.now() })) {

@@ -10,11 +10,13 @@
 import { agentConfig } from "../../agent-config.ts";
 import { type AgentEvent, type AssistantMessage, describeError, runAgentLoop, type StopReason } from "../../core/index.ts";
 import type { AppEnv } from "../../env.ts";
+import { deploymentGuardrails } from "../../guardrails/catalog.ts";
 import { selectLlmCall } from "../../llm/select-model.ts";
 import { approvalPolicy } from "../human/tool-approval.ts";
 import type { SessionParts } from "../session-parts.ts";
 import { DeltaCoalescer } from "./delta-coalescer.ts";
 import type { StoredRun } from "./run-record.ts";
+import { sessionBudget, tighter, verdictOf } from "./token-budget.ts";
 import { SqlToolJournal } from "./tool-journal.ts";
 
 export type RunParts = Pick<
@@ -110,7 +112,7 @@ export class Run {
         {
           state,
           ...agentConfig.hooks,
-          llmCall: selectLlmCall(env, { model: this.parts.model }),
+          llmCall: selectLlmCall(env, { model: this.parts.model, onFallback: (info) => emit({ type: "modelFallback", ...info }) }),
           awaitApproval: approvalPolicy(this.parts, this.id),
           hookTimeoutMs: agentConfig.hookTimeoutMs,
           emit,
@@ -124,6 +126,8 @@ export class Run {
           toolContext: { sessionId: settings.id, env: {} },
           journal: this.journal,
           resumed,
+          guardrails: deploymentGuardrails(),
+          checkBudget: () => verdictOf(tighter(sessionBudget(env, this.parts.meta, record.sessionUsage()))),
           // The queue rows go in the same commit as the drained messages' storing (never lost between).
           drainPending: () => queues.drainPending((sql, values) => writes.exec(sql, values)),
           onMessage: (message) => {

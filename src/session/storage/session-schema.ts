@@ -6,6 +6,7 @@
  * constant number of rows; each has one owner module that writes it.
  */
 import { MCP_OAUTH_SCHEMA } from "../../mcp/oauth-store.ts";
+import { WROTE_TOOLS_KEY } from "../../tools/written/session-tools.ts";
 
 /** Ordered steps; append a new one for every schema change, never edit a released one. */
 const MIGRATIONS: readonly string[] = [
@@ -57,6 +58,10 @@ const MIGRATIONS: readonly string[] = [
    DROP TABLE approvals;
    ALTER TABLE approvals_by_run RENAME TO approvals;
    CREATE INDEX approvals_status ON approvals (status, expires_at)`,
+  // 8: a session registers drafts as it starts only once it wrote a tool (session-tools.ts). One created
+  //    before that was recorded may have written some, so it is marked and keeps looking. A new session
+  //    has no settings row yet when it migrates, so it is not.
+  `INSERT OR IGNORE INTO meta (key, value) SELECT '${WROTE_TOOLS_KEY}', 'true' FROM meta WHERE key = 'session'`,
 ];
 
 const VERSION_KEY = "schema_version";

@@ -9,7 +9,7 @@
  */
 import type { AgentToolResult, OnPartialResult, StopReason, Usage } from "../../core/index.ts";
 import type { AppEnv } from "../../env.ts";
-import { readMaxSubAgentDepth } from "../../env-vars.ts";
+import { readSetting } from "../../config.ts";
 import { bundledRegistry } from "../../tools/catalog.ts";
 import { isSubAgent } from "../../tools/define-tool.ts";
 import { SseParser } from "../../wire/sse-parser.ts";
@@ -78,7 +78,7 @@ export class SubAgentCalls {
     const runId = this.parts.runId();
     if (!runId) throw new Error(`Sub-agent "${request.name}" can only run inside a run`);
     const depth = (settings.subAgent?.depth ?? 0) + 1;
-    const maxDepth = readMaxSubAgentDepth(env);
+    const maxDepth = readSetting(env, "MAX_SUBAGENT_DEPTH");
     if (depth > maxDepth)
       throw new Error(`Sub-agents nest at most ${maxDepth} deep (MAX_SUBAGENT_DEPTH); this session cannot start another`);
     const childId = await childSessionId(env, {

@@ -4,6 +4,7 @@
  * (`{event_type, client_payload}`), so a workflow that runs `npm run redeploy` can be the hook as is.
  * Never throws: a missing configuration or a failing hook is an outcome the tool reports to the model.
  */
+import { readSetting } from "../../config.ts";
 import { describeError } from "../../core/index.ts";
 import type { WrittenToolEntry } from "./spec.ts";
 
@@ -20,9 +21,9 @@ export async function requestRedeploy(
   entry: WrittenToolEntry,
   fetchImpl: typeof fetch = fetch,
 ): Promise<RedeployOutcome> {
-  const url = env.REDEPLOY_HOOK_URL?.trim();
+  const url = readSetting(env, "REDEPLOY_HOOK_URL");
   if (!url) return { requested: false, reason: `no REDEPLOY_HOOK_URL is configured: ${OPERATOR_STEP}` };
-  const secret = env.REDEPLOY_HOOK_SECRET;
+  const secret = readSetting(env, "REDEPLOY_HOOK_SECRET");
   // Without the secret anyone could trigger deploys through the same hook: do not call it unauthenticated.
   if (!secret) return { requested: false, reason: `REDEPLOY_HOOK_URL is set but REDEPLOY_HOOK_SECRET is not: ${OPERATOR_STEP}` };
   try {

@@ -4,7 +4,10 @@
  * is deployed), register one draft right after writeTool committed it (the registerDraft capability),
  * drop one an operator rejected, and give listTools its extra lines. Bundled tools always win a name
  * clash; drafts only replace drafts. Never throws into the session: an unreadable index means no drafts.
+ * Only a session that wrote a tool, with writeTool on, reads the index when it starts: every other wake
+ * (most of them answer a snapshot or an event stream) costs no KV or R2 read.
  */
+import { readSetting } from "../../config.ts";
 import type { ToolListingExtra, ToolStore } from "../../core/index.ts";
 import type { AgentTool } from "../../core/index.ts";
 import type { ToolHost } from "../tool-context.ts";
@@ -22,9 +25,40 @@ export function registerDraft(store: ToolStore, draft: AgentTool): boolean {
   return true;
 }
 
-/** What a session offers its tools: its id, the Worker's env (each tool sees only what it declared) and registerDraft into its own store. */
-export function sessionToolHost(store: ToolStore, env: Readonly<Record<string, unknown>>): ToolHost {
-  return { sessionId: store.sessionId, env, capabilities: { registerDraft: (tool) => registerDraft(store, tool), bundledToolNames } };
+/**
+ * The session's meta row saying it wrote a tool, so drafts of its own may be pending: set when writeTool
+ * hands it a draft, never cleared (the index may not list a new row yet, so its absence proves nothing).
+ * Sessions from before the row existed get it from a schema migration (session-schema.ts).
+ */
+export const WROTE_TOOLS_KEY = "wroteTools";
+
+/** The slice of the session's meta table this needs. */
+export type DraftMeta = { read<T>(key: string): T | undefined; write(key: string, value: unknown): void };
+
+/**
+ * What a session offers its tools: its id, the Worker's env (each tool sees only what it declared) and
+ * registerDraft into its own store, which marks the session as one that wrote a tool.
+ */
+export function sessionToolHost(store: ToolStore, env: Readonly<Record<string, unknown>>, meta: DraftMeta): ToolHost {
+  const register = (tool: AgentTool) => {
+    if (meta.read<boolean>(WROTE_TOOLS_KEY) !== true) meta.write(WROTE_TOOLS_KEY, true);
+    return registerDraft(store, tool);
+  };
+  return { sessionId: store.sessionId, env, capabilities: { registerDraft: register, bundledToolNames } };
+}
+
+/**
+ * The session's own pending drafts as it starts, where it could have any: writeTool is on and this
+ * session wrote a tool. Returns the names registered; never rejects.
+ */
+export function registerOwnDrafts(
+  store: ToolStore,
+  env: WrittenToolsEnv & { WRITE_TOOL_ENABLED?: string | undefined },
+  meta: DraftMeta,
+  allowed?: readonly string[],
+): Promise<string[]> {
+  if (!readSetting(env, "WRITE_TOOL_ENABLED") || meta.read<boolean>(WROTE_TOOLS_KEY) !== true) return Promise.resolve([]);
+  return registerWrittenDrafts(store, env, allowed);
 }
 
 /** Removes the draft `name` from the store (an operator rejected it); a bundled tool is never removed. */

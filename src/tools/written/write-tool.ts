@@ -5,6 +5,7 @@
  * context's registerDraft capability) → ask for a redeploy. Failures before the commit throw (the
  * pipeline makes them error results) and store nothing. It sees only the env keys in WRITE_TOOL_ENV.
  */
+import { readSetting } from "../../config.ts";
 import type { AgentToolResult, ToolExecutionContext } from "../../core/index.ts";
 import { checkWriteToolInput } from "./checks.ts";
 import { createDraftTool, probeDraft } from "./draft-tool.ts";
@@ -64,7 +65,7 @@ export async function runWriteTool(
   deps: WriteToolDeps = {},
 ): Promise<AgentToolResult> {
   const env: WriteToolEnv = context?.env ?? {};
-  if (env.WRITE_TOOL_ENABLED !== "true") {
+  if (!readSetting(env, "WRITE_TOOL_ENABLED")) {
     throw new Error('writeTool is disabled on this deployment (WRITE_TOOL_ENABLED is not "true"). Use the tools you have.');
   }
   const { TOOL_INDEX: kv, TOOL_SOURCE: bucket } = env;

@@ -1,0 +1,60 @@
+/**
+ * What holding deltas for output guardrails costs per delta (docs/benchmarks.md), in process: the core's
+ * HeldDeltas with one trivial check (a substring test) against passing each delta straight on, over answers
+ * of 500 deltas, each delta checked on its own (the worst case; deltas arriving during a check are checked
+ * together). Run: `node --experimental-transform-types scripts/bench/measure-held-deltas.ts`.
+ */
+import { checkGuardrails, type Guardrail, HeldDeltas } from "../../src/core/index.ts";
+
+const DELTAS = 20_000;
+/** Deltas in one answer (~2,500 characters): a check reads the whole answer so far. */
+const ANSWER = 500;
+const ROUNDS = 5;
+
+const trivial: Guardrail = {
+  name: "trivial",
+  stage: "output",
+  check: (text) => (text.includes("FORBIDDEN") ? { tripwire: true, reason: "forbidden" } : { tripwire: false }),
+};
+
+async function direct(): Promise<number> {
+  let released = 0;
+  const t0 = performance.now();
+  for (let i = 0; i < DELTAS; i++) {
+    released++;
+    await Promise.resolve();
+  }
+  if (released !== DELTAS) throw new Error("lost a delta");
+  return (performance.now() - t0) / DELTAS;
+}
+
+async function held(): Promise<number> {
+  let released = 0;
+  let deltas: HeldDeltas | undefined;
+  const t0 = performance.now();
+  for (let i = 0; i < DELTAS; i++) {
+    if (i % ANSWER === 0) {
+      deltas = new HeldDeltas(
+        (text) => checkGuardrails([trivial], text, "output", [], 30_000),
+        () => void released++,
+        () => {},
+      );
+    }
+    deltas!.push("word ");
+    await deltas!.settled();
+  }
+  if (released !== DELTAS) throw new Error(`released ${released} of ${DELTAS}`);
+  return (performance.now() - t0) / DELTAS;
+}
+
+const added: number[] = [];
+for (let round = 0; round < ROUNDS; round++) {
+  const a = await direct();
+  const b = await held();
+  added.push((b - a) * 1000);
+  console.log(`round ${round + 1}: straight ${(a * 1000).toFixed(2)} µs/delta, held ${(b * 1000).toFixed(2)} µs/delta`);
+}
+added.sort((x, y) => x - y);
+console.log(
+  `added per delta: median ${added[Math.floor(ROUNDS / 2)]!.toFixed(2)} µs (min ${added[0]!.toFixed(2)}, max ${added.at(-1)!.toFixed(2)})`,
+);

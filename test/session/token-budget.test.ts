@@ -1,0 +1,99 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { app } from "../../src/http/app.ts";
+import { sleep } from "../support/time.ts";
+import { createSession, llmRequests, nextResponse, openEvents, script, send, snapshotOf, type TestSession } from "./support.ts";
+
+const OPERATOR_TOKEN = "operator-token-for-budget-tests";
+
+/** The operator sets the session's budget (PUT …/token-budget with API_TOKEN). */
+async function setBudget(session: TestSession, tokenBudget: number, token = OPERATOR_TOKEN): Promise<Response> {
+  return app.fetch(
+    new Request(`http://edge.test/v1/sessions/${session.id}/token-budget`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ tokenBudget }),
+    }),
+    { ...env, API_TOKEN: OPERATOR_TOKEN },
+  );
+}
+
+describe("a session's token budget", () => {
+  it("counts input plus output as reported, shows it in the snapshot and refuses new input once spent (429)", async () => {
+    const session = await createSession();
+    expect((await snapshotOf(session)).usage.budget).toBeNull();
+    expect((await setBudget(session, 100)).status).toBe(200);
+    await script(session, { text: "first", usage: { prompt_tokens: 60, completion_tokens: 50 } });
+    expect((await send(session, "hi")).status).toBe(202);
+    await nextResponse(session);
+    expect((await snapshotOf(session)).usage.budget).toEqual({ scope: "session", limit: 100, used: 110 });
+
+    const refused = await send(session, "again");
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("budget_exceeded");
+    expect(await llmRequests(session)).toHaveLength(1);
+  });
+
+  it("caps each call's max_tokens to what is left", async () => {
+    const session = await createSession();
+    await setBudget(session, 1_000);
+    await script(
+      session,
+      { toolCalls: [{ id: "t1", name: "getTime", arguments: {} }], usage: { prompt_tokens: 300, completion_tokens: 100 } },
+      { text: "done", usage: { prompt_tokens: 10, completion_tokens: 10 } },
+    );
+    await send(session, "what time is it?");
+    await nextResponse(session);
+    const requests = (await llmRequests(session)) as unknown as { body: { max_tokens?: number } }[];
+    expect(requests.map((r) => r.body.max_tokens)).toEqual([1_000, 600]);
+  });
+
+  it("ends a run before the model call that would pass it: budgetExceeded, stopReason budget_exceeded", async () => {
+    const session = await createSession();
+    await setBudget(session, 100);
+    await script(
+      session,
+      { toolCalls: [{ id: "t1", name: "getTime", arguments: {} }], usage: { prompt_tokens: 80, completion_tokens: 40 } },
+      { text: "must never be asked for" },
+    );
+    const events = await openEvents(session);
+    await send(session, "what time is it?");
+    const seen = await events.until("runEnd");
+    await events.cancel();
+    expect(seen.find((e) => e.event === "budgetExceeded")?.json).toMatchObject({ scope: "session", limit: 100, used: 120 });
+    expect(seen.at(-1)?.json).toMatchObject({ type: "runEnd", stopReason: "budget_exceeded" });
+    expect(await llmRequests(session)).toHaveLength(1);
+  });
+
+  it("lets the operator raise a spent budget, and only the operator", async () => {
+    const session = await createSession();
+    await setBudget(session, 10);
+    await script(session, { text: "one", usage: { prompt_tokens: 10, completion_tokens: 5 } }, { text: "two" });
+    await send(session, "hi");
+    await nextResponse(session);
+    expect((await send(session, "more")).status).toBe(429);
+    expect((await setBudget(session, 1_000, "not-the-token")).status).toBe(403);
+    expect((await setBudget(session, 1_000)).status).toBe(200);
+    expect((await send(session, "more")).status).toBe(202);
+    expect(await nextResponse(session)).toMatchObject({ content: [{ type: "text", text: "two" }] });
+  });
+
+  it("refuses a schedule's fire into a spent budget with the event, and keeps the schedule", async () => {
+    const session = await createSession();
+    await setBudget(session, 10);
+    await script(session, { text: "spent", usage: { prompt_tokens: 10, completion_tokens: 5 } });
+    await send(session, "hi");
+    await nextResponse(session);
+    const events = await openEvents(session, (await snapshotOf(session)).lastEventSeq);
+    const { id } = await session.handle.schedule({ message: "tick", everyMs: 300 });
+    const seen = await events.until("runEnd");
+    await events.cancel();
+    expect(seen.map((e) => e.event)).toContain("scheduleFired");
+    expect(seen.find((e) => e.event === "budgetExceeded")?.json).toMatchObject({ scope: "session", limit: 10, used: 15 });
+    expect(seen.at(-1)?.json).toMatchObject({ type: "runEnd", stopReason: "budget_exceeded" });
+    expect(await llmRequests(session)).toHaveLength(1);
+    await sleep(50);
+    expect((await session.handle.schedules()).schedules.map((s) => s.id)).toEqual([id]);
+    await session.handle.cancelSchedule(id);
+  });
+});
