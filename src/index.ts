@@ -8,6 +8,6 @@ import { app } from "./http/app.ts";
 import type {} from "./host-vocabulary.ts";
 
 export { AgentSession } from "./session/agent-session.ts";
-export { McpCredentials } from "./mcp/mcp-credentials-object.ts";
+export { McpCredentials } from "./mcp/oauth/mcp-credentials-object.ts";
 export { UserStore } from "./users/user-store.ts";
 export default app;

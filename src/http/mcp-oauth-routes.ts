@@ -10,10 +10,10 @@
 import { Hono } from "hono";
 import * as z from "zod";
 import { lazySchema } from "../lazy-schema.ts";
-import { forgetMcpListing } from "../mcp/mcp-catalog.ts";
-import { WORKER_CREDENTIALS } from "../mcp/mcp-credentials-object.ts";
-import { clientMetadataFor, MCP_CLIENT_METADATA_PATH, MCP_OAUTH_CALLBACK_PATH } from "../mcp/oauth-provider.ts";
-import type { AuthCompletion } from "../mcp/oauth-completion.ts";
+import { forgetMcpListing } from "../mcp/client/mcp-catalog.ts";
+import { WORKER_CREDENTIALS } from "../mcp/oauth/mcp-credentials-object.ts";
+import { clientMetadataFor, MCP_CLIENT_METADATA_PATH, MCP_OAUTH_CALLBACK_PATH } from "../mcp/oauth/oauth-provider.ts";
+import type { AuthCompletion } from "../mcp/oauth/oauth-completion.ts";
 import { checkSessionId, SESSION_ID_SOURCE } from "../signing/session-ids.ts";
 import { ApiError } from "./errors.ts";
 import type { HonoEnv } from "./hono-env.ts";

@@ -7,7 +7,7 @@ import * as z from "zod";
 import { TOOL_NAME_PATTERN } from "../core/index.ts";
 import { MAX_PAGE_LIMIT } from "../session/storage/message-store.ts";
 import { MAX_RESPONSE_WAIT_MS } from "../session/run/output-waiters.ts";
-import { MCP_SERVER_NAME_PATTERN } from "../mcp/servers-config.ts";
+import { MCP_SERVER_NAME_PATTERN } from "../mcp/client/servers-config.ts";
 import { lazySchema } from "../lazy-schema.ts";
 
 export const MAX_BODY_BYTES = 1_000_000;

@@ -13,7 +13,7 @@ import { agentConfig } from "../agent-config.ts";
 import { readSetting } from "../config.ts";
 import { secretMatches, sha256Hex } from "../credentials.ts";
 import { checkSessionModel } from "../llm/select-model.ts";
-import { readMcpServers, selectMcpServers } from "../mcp/servers-config.ts";
+import { readMcpServers, selectMcpServers } from "../mcp/client/servers-config.ts";
 import { isApprovalName } from "../session/human/approval-names.ts";
 import { bundledToolNames } from "../tools/catalog.ts";
 import { checkSessionCreation } from "./access-policy.ts";

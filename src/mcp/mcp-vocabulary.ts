@@ -32,10 +32,20 @@ declare module "../core/types.ts" {
 /** MCP's (syslog's) levels, least severe first. */
 export const TOOL_LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
 export type ToolLogLevel = (typeof TOOL_LOG_LEVELS)[number];
-/** A question for a human: a message and a flat object schema of string/number/boolean/enum fields. */
-export type ToolElicitation = { message: string; requestedSchema: JsonSchema };
+/**
+ * A question for a human: a message and a flat object schema of string/number/boolean/enum fields.
+ * `key` names the question where a client answers several by name (a 2026-07-28 Multi Round-Trip
+ * Request's inputRequests); unnamed questions are numbered.
+ */
+export type ToolElicitation = { message: string; requestedSchema: JsonSchema; key?: string };
 export type ToolElicitationAnswer = { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> };
 /** A text conversation for a model to continue, at most `maxTokens` long. */
-export type ToolSampling = { messages: { role: "user" | "assistant"; text: string }[]; systemPrompt?: string; maxTokens: number };
+export type ToolSampling = {
+  messages: { role: "user" | "assistant"; text: string }[];
+  systemPrompt?: string;
+  maxTokens: number;
+  /** As ToolElicitation's `key`. */
+  key?: string;
+};
 /** The model's reply: its text (other kinds named in brackets), and which model wrote it. */
 export type ToolSamplingAnswer = { text: string; model: string };

@@ -14,8 +14,8 @@
 import { DurableObject } from "cloudflare:workers";
 import type { UserContent } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
-import { completeAuthorization } from "../mcp/oauth-completion.ts";
-import { addSessionServer, readAddedServers, removeSessionServer, type AddServerRequest } from "../mcp/session-servers.ts";
+import { completeAuthorization } from "../mcp/oauth/oauth-completion.ts";
+import { addSessionServer, readAddedServers, removeSessionServer, type AddServerRequest } from "../mcp/client/session-servers.ts";
 import { dropDraft } from "../tools/written/session-tools.ts";
 import { answerClose, EVENT_SOCKET_HEADERS } from "./events/event-sockets.ts";
 import { attachEventSocket, openEventStream } from "./events/event-feed.ts";

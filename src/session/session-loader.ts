@@ -9,9 +9,9 @@
  */
 import { ToolStore, loadTools, type AgentState } from "../core/index.ts";
 import type { AppEnv } from "../env.ts";
-import { attachMcpTools } from "../mcp/attach.ts";
-import { McpOAuthStore } from "../mcp/oauth-store.ts";
-import { readAddedServers } from "../mcp/session-servers.ts";
+import { attachMcpTools } from "../mcp/client/attach.ts";
+import { McpOAuthStore } from "../mcp/oauth/oauth-store.ts";
+import { readAddedServers } from "../mcp/client/session-servers.ts";
 import { RunLog } from "../observability/run-log.ts";
 import { readSetting } from "../config.ts";
 import { sessionTracing } from "../observability/session-tracing.ts";

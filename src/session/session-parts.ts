@@ -5,8 +5,8 @@
  * it, so the driver, the loader and the views import these without a cycle.
  */
 import type { AgentState, ToolStore } from "../core/index.ts";
-import type { SessionMcpTools } from "../mcp/attach.ts";
-import type { McpOAuthStore } from "../mcp/oauth-store.ts";
+import type { SessionMcpTools } from "../mcp/client/attach.ts";
+import type { McpOAuthStore } from "../mcp/oauth/oauth-store.ts";
 import type { ApprovalGate } from "./human/approval-gate.ts";
 import type { ElicitationGate } from "./human/elicitation-gate.ts";
 import type { LiveFanout } from "./events/live-fanout.ts";

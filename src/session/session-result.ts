@@ -3,7 +3,7 @@
  * A reason names no HTTP status; the router maps each to a status in one table (src/http/failure-status.ts).
  * Failures are values, never exceptions thrown across RPC. One operation answers otherwise:
  * AgentSession.completeMcpAuth returns the OAuth callback's AuthCompletion, status included, as the
- * Worker's McpCredentials object does (src/mcp/oauth-completion.ts).
+ * Worker's McpCredentials object does (src/mcp/oauth/oauth-completion.ts).
  */
 export type SessionFailureReason =
   | "already_exists"

@@ -67,7 +67,7 @@ export function deriveKey(
   root: CryptoKey,
   info: string,
   algorithm: { name: "HMAC"; hash: "SHA-256" } | { name: "AES-GCM"; length: 256 },
-  usages: ("sign" | "encrypt" | "decrypt")[],
+  usages: ("sign" | "verify" | "encrypt" | "decrypt")[],
 ): Promise<CryptoKey> {
   return crypto.subtle.deriveKey(
     { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: encoder.encode(info) },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isAllowedMcpUrl, readAllowedUrls } from "../../src/mcp/allowed-urls.ts";
+import { isAllowedMcpUrl, readAllowedUrls } from "../../src/mcp/client/allowed-urls.ts";
 
 describe("MCP_ALLOWED_URLS", () => {
   it("allows nothing when unset or blank", () => {

@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ToolStore } from "../../src/core/tool-store.ts";
-import { attachMcpTools, type McpEnv } from "../../src/mcp/attach.ts";
-import type { McpElicitation } from "../../src/mcp/mcp-connection.ts";
-import type { McpOAuthStore } from "../../src/mcp/oauth-store.ts";
-import type { McpSessionEvent } from "../../src/mcp/session-mcp-tools.ts";
+import { attachMcpTools, type McpEnv } from "../../src/mcp/client/attach.ts";
+import type { McpElicitation } from "../../src/mcp/client/mcp-connection.ts";
+import type { McpOAuthStore } from "../../src/mcp/oauth/oauth-store.ts";
+import type { McpSessionEvent } from "../../src/mcp/client/session-mcp-tools.ts";
 import { startElicitingMcpServer } from "../support/eliciting-mcp-server.ts";
 import { textOf } from "../support/text.ts";
 

@@ -1,11 +1,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { McpAuthFailedError, McpAuthRequiredError, McpConnection } from "../../src/mcp/mcp-connection.ts";
-import { describeMcpServers, forgetMcpListing } from "../../src/mcp/mcp-catalog.ts";
-import { MemoryOAuthRecords } from "../../src/mcp/memory-oauth-records.ts";
-import { localVault } from "../../src/mcp/oauth-completion.ts";
-import { McpOAuthProvider } from "../../src/mcp/oauth-provider.ts";
+import { McpAuthFailedError, McpAuthRequiredError, McpConnection } from "../../src/mcp/client/mcp-connection.ts";
+import { describeMcpServers, forgetMcpListing } from "../../src/mcp/client/mcp-catalog.ts";
+import { MemoryOAuthRecords } from "../../src/mcp/oauth/memory-oauth-records.ts";
+import { localVault } from "../../src/mcp/oauth/oauth-completion.ts";
+import { McpOAuthProvider } from "../../src/mcp/oauth/oauth-provider.ts";
 
 /** A raw Streamable HTTP endpoint: answers initialize, then 401 for `refuse` (or for everything). */
 async function startServer(refuse: "everything" | "tools/list"): Promise<{ url: string; requests: string[]; server: Server }> {
@@ -46,8 +46,9 @@ describe("an MCP server that answers 401", () => {
     const err = await connection.listTools().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(McpAuthRequiredError);
     expect((err as Error).message).toContain('MCP server "locked"');
-    // The legacy transport opens with a GET on the URL: none was sent.
-    expect(requests).toEqual(["POST initialize"]);
+    // The first request (server/discover) was refused: neither the handshake nor the legacy transport
+    // (which opens with a GET on the URL) was tried.
+    expect(requests).toEqual(["POST server/discover"]);
     await connection.close();
   });
 

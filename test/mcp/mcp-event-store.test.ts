@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BoundedEventStore } from "../../src/mcp/mcp-event-store.ts";
-import { progressOf } from "../../src/mcp/progress.ts";
+import { BoundedEventStore } from "../../src/mcp/server/mcp-event-store.ts";
+import { progressOf } from "../../src/mcp/server/progress.ts";
 
 const message = (id: number) => ({ jsonrpc: "2.0" as const, method: "notifications/message", params: { n: id } });
 

@@ -1,7 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { TOOL_NAME_PATTERN, validateToolArguments } from "../../src/core/index.ts";
-import { createMcpTool, mcpToolName, mcpToolOrigin, toAgentToolResult } from "../../src/mcp/mcp-tool.ts";
+import { createMcpTool, mcpToolName, mcpToolOrigin, toAgentToolResult } from "../../src/mcp/client/mcp-tool.ts";
 
 const server = { name: "srv", url: "https://example.com/mcp" };
 const noCall = async () => ({ content: [] });

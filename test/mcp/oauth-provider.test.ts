@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/credentials.ts";
-import { MemoryOAuthRecords } from "../../src/mcp/memory-oauth-records.ts";
-import { localVault } from "../../src/mcp/oauth-completion.ts";
-import { McpOAuthProvider, type McpCredentialVault } from "../../src/mcp/oauth-provider.ts";
+import { MemoryOAuthRecords } from "../../src/mcp/oauth/memory-oauth-records.ts";
+import { localVault } from "../../src/mcp/oauth/oauth-completion.ts";
+import { McpOAuthProvider, type McpCredentialVault } from "../../src/mcp/oauth/oauth-provider.ts";
 
 /** A vault over records in memory, with the records and pending flows to read back. */
 function memoryVault() {

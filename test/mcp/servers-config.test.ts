@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseMcpServers, selectMcpServers } from "../../src/mcp/servers-config.ts";
+import { parseMcpServers, selectMcpServers } from "../../src/mcp/client/servers-config.ts";
 
 describe("MCP_SERVERS", () => {
   it("means no servers when unset or blank", () => {

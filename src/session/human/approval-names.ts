@@ -4,7 +4,7 @@
  * (tools/list_changed), so any `<server>_…` name of a chosen server is accepted. Checked by the Worker at
  * session creation (no tool store yet) and by the session on PATCH.
  */
-import { mcpToolName } from "../../mcp/mcp-tool.ts";
+import { mcpToolName } from "../../mcp/client/mcp-tool.ts";
 import { bundledToolNames } from "../../tools/catalog.ts";
 
 export function isApprovalName(name: string, sessionTools: { has(name: string): boolean }, mcpServers: readonly string[]): boolean {

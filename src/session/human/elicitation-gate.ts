@@ -8,7 +8,7 @@
  */
 import { Validator, type OutputUnit } from "@cfworker/json-schema";
 import type { AgentEvent } from "../../core/index.ts";
-import type { McpElicitation, McpElicitationAnswer } from "../../mcp/mcp-connection.ts";
+import type { McpElicitation, McpElicitationAnswer } from "../../mcp/client/mcp-connection.ts";
 import { HumanWaits } from "./human-waits.ts";
 import { ok, refuse, type SessionResult } from "../session-result.ts";
 

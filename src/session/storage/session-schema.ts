@@ -5,7 +5,7 @@
  * request to an unknown id stores nothing). Tables are append-mostly and keyed so a step touches a
  * constant number of rows; each has one owner module that writes it.
  */
-import { MCP_OAUTH_SCHEMA } from "../../mcp/oauth-store.ts";
+import { MCP_OAUTH_SCHEMA } from "../../mcp/oauth/oauth-store.ts";
 import { WROTE_TOOLS_KEY } from "../../tools/written/session-tools.ts";
 
 /** Ordered steps; append a new one for every schema change, never edit a released one. */
@@ -25,7 +25,7 @@ const MIGRATIONS: readonly string[] = [
      tool_call_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, tool_name TEXT NOT NULL,
      status TEXT NOT NULL, reason TEXT, expires_at INTEGER NOT NULL
    )`,
-  // 2: mcp_oauth, mcp_oauth_flows (src/mcp/oauth-store.ts): OAuth credentials of MCP servers the session added.
+  // 2: mcp_oauth, mcp_oauth_flows (src/mcp/oauth/oauth-store.ts): OAuth credentials of MCP servers the session added.
   MCP_OAUTH_SCHEMA,
   // 3: sub_agents (sub-agent-calls.ts): the child sessions this session's sub-agent calls started.
   `CREATE TABLE IF NOT EXISTS sub_agents (

@@ -5,8 +5,8 @@
  * result with `isError` (or an unreachable server) becomes an error result. Used by SessionMcpTools.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { TOOL_NAME_PATTERN, type AgentTool, type AgentToolResult } from "../core/index.ts";
-import { toAgentToolResult } from "./mcp-content.ts";
+import { TOOL_NAME_PATTERN, type AgentTool, type AgentToolResult } from "../../core/index.ts";
+import { toAgentToolResult } from "../mcp-content.ts";
 import { fallbackValidator } from "./argument-validation.ts";
 import type { McpCallOptions } from "./mcp-connection.ts";
 import type { McpServerConfig } from "./servers-config.ts";

@@ -4,7 +4,7 @@
  * segment boundaries), so `https://a.example/` never admits `https://a.example.evil/` or `…@evil`.
  * Called by the session when a client adds a server. Unset or blank: nothing is allowed.
  */
-import { readSetting } from "../config.ts";
+import { readSetting } from "../../config.ts";
 
 export type AllowedUrlPrefix = { protocol: string; host: string; path: string };
 

@@ -3,7 +3,7 @@
  * own numeric `progress` (and `total`, `message`) is reported as the tool counts; anything else counts
  * 1, 2, 3… with the partial result as the message. Used by the /mcp server (mcp-server.ts). Pure.
  */
-import { isPlainObject } from "../core/index.ts";
+import { isPlainObject } from "../../core/index.ts";
 
 /** Progress messages carry a partial result as text, cut to this length. */
 const MAX_PROGRESS_MESSAGE_CHARS = 2_000;

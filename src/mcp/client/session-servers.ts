@@ -4,10 +4,10 @@
  * secrets: never returned, the snapshot shows name and URL only) and handed to SessionMcpTools. Called by
  * AgentSession; answers SessionResult values. Removing a server forgets its OAuth credentials too.
  */
-import type { SessionResult } from "../session/session-result.ts";
-import { ok, refuse } from "../session/session-result.ts";
+import type { SessionResult } from "../../session/session-result.ts";
+import { ok, refuse } from "../../session/session-result.ts";
 import { isAllowedMcpUrl, readAllowedUrls } from "./allowed-urls.ts";
-import type { McpOAuthStore } from "./oauth-store.ts";
+import type { McpOAuthStore } from "../oauth/oauth-store.ts";
 import { MCP_SERVER_NAME_PATTERN, type McpServerConfig } from "./servers-config.ts";
 import type { McpServerView, SessionMcpTools } from "./session-mcp-tools.ts";
 

@@ -5,7 +5,7 @@
  * Called once per tool by the MCP tool adapter; returns the validateRequiredArgs to install, if any.
  */
 import { Validator, type OutputUnit } from "@cfworker/json-schema";
-import { compileInputSchema, type JsonSchema, type ToolArguments } from "../core/index.ts";
+import { compileInputSchema, type JsonSchema, type ToolArguments } from "../../core/index.ts";
 
 /** Problems listed per call: enough for the model to repair its arguments, bounded for the context. */
 const MAX_PROBLEMS = 8;

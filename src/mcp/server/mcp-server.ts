@@ -18,10 +18,10 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
-import { ToolStore, loadTools, type AgentTool } from "../core/index.ts";
-import { bundledRegistry } from "../tools/catalog.ts";
-import { contextFor, type ToolHost } from "../tools/tool-context.ts";
-import { toCallToolResult } from "./mcp-content.ts";
+import { ToolStore, loadTools, type AgentTool } from "../../core/index.ts";
+import { bundledRegistry } from "../../tools/catalog.ts";
+import { contextFor, type ToolHost } from "../../tools/tool-context.ts";
+import { toCallToolResult } from "../mcp-content.ts";
 import {
   TOOL_LOG_LEVELS,
   type ToolElicitation,
@@ -29,8 +29,10 @@ import {
   type ToolLogLevel,
   type ToolSampling,
   type ToolSamplingAnswer,
-} from "./mcp-vocabulary.ts";
+} from "../mcp-vocabulary.ts";
 import { serveMcpSession } from "./mcp-sessions.ts";
+import { isModernRequest, serveModernRequest } from "./modern-server.ts";
+import { sealingKeyOf } from "../signing.ts";
 import { progressOf } from "./progress.ts";
 import { runServedToolCall } from "./served-tool-call.ts";
 
@@ -129,7 +131,14 @@ function describeTool(t: AgentTool): Tool {
   return tool;
 }
 
-/** Serves one HTTP request of the MCP Streamable HTTP transport. */
-export function handleMcpRequest(request: Request, env: Readonly<Record<string, unknown>>): Promise<Response> {
-  return serveMcpSession(request, () => createMcpServer(env));
+/**
+ * Serves one HTTP request of /mcp: a 2026-07-28 client's statelessly (modern-server.ts), an older
+ * client's through the handshake with a sealed session id (mcp-sessions.ts).
+ */
+export async function handleMcpRequest(request: Request, env: Readonly<Record<string, unknown>>): Promise<Response> {
+  const secret = await sealingKeyOf(env);
+  if (await isModernRequest(request)) {
+    return serveModernRequest(request, { store: servedToolStore(), env, secret, serverInfo: MCP_SERVER_INFO, describeTool });
+  }
+  return serveMcpSession(request, () => createMcpServer(env), secret);
 }

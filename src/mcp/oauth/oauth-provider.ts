@@ -7,9 +7,9 @@
  */
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { sha256Hex } from "../credentials.ts";
+import { sha256Hex } from "../../credentials.ts";
 import { FLOW_TTL_MS, type OAuthRecordKind, type PendingFlow } from "./oauth-store.ts";
-import type { McpServerConfig } from "./servers-config.ts";
+import type { McpServerConfig } from "../client/servers-config.ts";
 
 /** What a provider needs of where credentials live; each method is one storage call (or one RPC). */
 export interface McpCredentialVault {
@@ -48,13 +48,17 @@ export const MCP_CLIENT_METADATA_PATH = "/v1/mcp/oauth/client-metadata.json";
 
 /** What this Worker tells an authorization server about itself, registering or in its metadata document. */
 export function clientMetadataFor(redirectUrl: string): OAuthClientMetadata {
-  return {
+  const metadata = {
     client_name: "edge-agent",
+    // The Worker is a web application (SEP-837 asks every registration to say which kind of client it is).
+    application_type: "web",
     redirect_uris: [redirectUrl],
     grant_types: ["authorization_code", "refresh_token"],
     response_types: ["code"],
     token_endpoint_auth_method: "none",
   };
+  // The SDK's type predates application_type; it sends the metadata as given.
+  return metadata as OAuthClientMetadata;
 }
 
 export class McpOAuthProvider implements OAuthClientProvider {

@@ -5,12 +5,12 @@
  * or with the session (its own). A broken var or a server removed from it since the session was created
  * is reported (an `error` event), never thrown.
  */
-import type { ToolStore } from "../core/index.ts";
-import type { AppEnv } from "../env.ts";
-import { workerVault } from "./mcp-credentials-object.ts";
-import { localVault } from "./oauth-completion.ts";
-import { MCP_CLIENT_METADATA_PATH, MCP_OAUTH_CALLBACK_PATH, McpOAuthProvider } from "./oauth-provider.ts";
-import type { McpOAuthStore } from "./oauth-store.ts";
+import type { ToolStore } from "../../core/index.ts";
+import type { AppEnv } from "../../env.ts";
+import { workerVault } from "../oauth/mcp-credentials-object.ts";
+import { localVault } from "../oauth/oauth-completion.ts";
+import { MCP_CLIENT_METADATA_PATH, MCP_OAUTH_CALLBACK_PATH, McpOAuthProvider } from "../oauth/oauth-provider.ts";
+import type { McpOAuthStore } from "../oauth/oauth-store.ts";
 import { readMcpServers, type McpServerConfig } from "./servers-config.ts";
 import { SessionMcpTools, type McpAuthFactory, type McpSessionEvent, type SessionElicit } from "./session-mcp-tools.ts";
 

@@ -7,9 +7,9 @@
  * The schemas are built on the first non-blank var (src/lazy-schema.ts): start-up CPU.
  */
 import * as z from "zod";
-import { readSetting } from "../config.ts";
-import { locateJsonError } from "../json-error-position.ts";
-import { lazySchema } from "../lazy-schema.ts";
+import { readSetting } from "../../config.ts";
+import { locateJsonError } from "../../json-error-position.ts";
+import { lazySchema } from "../../lazy-schema.ts";
 
 export const MCP_SERVER_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
 

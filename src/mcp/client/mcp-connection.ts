@@ -1,6 +1,7 @@
 /**
- * One connection to a remote MCP server through the official SDK client: Streamable HTTP first, the
- * older HTTP+SSE transport when that fails. Connects lazily, lists every page of tools, calls tools
+ * One connection to a remote MCP server: revision 2026-07-28 when `server/discover` says the server
+ * speaks it (modern-client.ts, stateless), else the official SDK client's handshake: Streamable HTTP
+ * first, the older HTTP+SSE transport when that fails. Connects lazily, lists every page of tools, calls tools
  * with progress, cancellation (the SDK sends notifications/cancelled on abort) and the server's
  * list_changed notifications. Used by SessionMcpTools; a dropped or failed connection is forgotten and
  * re-opened by the next use. Tool output schemas are checked with @cfworker/json-schema (no eval).
@@ -9,7 +10,8 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { McpOAuthProvider } from "./oauth-provider.ts";
+import { McpRpcError, ModernMcpClient } from "./modern-client.ts";
+import type { McpOAuthProvider } from "../oauth/oauth-provider.ts";
 import type { McpServerConfig } from "./servers-config.ts";
 
 type ClientSdk = typeof import("./client-sdk.ts");
@@ -34,13 +36,13 @@ export type McpElicitationHandler = (request: McpElicitation, signal: AbortSigna
 const CLIENT_INFO = { name: "edge-agent", version: "0.1.0" };
 
 export class McpConnection {
-  private client?: Promise<Client>;
+  private client?: Promise<Client | ModernMcpClient>;
 
   constructor(
     readonly server: McpServerConfig,
     /** Called with the server's new tool list after notifications/tools/list_changed. */
     private readonly onToolsChanged: (tools: Tool[]) => void,
-    /** The server's OAuth client (src/mcp/oauth-provider.ts); without one a 401 is a plain failure. */
+    /** The server's OAuth client (src/mcp/oauth/oauth-provider.ts); without one a 401 is a plain failure. */
     readonly auth?: McpOAuthProvider,
     /** Given: the client declares form elicitation (defaults applied) and hands each request here. */
     private readonly onElicitation?: McpElicitationHandler,
@@ -61,11 +63,12 @@ export class McpConnection {
     }
   }
 
-  private async listPages(client: Client): Promise<Tool[]> {
+  private async listPages(client: Client | ModernMcpClient): Promise<Tool[]> {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      const result = await client.listTools(cursor ? { cursor } : undefined);
+      const result =
+        client instanceof ModernMcpClient ? await client.listTools(cursor) : await client.listTools(cursor ? { cursor } : undefined);
       tools.push(...result.tools);
       cursor = result.nextCursor;
       if (!cursor) break;
@@ -75,6 +78,13 @@ export class McpConnection {
 
   async callTool(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
     const client = await this.connect();
+    if (client instanceof ModernMcpClient) {
+      try {
+        return await client.callTool(name, args, options);
+      } catch (err) {
+        throw authRefusal(await import("./client-sdk.ts"), this.server, err, this.auth) ?? err;
+      }
+    }
     try {
       const result = await client.callTool({ name, arguments: args }, undefined, {
         signal: options.signal,
@@ -102,7 +112,7 @@ export class McpConnection {
     await pending?.then((c) => c.close()).catch(() => undefined);
   }
 
-  private connect(): Promise<Client> {
+  private connect(): Promise<Client | ModernMcpClient> {
     if (!this.client) {
       const connecting = this.open();
       this.client = connecting;
@@ -114,13 +124,31 @@ export class McpConnection {
     return this.client;
   }
 
-  private async open(): Promise<Client> {
-    const sdk = await import("./client-sdk.ts");
-    const { SSEClientTransport, StreamableHTTPClientTransport } = sdk;
+  private async open(): Promise<Client | ModernMcpClient> {
     const url = new URL(this.server.url);
     const headers = this.server.headers ?? {};
     const deadline = AbortSignal.timeout(MCP_CONNECT_TIMEOUT_MS);
     this.auth?.beginConnection();
+    const sdk = await import("./client-sdk.ts");
+    const { SSEClientTransport, StreamableHTTPClientTransport } = sdk;
+    let modern: ModernMcpClient | undefined;
+    try {
+      modern = await ModernMcpClient.discover(
+        {
+          url,
+          headers: () => this.requestHeaders(),
+          ...(this.onElicitation ? { onElicitation: this.onElicitation } : {}),
+          ...(this.auth ? { onUnauthorized: (response: Response) => this.authorize(sdk, url, response) } : {}),
+        },
+        deadline,
+      );
+    } catch (err) {
+      // The server wants credentials (the OAuth flow ran, or there is none): the handshake would only fail again.
+      const refused = authRefusal(sdk, this.server, err, this.auth) ?? this.authFailure(err);
+      if (refused) throw refused;
+      // Otherwise (unreachable, or not this revision) the handshake tries, and names the failure.
+    }
+    if (modern) return modern;
     let streamableError: unknown;
     try {
       const auth = this.auth;
@@ -151,6 +179,21 @@ export class McpConnection {
         `MCP server "${this.server.name}" (${url.origin}${url.pathname}) is unreachable: Streamable HTTP: ${reason(streamableError)}; HTTP+SSE: ${reason(err)}`,
       );
     }
+  }
+
+  /** The OAuth flow after a 401 (or a 403 asking for more scope), as the SDK's transport runs it. */
+  private async authorize(sdk: ClientSdk, url: URL, response: Response): Promise<void> {
+    const auth = this.auth!;
+    const { resourceMetadataUrl, scope, error } = sdk.extractWWWAuthenticateParams(response);
+    if (response.status === 403 && error === "insufficient_scope") auth.stepUp();
+    const result = await sdk.auth(auth, { serverUrl: url, resourceMetadataUrl, scope });
+    if (result !== "AUTHORIZED") throw new sdk.UnauthorizedError();
+  }
+
+  /** The configured headers, with the bearer token when the server's OAuth client holds one. */
+  private async requestHeaders(): Promise<Record<string, string>> {
+    const tokens = await this.auth?.tokens();
+    return { ...(this.server.headers ?? {}), ...(tokens ? { authorization: `Bearer ${tokens.access_token}` } : {}) };
   }
 
   /** When the SDK's OAuth flow ran and `err` ended it (metadata, registration, a resource not this server's). */
@@ -249,7 +292,9 @@ function authRefusal(
 ): McpAuthRequiredError | undefined {
   if (err instanceof McpAuthRequiredError) return err;
   const unauthorized =
-    err instanceof sdk.UnauthorizedError || (err instanceof sdk.StreamableHTTPError && (err.code === 401 || err.code === 403));
+    err instanceof sdk.UnauthorizedError ||
+    (err instanceof sdk.StreamableHTTPError && (err.code === 401 || err.code === 403)) ||
+    (err instanceof McpRpcError && (err.status === 401 || err.status === 403));
   return unauthorized ? new McpAuthRequiredError(server.name, auth?.authorizationUrl) : undefined;
 }
 

@@ -5,7 +5,7 @@
  * that cannot elicit has nobody to ask, so the call is refused, not run.
  * Called by the /mcp server (mcp-server.ts); never throws: every failure is an error outcome.
  */
-import { agentConfig } from "../agent-config.ts";
+import { agentConfig } from "../../agent-config.ts";
 import {
   executePreparedToolCall,
   finalizeExecutedToolCall,
@@ -18,8 +18,8 @@ import {
   type AwaitApproval,
   type ToolExecutionContext,
   type ToolStore,
-} from "../core/index.ts";
-import type { ToolElicitation, ToolElicitationAnswer } from "./mcp-vocabulary.ts";
+} from "../../core/index.ts";
+import type { ToolElicitation, ToolElicitationAnswer } from "../mcp-vocabulary.ts";
 
 export type ServedCallOptions = {
   /** Passed to tools as their context (the Worker's env, never a session). */

@@ -7,6 +7,6 @@
 export { Client } from "@modelcontextprotocol/sdk/client/index.js";
 export { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 export { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-export { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+export { UnauthorizedError, auth, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
 export { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 export { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";

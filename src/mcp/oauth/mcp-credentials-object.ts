@@ -5,11 +5,11 @@
  * here, then tells the session that started the flow. Nothing here is returned by an HTTP route.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "../../env.ts";
 import { completeAuthorization, type AuthCompletion } from "./oauth-completion.ts";
 import type { McpCredentialVault } from "./oauth-provider.ts";
 import { MCP_OAUTH_SCHEMA, McpOAuthStore, type OAuthRecordKind, type PendingFlow } from "./oauth-store.ts";
-import { readMcpServers } from "./servers-config.ts";
+import { readMcpServers } from "../client/servers-config.ts";
 
 /** The one instance's name. */
 export const WORKER_CREDENTIALS = "worker-mcp-credentials";

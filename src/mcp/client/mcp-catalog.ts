@@ -7,10 +7,10 @@
  * Invariant: never rejects, and never shows a server's headers; why a server could not be listed (which
  * names its URL) only to the operator.
  */
-import type { McpCatalogEntry } from "../wire/tool-list.ts";
+import type { McpCatalogEntry } from "../../wire/tool-list.ts";
 import { McpAuthFailedError, McpAuthRequiredError, McpConnection, McpOperatorError } from "./mcp-connection.ts";
 import { mcpToolName } from "./mcp-tool.ts";
-import { MCP_OAUTH_CALLBACK_PATH, McpOAuthProvider, type McpCredentialVault } from "./oauth-provider.ts";
+import { MCP_OAUTH_CALLBACK_PATH, McpOAuthProvider, type McpCredentialVault } from "../oauth/oauth-provider.ts";
 import { parseMcpServers, type McpServerConfig } from "./servers-config.ts";
 
 const CACHE_MS = 60_000;

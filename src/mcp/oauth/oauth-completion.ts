@@ -4,10 +4,10 @@
  * expiring), and the SDK's `auth()` exchanges the code with the stored PKCE verifier and stores the
  * tokens. A state this object never issued completes nothing. Errors name the server, never a secret.
  */
-import { sha256Hex } from "../credentials.ts";
+import { sha256Hex } from "../../credentials.ts";
 import { McpOAuthProvider, type McpCredentialVault } from "./oauth-provider.ts";
 import type { McpOAuthRecords } from "./oauth-store.ts";
-import type { McpServerConfig } from "./servers-config.ts";
+import type { McpServerConfig } from "../client/servers-config.ts";
 
 export type AuthCompletion = { ok: true; server: string; sessionId: string } | { ok: false; status: 400 | 404 | 502; message: string };
 

@@ -7,11 +7,11 @@
  * `mcpToolsChanged`, emitted before the new definitions are registered. Never fails the session.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { AgentEvent, AgentTool, ToolStore } from "../core/index.ts";
+import type { AgentEvent, AgentTool, ToolStore } from "../../core/index.ts";
 import { McpAuthRequiredError, McpConnection, McpOperatorError, type McpElicitation, type McpElicitationAnswer } from "./mcp-connection.ts";
 import { createMcpTool, mcpToolOrigin } from "./mcp-tool.ts";
-import type { McpOAuthProvider } from "./oauth-provider.ts";
-import { FLOW_TTL_MS } from "./oauth-store.ts";
+import type { McpOAuthProvider } from "../oauth/oauth-provider.ts";
+import { FLOW_TTL_MS } from "../oauth/oauth-store.ts";
 import type { McpServerConfig } from "./servers-config.ts";
 
 /** Who listed a server: the deployer (MCP_SERVERS; credentials are the Worker's) or the session itself. */
