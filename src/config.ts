@@ -11,6 +11,7 @@
  * (commented out where the default applies) or in .dev.vars.example; test/config.node.test.ts checks both.
  */
 import { DEFAULT_MAX_CONTEXT_TOKENS } from "./core/context-budget.ts";
+import { DEFAULT_COMPACT_AT } from "./core/context-compaction.ts";
 import { DEFAULT_MAX_RETRY_DELAY_MS } from "./llm/retry.ts";
 
 /** Where a setting is given. */
@@ -146,6 +147,23 @@ export const SETTINGS = {
   GEOCODING_API_BASE_URL: text("var", "https://geocoding-api.open-meteo.com"),
   /** Request budget of the default context policy in estimated tokens: the core's own. */
   MAX_CONTEXT_TOKENS: positiveInteger(DEFAULT_MAX_CONTEXT_TOKENS),
+  /** The share of the budget at which a session compacts (docs/compaction.md): above 0, at most 1. */
+  COMPACT_AT: setting("var", DEFAULT_COMPACT_AT, (raw) => {
+    const decimal = raw.trim();
+    const value = Number(decimal);
+    return /^\d+(\.\d+)?$/.test(decimal) && value > 0 && value <= 1 ? value : undefined;
+  }),
+  /** Models whose own window is smaller than the budget: `model=tokens` pairs, comma-separated (a malformed pair states nothing). */
+  MODEL_CONTEXT_WINDOWS: setting<Readonly<Record<string, number>>>("var", Object.freeze({}), (raw) => {
+    const windows: Record<string, number> = {};
+    for (const item of raw.split(",")) {
+      const at = item.lastIndexOf("=");
+      const model = item.slice(0, at).trim();
+      const tokens = item.slice(at + 1).trim();
+      if (at > 0 && model && /^\d{1,15}$/.test(tokens) && Number(tokens) > 0) windows[model] = Number(tokens);
+    }
+    return Object.keys(windows).length > 0 ? Object.freeze(windows) : undefined;
+  }),
   /** JSON list of the deployer's MCP servers, checked by src/mcp/servers-config.ts. */
   MCP_SERVERS: verbatim("var or secret"),
   /** URL prefixes sessions may attach as their own MCP servers (src/mcp/allowed-urls.ts). */

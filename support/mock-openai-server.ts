@@ -175,6 +175,21 @@ export async function startMockOpenAi(options: MockServerOptions = {}): Promise<
 
 // ── Replies ────────────────────────────────────────────────────────────────
 
+/** The 400 OpenAI answers a request longer than the model's context window, body as OpenAI sends it. */
+export function contextLengthExceeded(windowTokens: number, requestTokens: number): MockReply {
+  return {
+    status: 400,
+    body: {
+      error: {
+        message: `This model's maximum context length is ${windowTokens} tokens. However, your messages resulted in ${requestTokens} tokens. Please reduce the length of the messages.`,
+        type: "invalid_request_error",
+        param: "messages",
+        code: "context_length_exceeded",
+      },
+    },
+  };
+}
+
 function echoReply(body: MockChatRequest): MockReply {
   const messages = Array.isArray(body.messages) ? body.messages : [];
   const last = messages[messages.length - 1] as { content?: unknown } | undefined;

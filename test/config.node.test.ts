@@ -65,6 +65,24 @@ const CASES: Record<SettingName, Case> = {
   WEATHER_API_BASE_URL: { default: "https://api.open-meteo.com", valid: [["http://127.0.0.1:9/", "http://127.0.0.1:9/"]], malformed: [] },
   GEOCODING_API_BASE_URL: { default: "https://geocoding-api.open-meteo.com", valid: [["http://g", "http://g"]], malformed: [] },
   MAX_CONTEXT_TOKENS: { default: 64_000, valid: [["4000", 4000]], malformed: ["0", "64k", "6.4e4", "1.5"] },
+  COMPACT_AT: {
+    default: 0.8,
+    valid: [
+      [" 0.6 ", 0.6],
+      ["1", 1],
+    ],
+    malformed: ["0", "1.5", "80%", "-0.5", "8e-1"],
+  },
+  MODEL_CONTEXT_WINDOWS: {
+    default: {},
+    valid: [
+      [
+        "@cf/meta/llama-3.1-8b-instruct=8000, gpt-4o-mini = 128000 ,broken=",
+        { "@cf/meta/llama-3.1-8b-instruct": 8000, "gpt-4o-mini": 128000 },
+      ],
+    ],
+    malformed: ["broken=", "=5", "gpt-4o=0", "gpt-4o"],
+  },
   // JSON is checked by src/mcp/servers-config.ts, which names the problem: here it is text, kept as given.
   MCP_SERVERS: { default: "", valid: [[' [{"name":"a"}]', ' [{"name":"a"}]']], malformed: [] },
   MCP_ALLOWED_URLS: {
@@ -210,7 +228,11 @@ describe("where a deployer finds the settings", () => {
     const { commented } = wranglerVars();
     const differing = [...commented].filter(([name, text]) => {
       const fallback: unknown = SETTINGS[name as SettingName].default;
-      const unsetByDefault = fallback === undefined || fallback === "" || (Array.isArray(fallback) && fallback.length === 0);
+      // Unset by default: no value, an empty text, list or map (its commented line may show an example).
+      const unsetByDefault =
+        fallback === undefined ||
+        fallback === "" ||
+        (typeof fallback === "object" && fallback !== null && Object.keys(fallback).length === 0);
       return !unsetByDefault && read(name as SettingName, text) !== fallback;
     });
     expect(differing).toEqual([]);

@@ -9,7 +9,8 @@ import { el, textOfContent } from "./dom.js";
 import { elicitationForm } from "./elicitation-form.js";
 import { ToolCard } from "./tool-card.js";
 
-/** @import { AgentMessage, AssistantMessage, PendingApproval, StampedEvent, UserMessage } from "../client.js" */
+/** @import { AgentMessage, AssistantMessage, PendingApproval, SessionSnapshot, StampedEvent, UserMessage } from "../client.js" */
+/** @typedef {NonNullable<SessionSnapshot["contextSummary"]>} ContextSummary */
 /**
  * The stamped event of one type.
  * @template {StampedEvent["type"]} T
@@ -19,12 +20,13 @@ import { ToolCard } from "./tool-card.js";
 export class ChatView {
   /**
    * @param {HTMLElement} list
-   * @param {{ onDecide: (toolCallId: string, approve: boolean) => Promise<unknown>; onAnswer?: (elicitationId: string, action: "accept" | "decline" | "cancel", content?: Record<string, unknown>) => Promise<unknown> }} handlers
+   * @param {{ onDecide: (toolCallId: string, approve: boolean) => Promise<unknown>; onAnswer?: (elicitationId: string, action: "accept" | "decline" | "cancel", content?: Record<string, unknown>) => Promise<unknown>; onSummary?: () => Promise<ContextSummary | null> }} handlers
    */
-  constructor(list, { onDecide, onAnswer }) {
+  constructor(list, { onDecide, onAnswer, onSummary }) {
     this.list = list;
     this.onDecide = onDecide;
     this.onAnswer = onAnswer;
+    this.onSummary = onSummary;
     /** @type {Set<string>} elicitations shown, so a replayed event does not show one twice */
     this.asked = new Set();
     /** @type {Map<string, ToolCard>} */
@@ -196,6 +198,45 @@ export class ChatView {
     this.lastNotice = text;
     this.list.append(el("li", { class: `notice notice-${kind}`, role: kind === "error" ? "alert" : undefined, text }));
     this.scrollToEnd();
+  }
+
+  /**
+   * Where the model's view was compacted: a marker that the model now sees a summary in place of the first
+   * `summarizedMessages` messages (the conversation keeps them all), which opens to show the summary. Live
+   * it marks the moment it happened; a restored conversation shows the current summary at its top.
+   * @param {{ summarizedMessages: number; tokensBefore?: number; tokensAfter?: number }} compaction
+   * @param {ContextSummary} [summary] the summary's text when known (a snapshot), else fetched when opened
+   */
+  compacted(compaction, summary) {
+    const tokens =
+      compaction.tokensBefore !== undefined && compaction.tokensAfter !== undefined
+        ? ` (about ${compaction.tokensBefore} → ${compaction.tokensAfter} tokens)`
+        : "";
+    const body = el("p", { class: "compaction-text", text: summary?.text ?? "" });
+    const marker = el(
+      "details",
+      { class: "notice compaction-marker" },
+      el("summary", { text: `The model now sees a summary of the first ${compaction.summarizedMessages} messages${tokens}` }),
+      body,
+    );
+    marker.addEventListener("toggle", () => {
+      if (!marker.open || body.textContent || !this.onSummary) return;
+      body.textContent = "Loading the summary…";
+      this.onSummary().then(
+        (current) => {
+          body.textContent = current?.text ?? "No summary is stored.";
+        },
+        () => {
+          body.textContent = "The summary could not be loaded.";
+        },
+      );
+    });
+    if (summary) this.list.prepend(marker);
+    else {
+      this.finishStreaming();
+      this.list.append(marker);
+      this.scrollToEnd();
+    }
   }
 
   /**

@@ -92,6 +92,10 @@ const view = new ChatView(ui.messages, {
     if (!session) throw new Error("No session");
     return session.answerElicitation(elicitationId, action, content);
   },
+  onSummary: async () => {
+    if (!session) throw new Error("No session");
+    return (await session.snapshot()).contextSummary ?? null;
+  },
 });
 
 function makeClient() {
@@ -164,6 +168,7 @@ async function attach(handle) {
   view.clear();
   ui.eventLog.replaceChildren();
   view.renderHistory(snapshot.messages);
+  if (snapshot.contextSummary) view.compacted(snapshot.contextSummary, snapshot.contextSummary);
   historyBefore = snapshot.messagesBefore ?? null;
   if (snapshot.status === "running") view.markUnfinishedRunning();
   for (const pending of snapshot.pendingApprovals) view.approvalRequired(pending);
@@ -280,6 +285,9 @@ function apply(event) {
       break;
     case "contextTrimmed":
       break; // the event log shows it; the conversation keeps every message
+    case "contextCompacted":
+      view.compacted(event);
+      break;
     case "messageEnd":
       view.renderMessage(event.message);
       break;

@@ -5,8 +5,10 @@
  * benchEcho calls in a row, `stream COUNT SPACING` one benchStream call, `turn` one benchEcho call, `hop`
  * one benchEcho then one researcher (sub-agent) call; each ends with a short text.
  * Its timing taps record each gap between a tool-call reply leaving and the same session's next request
- * arriving.
+ * arriving. A compaction's summary call (no tools, the summary prompt) is answered with a short summary and
+ * timed apart, so a step's gap can be told without it; each session's largest request is kept.
  */
+import { SUMMARY_PROMPT_TITLE } from "../../src/core/index.ts";
 import { startMockOpenAi, type MockReply, type MockToolCall, type RecordedRequest } from "../../support/mock-openai-server.ts";
 
 /** Tool calls per seeding reply: big batches seed 1,000 messages in ~20 steps, within the loop's maxSteps. */
@@ -36,11 +38,19 @@ export type StepGap = {
   gapMs: number;
   /** Body size of the request that ended the gap. */
   requestBytes: number;
+  /** The gap held a compaction's summary call: the time it took (from its request to its reply), already left out of gapMs. */
+  summaryMs?: number;
 };
+
+/** A compaction's summary call: the session it summarised for, and its body size. */
+export type SummaryCall = { tag: string; requestBytes: number };
 
 export type BenchLlm = {
   url: string;
   gaps: StepGap[];
+  summaries: SummaryCall[];
+  /** The largest request body each session (by tag) sent, summary calls aside. */
+  largestRequest: Map<string, number>;
   /** Drops recorded gaps and requests (between phases, to keep memory flat). */
   clear(): void;
   close(): Promise<void>;
@@ -53,6 +63,11 @@ export const systemPromptFor = (tag: string): string => `bench:${tag}`;
 
 export async function startBenchLlm(): Promise<BenchLlm> {
   const gaps: StepGap[] = [];
+  const summaries: SummaryCall[] = [];
+  const largestRequest = new Map<string, number>();
+  // A summary call in flight or answered since the session's last tool reply: when its request came, when its reply left.
+  const summaryOf = new Map<string, { receivedAt: number; repliedAt?: number }>();
+  const summaryRequests = new WeakMap<RecordedRequest, string>();
   const replies = new WeakMap<RecordedRequest, ReplyInfo>();
   const lastToolReplyAt = new Map<string, number>();
   // Messages in each session's history (system prompt excluded), counted from what the requests and
@@ -63,28 +78,48 @@ export async function startBenchLlm(): Promise<BenchLlm> {
     keepRequests: false,
     hooks: {
       received(request, receivedAt) {
+        const summaryTag = summaryTagOf(request);
+        if (summaryTag !== undefined) {
+          summaryRequests.set(request, summaryTag);
+          summaries.push({ tag: summaryTag, requestBytes: request.bytes });
+          summaryOf.set(summaryTag, { receivedAt });
+          return;
+        }
         const { tag, command, messages } = readRequest(request);
+        largestRequest.set(tag, Math.max(largestRequest.get(tag) ?? 0, request.bytes));
         const repliedAt = lastToolReplyAt.get(tag);
         lastToolReplyAt.delete(tag);
+        const summary = summaryOf.get(tag);
+        summaryOf.delete(tag);
         const last = messages.at(-1);
         if (repliedAt !== undefined && last?.role === "tool") {
+          const summaryMs =
+            summary?.repliedAt !== undefined && summary.receivedAt >= repliedAt ? summary.repliedAt - summary.receivedAt : undefined;
           gaps.push({
             tag,
             command,
             history: messages.length,
             calls: countCallsAfterLastUser(messages, true),
-            gapMs: receivedAt - repliedAt,
+            gapMs: receivedAt - repliedAt - (summaryMs ?? 0),
             requestBytes: request.bytes,
+            ...(summaryMs === undefined ? {} : { summaryMs }),
           });
         }
       },
       replied(request, repliedAt) {
+        const summaryTag = summaryRequests.get(request);
+        if (summaryTag !== undefined) {
+          const summary = summaryOf.get(summaryTag);
+          if (summary) summary.repliedAt = repliedAt;
+          return;
+        }
         const info = replies.get(request);
         if (info && info.calls > 0) lastToolReplyAt.set(info.tag, repliedAt);
       },
     },
   });
   mock.setHandler((request) => {
+    if (summaryTagOf(request) !== undefined) return { text: SUMMARY_TEXT };
     const { tag, command, messages } = readRequest(request);
     let history = historyOf.get(tag) ?? 0;
     if (messages.at(-1)?.role === "user") history += 1; // a turn's first request: its user message is new
@@ -98,12 +133,26 @@ export async function startBenchLlm(): Promise<BenchLlm> {
   return {
     url: mock.url,
     gaps,
+    summaries,
+    largestRequest,
     clear: () => {
       gaps.length = 0;
+      summaries.length = 0;
+      largestRequest.clear();
       mock.requests.length = 0;
     },
     close: () => mock.close(),
   };
+}
+
+/** What the bench LLM answers a summary call. */
+export const SUMMARY_TEXT = "The user sent bench commands; each was answered with benchEcho and done.";
+
+/** The session a compaction's summary call is for (its agent instructions carry the tag), or undefined when it is no summary call. */
+function summaryTagOf(request: RecordedRequest): string | undefined {
+  const [system, user] = (request.body.messages ?? []) as WireMessage[];
+  if (system?.role !== "system" || !textOf(system.content).startsWith(SUMMARY_PROMPT_TITLE)) return undefined;
+  return /\nbench:(\S+)/.exec(textOf(user?.content))?.[1] ?? "";
 }
 
 /** A message's text: a string, or the text parts of a content array (how some clients send even plain text). */

@@ -19,7 +19,18 @@ export const benchVars = (llmUrl: string): Record<string, string> => ({
   OPENAI_BASE_URL: llmUrl,
   OPENAI_MODEL: "bench-model",
   MAX_RETRY_DELAY_MS: "20",
+  // The mock reports a quarter of a request's bytes as its prompt tokens: a 1,000-message session's
+  // ~63,000 would pass COMPACT_AT of the default budget and be compacted mid-measure. The step is measured
+  // on whole histories; compaction has its own measure, on its own model below.
+  MAX_CONTEXT_TOKENS: "128000",
+  // A model with a small window, for the compaction measure (measure-compaction.ts); sessions choose it.
+  MODELS: BENCH_SMALL_MODEL,
+  MODEL_CONTEXT_WINDOWS: `${BENCH_SMALL_MODEL}=${BENCH_SMALL_WINDOW}`,
 });
+
+/** The model the compaction measure's sessions choose, and its window in tokens. */
+export const BENCH_SMALL_MODEL = "bench-small";
+export const BENCH_SMALL_WINDOW = 2_000;
 
 /** Streaming on or off; OPENAI_STREAM is its name in checkouts before LLM_STREAM, which bench:ab may compare. */
 export const streamVars = (stream: boolean): Record<string, string> => ({ LLM_STREAM: String(stream), OPENAI_STREAM: String(stream) });

@@ -15,6 +15,7 @@ import { startBenchLlm, type BenchLlm } from "./bench-llm.ts";
 import { benchVars, createBenchClient, createBenchSession, nowMs, runTurn, streamVars } from "./driver.ts";
 import { buildHeadlines, startupHeadlines, type BenchResults } from "./headlines.ts";
 import { measureColdStart } from "./measure-cold-start.ts";
+import { measureCompaction } from "./measure-compaction.ts";
 import { measureFanout } from "./measure-fanout.ts";
 import { measureLoad } from "./measure-load.ts";
 import { measureSseLatency, measureSseThroughput } from "./measure-sse.ts";
@@ -137,6 +138,8 @@ async function main(): Promise<void> {
     const stepOverhead = await timed("step overhead", () => measureStepOverhead(client, llm!, PLAN.step));
     const storage = await timed("storage per step", () => measureStorage(client, persistTo));
     const subAgentHop = await timed("sub-agent hop", () => measureSubAgentHop(client, llm!, quick ? 5 : 30));
+    llm.clear();
+    const compaction = await timed("compaction", () => measureCompaction(client, llm!, quick ? 60 : 200));
     const sseLatency = await timed("SSE latency", () => measureSseLatency(client, { events: PLAN.sseLatencyEvents, spacingMs: 5 }));
     const sseThroughput = await timed("SSE throughput", () => measureSseThroughput(client, { events: 2000, subscribers: 5 }));
     llm.clear();
@@ -195,8 +198,8 @@ async function main(): Promise<void> {
       ...(peersRun ? { peers: peersRun } : {}),
     };
     writeOutput(
-      [...buildHeadlines(results), ...subAgentHop.headlines],
-      { ...results, subAgentHop, peers: peersRun?.details },
+      [...buildHeadlines(results), ...subAgentHop.headlines, ...compaction.headlines],
+      { ...results, subAgentHop, compaction, peers: peersRun?.details },
       { durationS: (nowMs() - started) / 1000, devReadyMs },
     );
   } finally {

@@ -192,6 +192,7 @@ export class UiMessageChunker {
           },
         ];
       case "contextTrimmed":
+      case "contextCompacted":
       case "scheduleFired":
         return []; // bookkeeping (what the model saw, a schedule's fire): nothing for the chat to show
       case "messageAbandoned":

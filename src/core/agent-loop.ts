@@ -6,7 +6,8 @@
  * Every hook is bounded by the signal and `hookTimeoutMs`; a message is stored (onMessage) before it
  * enters the in-memory history.
  */
-import { budgetContext } from "./context-budget.ts";
+import { budgetContext, DEFAULT_MAX_CONTEXT_TOKENS } from "./context-budget.ts";
+import { type ContextSummary, Compactor, isContextOverflow } from "./context-compaction.ts";
 import { executeToolCalls } from "./tool-batch.ts";
 import { extractToolCalls, toolCallsOf } from "./tool-call-extraction.ts";
 import { formatMsgForLLM as defaultFormatMsgForLLM } from "./format-messages.ts";
@@ -26,6 +27,7 @@ import type {
   LlmResponse,
   StopReason,
   TextContent,
+  Usage,
   UserMessage,
 } from "./types.ts";
 import type { EmitEvent } from "./events.ts";
@@ -67,6 +69,12 @@ export type AgentRun = AgentLoopConfig & {
   guardrails?: { input: readonly Guardrail[]; output: readonly Guardrail[] };
   /** A resumed run does not announce itself again. */
   resumed?: boolean;
+  /** Index in `state.messages` of the run's first message (a resumed run's); default: where history ends now. */
+  runStart?: number;
+  /** Stores a new summary (compaction) with the summary call's usage; called right after contextCompacted. */
+  onCompacted?: (summary: ContextSummary, usage: Usage | undefined) => void | Promise<void>;
+  /** The summary call failed: the run goes on with the context policy's trimming. Must not throw. */
+  onCompactionFailed?: (error: unknown) => void;
   now?: () => number;
 };
 
@@ -87,6 +95,36 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
   const inputGuardrails = run.guardrails?.input ?? [];
   const outputGuardrails = run.guardrails?.output ?? [];
   let announcedTrim: number | undefined;
+  const maxContextTokens = run.maxContextTokens ?? DEFAULT_MAX_CONTEXT_TOKENS;
+  const compactor =
+    run.compactAt === undefined
+      ? undefined
+      : new Compactor(state, {
+          maxContextTokens,
+          compactAt: run.compactAt,
+          runStart: run.runStart ?? state.messages.length,
+          llmCall: run.llmCall,
+          ...(run.resumed ? {} : { promptTokens: lastPromptTokens(state.messages) }),
+        });
+  // A summary call that failed is not tried again in this run: the context policy trims instead.
+  let compactionFailed = false;
+  /** Summarises the oldest messages (also when not due: after an overflow); true when a summary took their place. */
+  const compact = async (force: boolean): Promise<boolean> => {
+    if (!compactor || compactionFailed) return false;
+    let done: Awaited<ReturnType<Compactor["compact"]>>;
+    try {
+      done = await compactor.compact(signal, force);
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      compactionFailed = true;
+      run.onCompactionFailed?.(err);
+      return false;
+    }
+    if (!done) return false;
+    await emit({ type: "contextCompacted", ...done.result });
+    await run.onCompacted?.(done.summary, done.usage);
+    return true;
+  };
 
   const append = async (message: AgentMessage) => {
     // Storage first: a message that could not be stored is not in memory either.
@@ -120,7 +158,8 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
     const calls = unansweredToolCalls(state.messages, assistant, extracted);
     if (calls.length === 0) return undefined;
     // The batch needs a context for tool lookup and hooks; a failing policy must not leave calls unanswered.
-    const context = await contextFor(state).catch(() => plainContext(state));
+    const view = compactor ? compactor.view() : state;
+    const context = await contextFor(view).catch(() => plainContext(view));
     const batch = await executeToolCalls(context, assistant, calls, run, emit, signal);
     for (const message of batch.messages) await append(message);
     return batch;
@@ -167,68 +206,94 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
     }
     const maxTokens = budget?.remaining;
 
-    let response: LlmResponse;
-    let streamed = false;
-    // Output guardrails: each delta waits until every one passed the text so far; a trip stops the call.
-    const call = outputGuardrails.length > 0 ? new AbortController() : undefined;
-    const held = call
-      ? new HeldDeltas(
-          (text) => checkGuardrails(outputGuardrails, text, "output", state.messages, run.hookTimeoutMs, signal),
-          (text) => {
+    let response: LlmResponse | undefined;
+    // An answer meaning "context too long" compacts (or, failing that, trims harder) and tries the step once more.
+    let overflowRecovery: "none" | "compacted" | "trimmed" = "none";
+    while (response === undefined) {
+      let streamed = false;
+      // Output guardrails: each delta waits until every one passed the text so far; a trip stops the call.
+      const call = outputGuardrails.length > 0 ? new AbortController() : undefined;
+      const held = call
+        ? new HeldDeltas(
+            (text) => checkGuardrails(outputGuardrails, text, "output", state.messages, run.hookTimeoutMs, signal),
+            (text) => {
+              streamed = true;
+              void emit({ type: "messageDelta", text });
+            },
+            () => call.abort(new Error("output guardrail tripped")),
+          )
+        : undefined;
+      const callSignal = call ? (signal ? AbortSignal.any([signal, call.signal]) : call.signal) : signal;
+      try {
+        if (overflowRecovery === "none" && compactor?.due()) await compact(false);
+        const view = compactor ? compactor.view() : state;
+        const context = overflowRecovery === "trimmed" ? budgetContext(view, Math.floor(maxContextTokens / 2)) : await contextFor(view);
+        if (context.trimmed && context.trimmed.omittedMessages !== announcedTrim) {
+          announcedTrim = context.trimmed.omittedMessages;
+          await emit({ type: "contextTrimmed", ...context.trimmed });
+        }
+        const request = await runHook("formatMsgForLLM", (hookSignal) => formatMsgForLLM(context, hookSignal), run.hookTimeoutMs, signal);
+        await emit({ type: "messageStart", role: "assistant" });
+        const answer = await run.llmCall(request, {
+          ...(callSignal ? { signal: callSignal } : {}),
+          ...(maxTokens === undefined ? {} : { maxTokens }),
+          onTextDelta: (text) => {
+            if (held) return held.push(text);
             streamed = true;
             void emit({ type: "messageDelta", text });
           },
-          () => call.abort(new Error("output guardrail tripped")),
-        )
-      : undefined;
-    const callSignal = call ? (signal ? AbortSignal.any([signal, call.signal]) : call.signal) : signal;
-    try {
-      const context = await contextFor(state);
-      if (context.trimmed && context.trimmed.omittedMessages !== announcedTrim) {
-        announcedTrim = context.trimmed.omittedMessages;
-        await emit({ type: "contextTrimmed", ...context.trimmed });
-      }
-      const request = await runHook("formatMsgForLLM", (hookSignal) => formatMsgForLLM(context, hookSignal), run.hookTimeoutMs, signal);
-      await emit({ type: "messageStart", role: "assistant" });
-      response = await run.llmCall(request, {
-        ...(callSignal ? { signal: callSignal } : {}),
-        ...(maxTokens === undefined ? {} : { maxTokens }),
-        onTextDelta: (text) => {
-          if (held) return held.push(text);
-          streamed = true;
-          void emit({ type: "messageDelta", text });
-        },
-        onRetry: ({ retryNumber, delayMs, error }) =>
-          void emit({ type: "llmRetry", retry: retryNumber, delayMs, message: describeError(error) }),
-      });
-      if (!response || typeof response !== "object" || !Array.isArray(response.content)) {
-        throw new Error(`llmCall returned an invalid response: ${describeError(response)}`);
-      }
-      if (held) {
-        await held.settled();
-        // The whole answer passes too (an adapter that does not stream sent no delta).
-        const text = answerText(response);
-        const trip =
-          held.tripped ??
-          (text !== "" && text !== held.passedText
-            ? await checkGuardrails(outputGuardrails, text, "output", state.messages, run.hookTimeoutMs, signal)
-            : undefined);
-        if (trip && !signal?.aborted) {
-          if (streamed) await emit({ type: "messageAbandoned", reason: `Refused by the output guardrail "${trip.guardrail}"` });
-          return refuse(trip, OUTPUT_REFUSAL, response.usage);
+          onRetry: ({ retryNumber, delayMs, error }) =>
+            void emit({ type: "llmRetry", retry: retryNumber, delayMs, message: describeError(error) }),
+        });
+        if (!answer || typeof answer !== "object" || !Array.isArray(answer.content)) {
+          throw new Error(`llmCall returned an invalid response: ${describeError(answer)}`);
         }
+        compactor?.observe(answer);
+        if (held) {
+          await held.settled();
+          // The whole answer passes too (an adapter that does not stream sent no delta).
+          const text = answerText(answer);
+          const trip =
+            held.tripped ??
+            (text !== "" && text !== held.passedText
+              ? await checkGuardrails(outputGuardrails, text, "output", state.messages, run.hookTimeoutMs, signal)
+              : undefined);
+          if (trip && !signal?.aborted) {
+            if (streamed) await emit({ type: "messageAbandoned", reason: `Refused by the output guardrail "${trip.guardrail}"` });
+            return refuse(trip, OUTPUT_REFUSAL, answer.usage);
+          }
+        }
+        response = answer;
+      } catch (err) {
+        await held?.settled();
+        if (held?.tripped && !signal?.aborted) {
+          if (streamed) await emit({ type: "messageAbandoned", reason: `Refused by the output guardrail "${held.tripped.guardrail}"` });
+          return refuse(held.tripped, OUTPUT_REFUSAL);
+        }
+        if (streamed) await emit({ type: "messageAbandoned", reason: signal?.aborted ? "Aborted by request" : describeError(err) });
+        if (signal?.aborted) return finish(stopped("aborted", "Aborted by request"), true);
+        if (overflowRecovery === "none" && isContextOverflow(err)) {
+          let compacted: boolean;
+          try {
+            compacted = await compact(true);
+          } catch (compactionError) {
+            if (signal?.aborted) return finish(stopped("aborted", "Aborted by request"), true);
+            throw compactionError;
+          }
+          if (compacted) {
+            overflowRecovery = "compacted";
+            continue;
+          }
+          // No summary could be made: the default policy trims to half the budget (a deployer's own policy is theirs).
+          if (!run.prepareContext) {
+            overflowRecovery = "trimmed";
+            continue;
+          }
+        }
+        const message = describeError(err);
+        await emit({ type: "error", message });
+        return finish(stopped("error", message), true);
       }
-    } catch (err) {
-      await held?.settled();
-      if (held?.tripped && !signal?.aborted) {
-        if (streamed) await emit({ type: "messageAbandoned", reason: `Refused by the output guardrail "${held.tripped.guardrail}"` });
-        return refuse(held.tripped, OUTPUT_REFUSAL);
-      }
-      if (streamed) await emit({ type: "messageAbandoned", reason: signal?.aborted ? "Aborted by request" : describeError(err) });
-      if (signal?.aborted) return finish(stopped("aborted", "Aborted by request"), true);
-      const message = describeError(err);
-      await emit({ type: "error", message });
-      return finish(stopped("error", message), true);
     }
 
     const { message: assistant, toolCalls } = extractToolCalls(response, now(), (id) => knownIds.has(id));
@@ -291,6 +356,15 @@ function unansweredToolCalls(messages: readonly AgentMessage[], assistant: Assis
     if (m.role === "toolResult") answered.add(m.toolCallId);
   }
   return calls.filter((c) => !answered.has(c.id));
+}
+
+/** The prompt tokens the newest answer in `messages` reported (judges the first step's size). */
+function lastPromptTokens(messages: readonly AgentMessage[]): number | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === "assistant") return m.usage?.inputTokens;
+  }
+  return undefined;
 }
 
 /** The tool-call ids a history already uses (read once per run, then kept up to date by append). */

@@ -25,6 +25,11 @@ export interface CoreEvents {
   error: { message: string };
   /** The request left out older messages to stay within the context budget (history keeps them). */
   contextTrimmed: ContextTrim;
+  /**
+   * The oldest messages were summarised (compaction): requests now carry the summary in their place.
+   * `summarizedMessages` counts history from its first message; history keeps every original message.
+   */
+  contextCompacted: { summarizedMessages: number; tokensBefore: number; tokensAfter: number };
   /** The partial assistant message being streamed will not be completed (a failed or resumed LLM call): drop it. */
   messageAbandoned: { reason: string };
   /** A token budget was spent before a model call: the run ends with stopReason "budget_exceeded". */

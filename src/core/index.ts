@@ -17,6 +17,7 @@ export * from "./llm-request.ts";
 export * from "./format-messages.ts";
 export * from "./agent-loop.ts";
 export * from "./context-budget.ts";
+export * from "./context-compaction.ts";
 export * from "./json-safe.ts";
 export * from "./run-hook.ts";
 export * from "./guardrails.ts";

@@ -4,6 +4,7 @@
  * Everything here is plain data or plain functions: no runtime, no storage, no network.
  * Invariant: every AgentToolCall in an assistant message is answered by exactly one ToolResultMessage.
  */
+import type { ContextSummary } from "./context-compaction.ts";
 import type { LlmRequest } from "./llm-request.ts";
 
 // ── Content ────────────────────────────────────────────────────────────────
@@ -237,6 +238,10 @@ export type AgentState = {
   messages: AgentMessage[];
   tools: ToolMap;
   errorMessage?: string;
+  /** The summary standing for the oldest messages in requests (compaction), if any. */
+  summary?: ContextSummary | null;
+  /** How many history messages come before `messages[0]` (a host that keeps only a window in memory). */
+  historyStart?: number;
 };
 
 export type BeforeToolCallContext = {
@@ -320,8 +325,13 @@ export type AgentLoopConfig = {
   hookTimeoutMs?: number;
   /** Results larger than this (text characters plus image data) are cut, with a note saying so. */
   maxToolResultChars?: number;
-  /** Request budget (estimated tokens) of the default prepareContext. */
+  /** Request budget (estimated tokens) of the default prepareContext and of compaction. */
   maxContextTokens?: number;
+  /**
+   * Compaction (context-compaction.ts): a request past this share of `maxContextTokens` has its oldest
+   * messages summarised first. Absent: no compaction.
+   */
+  compactAt?: number;
   /** LLM calls allowed in one run. */
   maxSteps?: number;
   /** Passed to every tool's execute as its `context`. */

@@ -7,7 +7,7 @@
  * asked for; a body that is not the format it should be is `invalid_response`, never retried.
  */
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
-import { isPlainObject } from "../core/index.ts";
+import { CONTEXT_OVERFLOW_CODE, isPlainObject } from "../core/index.ts";
 import { SseParser } from "../wire/sse-parser.ts";
 import { LlmError } from "./llm-error.ts";
 import { isRetryableStatus, parseRetryAfterMs } from "./retry.ts";
@@ -112,12 +112,31 @@ async function httpError(response: Response): Promise<LlmError> {
   const status = response.status;
   const text = await response.text().catch(() => "");
   const retryAfterMs = parseRetryAfterMs(response.headers);
-  return new LlmError(`LLM request failed with HTTP ${status}: ${serverMessage(text) || response.statusText || "no message"}`, {
+  const message = serverMessage(text);
+  // Servers without OpenAI's code (vLLM, llama.cpp) say it in the message of a 400.
+  const code = serverCode(text) ?? (status === 400 && OVERFLOW_MESSAGE.test(message) ? CONTEXT_OVERFLOW_CODE : undefined);
+  return new LlmError(`LLM request failed with HTTP ${status}: ${message || response.statusText || "no message"}`, {
     kind: "http",
     status,
-    retryable: isRetryableStatus(status),
+    // "Context too long" is never worth the same request again (the session compacts instead).
+    retryable: code !== CONTEXT_OVERFLOW_CODE && isRetryableStatus(status),
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    ...(code === undefined ? {} : { code }),
   });
+}
+
+/** How an OpenAI-compatible server without the code words "the request is longer than the model's window". */
+const OVERFLOW_MESSAGE = /maximum context length|context length exceeded|context window|exceeds? the context|too many (input )?tokens/i;
+
+/** OpenAI's `{"error":{"code"}}` (e.g. `context_length_exceeded`), when the body has one. */
+function serverCode(text: string): string | undefined {
+  try {
+    const body: unknown = JSON.parse(text);
+    if (isPlainObject(body) && isPlainObject(body.error) && typeof body.error.code === "string" && body.error.code) return body.error.code;
+  } catch {
+    // Not JSON: no code.
+  }
+  return undefined;
 }
 
 /** OpenAI's `{"error":{"message"}}`, some servers' `{"message"}` or `{"error":"…"}`, else the text itself. */

@@ -11,6 +11,8 @@ export type LlmErrorDetails = {
   retryable: boolean;
   status?: number;
   retryAfterMs?: number;
+  /** The server's error code, e.g. `context_length_exceeded` (the request is longer than the model's window). */
+  code?: string;
   cause?: unknown;
 };
 
@@ -19,6 +21,7 @@ export class LlmError extends Error {
   readonly retryable: boolean;
   readonly status?: number;
   readonly retryAfterMs?: number;
+  readonly code?: string;
 
   constructor(message: string, details: LlmErrorDetails) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -27,6 +30,7 @@ export class LlmError extends Error {
     this.retryable = details.retryable;
     if (details.status !== undefined) this.status = details.status;
     if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
+    if (details.code !== undefined) this.code = details.code;
   }
 }
 

@@ -3,10 +3,21 @@
  * says which, so a user with a key knows why it is not used): an LlmCall with no network that
  * answers deterministically from request.messages and request.tools. A user turn asking for offered tools
  * gets tool calls (offline-intent.ts reads which and their arguments); fresh tool results get a text
- * summary; anything else gets a short text saying what it is and which tools it could use.
+ * summary; anything else gets a short text saying what it is and which tools it could use. A compaction's
+ * summary call (no tools, the summary prompt) gets a deterministic summary: the user's latest requests and
+ * the tools used, rolled into the previous summary.
  * Text is streamed word by word to onTextDelta; an aborted signal makes it throw.
  */
-import type { ChatMessage, ChatTool, LlmCall, LlmRequest, LlmResponse, TextContent, ToolCallContent } from "../core/index.ts";
+import {
+  type ChatMessage,
+  type ChatTool,
+  type LlmCall,
+  type LlmRequest,
+  type LlmResponse,
+  SUMMARY_PROMPT_TITLE,
+  type TextContent,
+  type ToolCallContent,
+} from "../core/index.ts";
 import { abortedError } from "./llm-error.ts";
 import { planToolCalls } from "./offline-intent.ts";
 import { listJsonLength } from "./request-json.ts";
@@ -55,6 +66,7 @@ export function createOfflineLlmCall(options: OfflineModelOptions = {}): LlmCall
 }
 
 function decideReply(request: LlmRequest, reason: OfflineReason): Reply {
+  if (isSummaryCall(request)) return { kind: "text", text: offlineSummary(request) };
   const conversation = request.messages.filter((m) => m.role !== "system");
   const latest = conversation[conversation.length - 1];
   if (latest?.role === "tool") return { kind: "text", text: summarizeToolResults(conversation) };
@@ -120,4 +132,49 @@ async function streamWords(
     onTextDelta?.(word);
     if (wordDelayMs > 0) await sleep(wordDelayMs, signal).catch((reason: unknown) => Promise.reject(abortedError(reason)));
   }
+}
+
+/** Requests the offline summary keeps, newest last. */
+const MAX_SUMMARY_REQUESTS = 8;
+const SUMMARY_EXCERPT_CHARS = 120;
+
+/** A compaction's summary call: no tools, and the summary prompt as the system message. */
+function isSummaryCall(request: LlmRequest): boolean {
+  const first = request.messages[0];
+  return request.tools.length === 0 && first?.role === "system" && first.content.startsWith(SUMMARY_PROMPT_TITLE);
+}
+
+/**
+ * What the offline model can summarise without understanding: the user's requests (an excerpt of each, the
+ * newest kept) and how often each tool was used, the previous summary's rolled in.
+ */
+function offlineSummary(request: LlmRequest): string {
+  const last = request.messages[request.messages.length - 1];
+  const transcript = last?.role === "user" ? userText(last) : "";
+  const requests: string[] = [];
+  const tools = new Map<string, number>();
+  let earlier = 0;
+  for (const line of transcript.split("\n")) {
+    const asked = /^- User: (.*)$/.exec(line) ?? /^User: (.*)$/.exec(line);
+    if (asked) requests.push(excerpt(asked[1]!));
+    const used = /^- Tools used: (.*)$/.exec(line);
+    if (used)
+      for (const [, name, times] of used[1]!.matchAll(/([\w.-]+) ×(\d+)/g)) tools.set(name!, (tools.get(name!) ?? 0) + Number(times));
+    if (line.startsWith("Assistant: "))
+      for (const [, name] of line.matchAll(/\[called ([\w.-]+) \(/g)) tools.set(name!, (tools.get(name!) ?? 0) + 1);
+    const dropped = /^- \((\d+) earlier requests not kept\)$/.exec(line);
+    if (dropped) earlier += Number(dropped[1]);
+  }
+  const lines = ["Summary of the earlier conversation (offline model):"];
+  const kept = requests.slice(-MAX_SUMMARY_REQUESTS);
+  const notKept = earlier + requests.length - kept.length;
+  if (notKept > 0) lines.push(`- (${notKept} earlier requests not kept)`);
+  for (const text of kept) lines.push(`- User: ${text}`);
+  if (tools.size > 0) lines.push(`- Tools used: ${[...tools].map(([name, times]) => `${name} ×${times}`).join(", ")}`);
+  return lines.join("\n");
+}
+
+function excerpt(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= SUMMARY_EXCERPT_CHARS ? flat : `${flat.slice(0, SUMMARY_EXCERPT_CHARS - 1)}…`;
 }

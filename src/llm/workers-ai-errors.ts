@@ -5,8 +5,11 @@
  * attempt's flags. Used by workers-ai-model.ts.
  */
 import type { AttemptState } from "./attempt-guard.ts";
+import { CONTEXT_OVERFLOW_CODE } from "../core/index.ts";
 import { abortedError, LlmError } from "./llm-error.ts";
 
+/** Workers AI's "estimated number of input and maximum output tokens exceeded this model context window limit". */
+const CONTEXT_WINDOW_CODE = 5021;
 /** Codes from Workers AI's error table worth another attempt: out of capacity, timeouts. */
 const RETRYABLE_CODES = new Set([3040, 3007, 3008]);
 /** The HTTP status Workers AI documents for a code, so messages read like the OpenAI adapter's. */
@@ -28,6 +31,7 @@ const STATUS_BY_CODE: Record<number, number> = {
   5016: 403,
   5018: 403,
   5019: 405,
+  5021: 400,
 };
 
 export function toWorkersAiError(err: unknown, attempt: AttemptState): LlmError {
@@ -58,6 +62,8 @@ export function toWorkersAiError(err: unknown, attempt: AttemptState): LlmError 
       kind: "http",
       retryable: RETRYABLE_CODES.has(code),
       ...(status === undefined ? {} : { status }),
+      // The request (with room for the answer) is longer than the model's window: the session compacts.
+      ...(code === CONTEXT_WINDOW_CODE ? { code: CONTEXT_OVERFLOW_CODE } : {}),
       cause: err,
     });
   }

@@ -147,6 +147,7 @@ export class RunLog {
       case "toolApprovalRequired":
       case "mcpElicitation":
       case "contextTrimmed":
+      case "contextCompacted":
       case "messageAbandoned":
       case "mcpAuthRequired":
       case "mcpToolsChanged":

@@ -200,6 +200,17 @@ export class RunTracer {
           attributes: { "edge_agent.guardrail": event.guardrail, "edge_agent.guardrail.stage": event.stage },
         });
         return;
+      case "contextCompacted":
+        run.root.events.push({
+          name: "edge_agent.context_compacted",
+          timeMs: event.ts,
+          attributes: {
+            "edge_agent.summarized_messages": event.summarizedMessages,
+            "edge_agent.tokens_before": event.tokensBefore,
+            "edge_agent.tokens_after": event.tokensAfter,
+          },
+        });
+        return;
       case "scheduleFired":
         return; // a session event between runs: it queues a message, the run it starts has its own span
       case "mcpAuthRequired":

@@ -6,6 +6,7 @@
  */
 import type { SessionSnapshot } from "../wire/snapshot.ts";
 import { sessionBudget, tighter } from "./run/token-budget.ts";
+import { readContextSummary } from "./run/context-summary.ts";
 import { QUEUE_CAPACITY } from "./storage/session-queues.ts";
 import type { Session } from "./session.ts";
 
@@ -39,6 +40,7 @@ export function describeSession(
     responsesEvicted: meta.read<number>("responsesEvicted") ?? 0,
     /** Token usage of the session's LLM calls and of tool results that report one, summed. */
     usage: { ...usage, budget: tighter(sessionBudget(env, meta, usage)) },
+    contextSummary: readContextSummary(meta),
     requireApproval: settings.requireApproval,
     ...(settings.subAgent
       ? { subAgent: { parentId: settings.subAgent.parentId, toolCallId: settings.subAgent.toolCallId, depth: settings.subAgent.depth } }

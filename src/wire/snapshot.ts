@@ -3,7 +3,7 @@
  * types: the session's view and message store return them and the client SDK re-exports them, so server
  * and client cannot drift apart.
  */
-import type { AgentMessage, BudgetState, ToolExecutionMode, Usage } from "../core/index.ts";
+import type { AgentMessage, BudgetState, ContextSummary, ToolExecutionMode, Usage } from "../core/index.ts";
 import type { ScheduleListing } from "../schedules/schedule-vocabulary.ts";
 
 /** One of the session's schedules (GET …/schedules and the snapshot's `schedules`). */
@@ -63,11 +63,20 @@ export type SessionSnapshot = {
   activeRunId: string | null;
   /** Unread answers the output queue dropped to make room (they stay in history and the event log). */
   responsesEvicted: number;
-  /** Token usage of the session's LLM calls and of tool results that report one (its sub-agents' runs), summed. */
+  /**
+   * Token usage of the session's LLM calls (compaction's summary calls included) and of tool results that
+   * report one (its sub-agents' runs), summed.
+   */
   usage: Usage & {
     /** The token budget that applies (with a session's and a user's, the one with less left), or null. */
     budget: BudgetState | null;
   };
+  /**
+   * The summary requests carry in place of the oldest messages once the conversation grew long (null
+   * before the first compaction): its text and how many history messages, from the first, it stands for.
+   * History keeps every original message.
+   */
+  contextSummary: ContextSummary | null;
   /** Tool names (or "*") whose calls wait for approval; change with updateSettings. */
   requireApproval: string[];
   /** Only on a sub-agent's child session: the parent session, the call it serves and its nesting depth. */

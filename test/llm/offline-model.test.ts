@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { ChatMessage } from "../../src/core/llm-request.ts";
+import type { ChatMessage, LlmRequest } from "../../src/core/llm-request.ts";
+import { summaryPrompt, transcript } from "../../src/core/context-compaction.ts";
+import type { AgentMessage } from "../../src/core/types.ts";
 import { createOfflineLlmCall } from "../../src/llm/offline-model.ts";
 import { bundledTools, chatTool, deltaRecorder, getTimeTool, listToolsTool, userRequest } from "./fixtures.ts";
 
@@ -169,5 +171,67 @@ describe("the offline model answering in text", () => {
     });
     await expect(call).rejects.toMatchObject({ kind: "aborted" });
     expect(deltas).toHaveLength(1);
+  });
+});
+
+describe("the offline model summarising (compaction)", () => {
+  const summaryRequest = (transcriptText: string): LlmRequest => ({
+    messages: [
+      { role: "system", content: summaryPrompt(200) },
+      { role: "user", content: transcriptText },
+    ],
+    tools: [],
+  });
+  const textOfReply = async (request: LlmRequest) => ((await offline(request, {})).content[0] as { text: string }).text;
+
+  it("answers a summary call with the user's requests and the tools used, the same every time", async () => {
+    const messages: AgentMessage[] = [
+      { role: "user", content: [{ type: "text", text: "What's the weather in Paris?" }], timestamp: 1 },
+      {
+        role: "assistant",
+        content: [{ type: "toolCall", id: "c1", name: "getWeather", arguments: { city: "Paris" } }],
+        stopReason: "toolUse",
+        timestamp: 1,
+      },
+      {
+        role: "toolResult",
+        toolCallId: "c1",
+        toolName: "getWeather",
+        content: [{ type: "text", text: "Sunny, 21°C" }],
+        details: {},
+        isError: false,
+        timestamp: 1,
+      },
+      { role: "assistant", content: [{ type: "text", text: "Sunny in Paris." }], stopReason: "stop", timestamp: 1 },
+    ];
+    const request = summaryRequest(transcript(undefined, messages));
+    const text = await textOfReply(request);
+    expect(text).toBe(
+      "Summary of the earlier conversation (offline model):\n- User: What's the weather in Paris?\n- Tools used: getWeather ×1",
+    );
+    expect(await textOfReply(request)).toBe(text);
+  });
+
+  it("rolls the previous summary in", async () => {
+    const previous = {
+      text: "Summary of the earlier conversation (offline model):\n- User: first\n- Tools used: getTime ×2",
+      summarizedMessages: 6,
+    };
+    const messages: AgentMessage[] = [
+      { role: "user", content: [{ type: "text", text: "second" }], timestamp: 1 },
+      { role: "assistant", content: [{ type: "toolCall", id: "c9", name: "getTime", arguments: {} }], stopReason: "toolUse", timestamp: 1 },
+      {
+        role: "toolResult",
+        toolCallId: "c9",
+        toolName: "getTime",
+        content: [{ type: "text", text: "12:00" }],
+        details: {},
+        isError: false,
+        timestamp: 1,
+      },
+    ];
+    expect(await textOfReply(summaryRequest(transcript(previous, messages)))).toBe(
+      "Summary of the earlier conversation (offline model):\n- User: first\n- User: second\n- Tools used: getTime ×3",
+    );
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { LlmError } from "../../src/llm/llm-error.ts";
 import { createOpenAiLlmCall } from "../../src/llm/openai-chat-model.ts";
-import { startMockOpenAi } from "../../support/mock-openai-server.ts";
+import { contextLengthExceeded, startMockOpenAi } from "../../support/mock-openai-server.ts";
+import { isContextOverflow } from "../../src/core/index.ts";
 import { deltaRecorder, useMockOpenAi, userRequest } from "./fixtures.ts";
 import { sleep } from "../support/time.ts";
 
@@ -53,6 +54,23 @@ describe("the OpenAI adapter's retries", () => {
     expect(error).toBeInstanceOf(LlmError);
     expect(error).toMatchObject({ kind: "http", status: 400, message: "LLM request failed with HTTP 400: Invalid 'messages[1].content'" });
     expect(mock.server.requests).toHaveLength(1);
+  });
+
+  it("reports OpenAI's context_length_exceeded 400 with its code, never retried", async () => {
+    mock.server.enqueue(contextLengthExceeded(8_192, 9_001), { text: "never" });
+    const error = await llm()(userRequest("hi"), {}).catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: "http", status: 400, retryable: false, code: "context_length_exceeded" });
+    expect((error as Error).message).toContain("maximum context length is 8192 tokens");
+    expect(isContextOverflow(error)).toBe(true);
+    expect(mock.server.requests).toHaveLength(1);
+  });
+
+  it("reads a server's 400 that says the context is too long without a code as the same", async () => {
+    mock.server.enqueue({ status: 400, body: { message: "This model's maximum context length is 4096 tokens" } });
+    const error = await llm()(userRequest("hi"), {}).catch((e: unknown) => e);
+    expect(isContextOverflow(error)).toBe(true);
+    mock.server.enqueue({ status: 400, errorMessage: "Invalid 'messages[1].content'" });
+    expect(isContextOverflow(await llm()(userRequest("hi"), {}).catch((e: unknown) => e))).toBe(false);
   });
 
   it("does not retry a 401", async () => {

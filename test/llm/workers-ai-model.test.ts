@@ -1,3 +1,4 @@
+import { isContextOverflow } from "../../src/core/index.ts";
 import { describe, expect, it } from "vitest";
 import { LlmError } from "../../src/llm/llm-error.ts";
 import {
@@ -195,6 +196,17 @@ describe("the Workers AI adapter's errors and retries", () => {
     expect(error).toBeInstanceOf(LlmError);
     expect(error).toMatchObject({ kind: "http", status: 400, retryable: false });
     expect(error.message).toContain("No such model @cf/nope");
+    expect(calls).toHaveLength(1);
+  });
+
+  it("reports a request past the model's window (5021) as context_length_exceeded, never retried", async () => {
+    const { binding, calls } = standIn({
+      throws:
+        "AiError: 5021: The estimated number of input and maximum output tokens (8810) exceeded this model context window limit (8192).",
+    });
+    const error = (await llm(binding, { stream: false })(userRequest("hi"), {}).catch((err: unknown) => err)) as LlmError;
+    expect(error).toMatchObject({ kind: "http", status: 400, retryable: false, code: "context_length_exceeded" });
+    expect(isContextOverflow(error)).toBe(true);
     expect(calls).toHaveLength(1);
   });
 

@@ -183,4 +183,72 @@ describe("recovery decides from the run's own records", () => {
     expect(after.at(-1)!.json.response).toMatchObject({ content: [{ text: "fresh answer" }] });
     await resumed.cancel();
   });
+
+  describe("compaction", () => {
+    /** A session on mock-model-small (window 3,000 tokens) with two long turns answered: the third compacts. */
+    async function longSession(): Promise<TestSession> {
+      const session = await createSession({ model: "mock-model-small", tools: [] });
+      await script(
+        session,
+        { text: "noted one", usage: { prompt_tokens: 1_000, completion_tokens: 5 } },
+        { text: "noted two", usage: { prompt_tokens: 2_000, completion_tokens: 5 } },
+      );
+      for (const letter of ["A", "B"]) {
+        await send(session, `${letter} ${letter.repeat(4_000)}`);
+        await session.handle.takeResponse(10_000);
+      }
+      return session;
+    }
+
+    const storedEvents = async (session: TestSession) => {
+      const reader = await openEvents(session, 0);
+      const events = await reader.until("runEnd");
+      const all = [...events, ...(await reader.until("runEnd")), ...(await reader.until("runEnd"))];
+      await reader.cancel();
+      return all;
+    };
+
+    it("makes the summary again, once, when a restart interrupts the summary call", async () => {
+      const session = await longSession();
+      await script(
+        session,
+        { text: "lost summary", delayMs: 3_000, summary: true },
+        { text: "The user sent A and B.", usage: { prompt_tokens: 500, completion_tokens: 20 }, summary: true },
+        { text: "noted three", usage: { prompt_tokens: 1_200, completion_tokens: 5 } },
+      );
+      await send(session, `C ${"C".repeat(4_000)}`);
+      await waitFor(async () => (await llmRequests(session)).length === 3); // the summary call is in flight
+      await restartSessionObject(session);
+      expect(await session.handle.takeResponse(10_000)).toMatchObject({ content: [{ text: "noted three" }] });
+      const events = await storedEvents(session);
+      expect(events.filter((e) => e.event === "contextCompacted")).toHaveLength(1);
+      const snapshot = await snapshotOf(session);
+      expect(snapshot.contextSummary).toEqual({ text: "The user sent A and B.", summarizedMessages: 4 });
+      expect(snapshot.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
+      // The interrupted call reported nothing; the one that finished counts once.
+      expect(snapshot.usage).toEqual({ inputTokens: 4_700, outputTokens: 35, totalTokens: 4_735 });
+    });
+
+    it("keeps a stored summary through a restart and does not summarise again", async () => {
+      const session = await longSession();
+      await script(
+        session,
+        { text: "The user sent A and B.", usage: { prompt_tokens: 500, completion_tokens: 20 }, summary: true },
+        { text: "never delivered", delayMs: 3_000 },
+        { text: "noted three", usage: { prompt_tokens: 1_200, completion_tokens: 5 } },
+      );
+      await send(session, `C ${"C".repeat(4_000)}`);
+      await waitFor(async () => (await llmRequests(session)).length === 4); // summary stored, the answer in flight
+      await restartSessionObject(session);
+      expect(await session.handle.takeResponse(10_000)).toMatchObject({ content: [{ text: "noted three" }] });
+      const requests = (await llmRequests(session)) as unknown as { body: { messages: { role: string; content: unknown }[] } }[];
+      expect(requests).toHaveLength(5);
+      expect(JSON.stringify(requests[4]!.body.messages[1])).toContain("The user sent A and B.");
+      const events = await storedEvents(session);
+      expect(events.filter((e) => e.event === "contextCompacted")).toHaveLength(1);
+      const snapshot = await snapshotOf(session);
+      expect(snapshot.contextSummary).toEqual({ text: "The user sent A and B.", summarizedMessages: 4 });
+      expect(snapshot.usage).toEqual({ inputTokens: 4_700, outputTokens: 35, totalTokens: 4_735 });
+    });
+  });
 });

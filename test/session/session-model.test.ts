@@ -1,7 +1,7 @@
 /**
  * A model per session (README "Models"): chosen at creation from the MODELS allowlist, used for every LLM
  * call of the session, shown in the snapshot. The test Worker allows "mock-model" (configured) and
- * "mock-model-large" (MODELS in wrangler.test.toml).
+ * "mock-model-large" and "mock-model-small" (MODELS in wrangler.test.toml).
  */
 import { describe, expect, it } from "vitest";
 import { api, createSession, llmRequests, nextResponse, script, send } from "./support.ts";
@@ -35,6 +35,6 @@ describe("a model per session", () => {
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe("bad_request");
-    expect(body.error.message).toContain('model "gpt-5-huge" is not allowed here; allowed: mock-model, mock-model-large');
+    expect(body.error.message).toContain('model "gpt-5-huge" is not allowed here; allowed: mock-model, mock-model-large, mock-model-small');
   });
 });

@@ -5,7 +5,7 @@
  */
 import { SELF } from "cloudflare:test";
 import { inject } from "vitest";
-import type { MockReply } from "../../support/mock-openai-server.ts";
+import type { ScriptedReply } from "../support/scripted-llm.ts";
 import { createClient, type CreateSessionOptions, type SessionHandle, type SessionSnapshot } from "../../src/client/index.ts";
 import { apiRequestInit, type ApiInit } from "../support/http.ts";
 import { SseReader } from "../support/sse-reader.ts";
@@ -47,7 +47,8 @@ export async function snapshotOf(session: TestSession): Promise<Snapshot> {
   return (await session.handle.snapshot()) as unknown as Snapshot;
 }
 
-export async function script(session: TestSession, ...replies: MockReply[]): Promise<void> {
+/** Queues the session's model replies, in order; a compaction's summary call takes only replies marked `summary: true`. */
+export async function script(session: TestSession, ...replies: ScriptedReply[]): Promise<void> {
   const res = await fetch(`${inject("controlUrl")}/scripts/${session.scriptId}`, { method: "POST", body: JSON.stringify(replies) });
   if (!res.ok) throw new Error(`scripting failed: ${res.status}`);
 }

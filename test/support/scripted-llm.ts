@@ -8,9 +8,27 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { SUMMARY_PROMPT_TITLE } from "../../src/core/index.ts";
 import { startMockOpenAi, type MockOpenAiServer, type MockReply, type RecordedRequest } from "../../support/mock-openai-server.ts";
 
 export const SCRIPT_MARKER = /\[script:([A-Za-z0-9_-]+)\]/;
+
+/**
+ * A scripted reply; `summary: true` marks one that answers a compaction's summary call. A summary call
+ * takes the next reply only when it is so marked, else it gets DEFAULT_SUMMARY and the script stays as it
+ * was: a test that does not care about compaction need not script for it.
+ */
+export type ScriptedReply = MockReply & { summary?: boolean };
+export const DEFAULT_SUMMARY = "Summary of the earlier conversation (scripted default).";
+
+/** A compaction's summary call: no tools, the summary prompt as its system message. */
+function isSummaryCall(request: RecordedRequest): boolean {
+  const first = (request.body.messages ?? [])[0] as { role?: string; content?: unknown } | undefined;
+  const tools = request.body.tools ?? [];
+  return (
+    tools.length === 0 && first?.role === "system" && typeof first.content === "string" && first.content.startsWith(SUMMARY_PROMPT_TITLE)
+  );
+}
 
 export type ScriptedLlm = { llmUrl: string; controlUrl: string; close(): Promise<void> };
 
@@ -25,13 +43,15 @@ function scriptIdOf(request: RecordedRequest): string | undefined {
 }
 
 export async function startScriptedLlm(): Promise<ScriptedLlm> {
-  const scripts = new Map<string, MockReply[]>();
+  const scripts = new Map<string, ScriptedReply[]>();
   const seen = new Map<string, RecordedRequest[]>();
   const mock: MockOpenAiServer = await startMockOpenAi();
   mock.setHandler((request) => {
     const id = scriptIdOf(request) ?? "default";
     seen.set(id, [...(seen.get(id) ?? []), request]);
-    return scripts.get(id)?.shift() ?? { text: `(script ${id} has no reply left)` };
+    const script = scripts.get(id);
+    if (isSummaryCall(request) && !script?.[0]?.summary) return { text: DEFAULT_SUMMARY };
+    return script?.shift() ?? { text: `(script ${id} has no reply left)` };
   });
 
   const control: Server = createServer(async (req, res) => {
@@ -41,7 +61,7 @@ export async function startScriptedLlm(): Promise<ScriptedLlm> {
     if (req.method === "POST" && !match[2]) {
       let body = "";
       for await (const chunk of req) body += chunk;
-      scripts.set(id, [...(scripts.get(id) ?? []), ...(JSON.parse(body) as MockReply[])]);
+      scripts.set(id, [...(scripts.get(id) ?? []), ...(JSON.parse(body) as ScriptedReply[])]);
       return void res.writeHead(204).end();
     }
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(seen.get(id) ?? []));

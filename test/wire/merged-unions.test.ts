@@ -26,6 +26,7 @@ describe("the merged event union", () => {
       | "llmRetry"
       | "error"
       | "contextTrimmed"
+      | "contextCompacted"
       | "messageAbandoned"
       | "budgetExceeded"
       | "guardrailTripped"

@@ -18,9 +18,14 @@ const CHARS_PER_TOKEN_KEPT = 8;
 /** A message's stored JSON size (measured around runs, not per step). */
 const storedSizeOf = (message: AgentMessage): number => JSON.stringify(message).length;
 
-/** The context policy's request budget in estimated tokens (MAX_CONTEXT_TOKENS). */
-export function contextTokens(env: { MAX_CONTEXT_TOKENS?: string }): number {
-  return readSetting(env, "MAX_CONTEXT_TOKENS");
+/**
+ * The context policy's request budget in estimated tokens: MAX_CONTEXT_TOKENS, or the model's own window
+ * (MODEL_CONTEXT_WINDOWS) when it is smaller.
+ */
+export function contextTokens(env: { MAX_CONTEXT_TOKENS?: string; MODEL_CONTEXT_WINDOWS?: string }, model?: string): number {
+  const budget = readSetting(env, "MAX_CONTEXT_TOKENS");
+  const window = model === undefined ? undefined : readSetting(env, "MODEL_CONTEXT_WINDOWS")[model];
+  return window === undefined ? budget : Math.min(budget, window);
 }
 
 /** Characters of stored history to keep in memory for a context budget of `maxContextTokens`. */

@@ -12,6 +12,7 @@ import type { SessionStatus } from "../../wire/snapshot.ts";
 import type { SessionParts } from "../session-parts.ts";
 import { ok, refuse, type SessionResult } from "../session-result.ts";
 import { QUEUE_CAPACITY, type QueueKind } from "../storage/session-queues.ts";
+import { readContextSummary } from "./context-summary.ts";
 import { contextTokens, trimToWindow, windowChars } from "./memory-window.ts";
 import type { StoredRun } from "./run-record.ts";
 import { sessionBudget } from "./token-budget.ts";
@@ -154,8 +155,18 @@ export class RunDriver {
   private loadHistory(): void {
     if (this.historyLoaded) return;
     this.historyLoaded = true;
-    const { state, messages, env } = this.parts;
-    state.messages.push(...messages.window(windowChars(contextTokens(env))));
+    const { state, messages, env, meta } = this.parts;
+    const window = messages.window(windowChars(contextTokens(env)));
+    state.messages.push(...window);
+    // A message's seq is its position in history, so the window's start is where history ends minus its length.
+    state.historyStart = messages.lastSeq() - state.messages.length;
+    state.summary = readContextSummary(meta);
+  }
+
+  /** Drops from memory the messages before the window, keeping count of where memory starts in history. */
+  private trimHistory(maxChars: number): void {
+    const { state } = this.parts;
+    state.historyStart = (state.historyStart ?? 0) + trimToWindow(state.messages, maxChars);
   }
 
   private start(): Run {
@@ -165,21 +176,21 @@ export class RunDriver {
   }
 
   private runParts(): RunParts {
-    return { ...this.parts, model: this.model, maxContextTokens: contextTokens(this.parts.env) };
+    return { ...this.parts, model: this.model, maxContextTokens: contextTokens(this.parts.env, this.model) };
   }
 
   private launch(stored: StoredRun, start: RunStart): Run {
-    const { state, ctx, onRunStart } = this.parts;
+    const { ctx, onRunStart } = this.parts;
     const maxChars = windowChars(contextTokens(this.parts.env));
     // Memory holds the window the context policy can send plus what this run appends; older messages
     // left memory when the previous run ended, and this run's leave when it ends.
     this.loadHistory();
-    trimToWindow(state.messages, maxChars);
+    this.trimHistory(maxChars);
     const run = new Run(this.runParts(), stored, start);
     this.active = run;
     const done = run.go().finally(() => {
       if (this.active === run) this.active = undefined;
-      trimToWindow(state.messages, maxChars);
+      this.trimHistory(maxChars);
       this.startIfReady();
       this.parts.onRunEnd?.();
     });

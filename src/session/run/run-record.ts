@@ -77,6 +77,16 @@ export class RunRecord {
     this.usage = addUsage(this.usage, usage);
   }
 
+  /**
+   * Usage stored at once into the session's total, not the run's (a compaction's summary call: no
+   * message carries it, so a resumed run could not count it again from history). Call inside the commit
+   * that stores what the usage paid for.
+   */
+  addStoredUsage(usage: unknown): void {
+    if (!readUsage(usage)) return;
+    this.meta.write(USAGE_KEY, addUsage(this.meta.read<Usage>(USAGE_KEY) ?? NO_USAGE, usage));
+  }
+
   /** The run's runEnd is being stored: folds its usage into the total and removes the row (same commit). */
   end(): void {
     if (this.usage.totalTokens > 0 || this.usage.inputTokens > 0 || this.usage.outputTokens > 0) {

@@ -8,12 +8,14 @@
  * session restarts from what was stored. Started and stopped by the run driver (run-driver.ts).
  */
 import { agentConfig } from "../../agent-config.ts";
+import { readSetting } from "../../config.ts";
 import { type AgentEvent, type AssistantMessage, describeError, runAgentLoop, type StopReason } from "../../core/index.ts";
 import type { AppEnv } from "../../env.ts";
 import { deploymentGuardrails } from "../../guardrails/catalog.ts";
 import { selectLlmCall } from "../../llm/select-model.ts";
 import { approvalPolicy } from "../human/tool-approval.ts";
 import type { SessionParts } from "../session-parts.ts";
+import { storeContextSummary } from "./context-summary.ts";
 import { DeltaCoalescer } from "./delta-coalescer.ts";
 import type { StoredRun } from "./run-record.ts";
 import { sessionBudget, tighter, verdictOf } from "./token-budget.ts";
@@ -39,6 +41,8 @@ export class Run {
   private readonly controller = new AbortController();
   private readonly journal: SqlToolJournal;
   private ended = false;
+  /** The last stored message's seq when the run started: its own messages come after it. */
+  private readonly startSeq: number;
 
   constructor(
     private readonly parts: RunParts,
@@ -46,6 +50,7 @@ export class Run {
     private readonly start: RunStart,
   ) {
     this.id = stored.runId;
+    this.startSeq = stored.startSeq;
     const { ctx, state, writes } = parts;
     this.journal = new SqlToolJournal(
       ctx.storage.sql,
@@ -122,6 +127,17 @@ export class Run {
           maxToolResultChars: agentConfig.maxToolResultChars,
           maxSteps: settings.maxSteps ?? agentConfig.maxSteps,
           maxContextTokens: this.parts.maxContextTokens,
+          compactAt: readSetting(env, "COMPACT_AT"),
+          // A resumed run's own messages are in memory already: they start after the seq it started from.
+          ...(resumed ? { runStart: Math.max(0, this.startSeq - (state.historyStart ?? 0)) } : {}),
+          onCompacted: (summary, usage) => {
+            deltas.flush();
+            storeContextSummary(this.parts, summary, usage);
+          },
+          onCompactionFailed: (err) =>
+            console.warn(
+              JSON.stringify({ event: "compactionFailed", sessionId: settings.id, runId: this.id, message: describeError(err) }),
+            ),
           // Bundled tools carry their declared context (tool-context.ts); the rest (listTools, drafts) get no env.
           toolContext: { sessionId: settings.id, env: {} },
           journal: this.journal,
