@@ -1,5 +1,6 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
+import { USERS_API_TOKEN, USERS_AUDIENCE, USERS_ISSUER } from "./test/users/settings.ts";
 
 /** A project whose tests run inside workerd against the test Worker, with the scripted mock LLM. */
 function workersProject(
@@ -9,6 +10,7 @@ function workersProject(
   mcp: boolean | "oauth" = false,
   fileParallelism = true,
   configPath = "./test/worker/wrangler.test.toml",
+  users = false,
 ): TestProjectInlineConfiguration {
   return {
     plugins: [
@@ -31,6 +33,16 @@ function workersProject(
             ...(mcp === true ? { MCP_SERVERS: inject("mcpServers") } : {}),
             // The OAuth-protected MCP server (test/support/oauth-mcp-server.ts) and the URLs sessions may add.
             ...(mcp === "oauth" ? { MCP_SERVERS: inject("oauthMcpServers"), MCP_ALLOWED_URLS: inject("oauthAllowedUrls") } : {}),
+            // Sign-in against the test's JWKS server (test/support/users-global-setup.ts), an operator, a small memory.
+            ...(users
+              ? {
+                  AUTH_JWKS_URL: inject("jwksUrl"),
+                  AUTH_ISSUER: USERS_ISSUER,
+                  AUTH_AUDIENCE: USERS_AUDIENCE,
+                  API_TOKEN: USERS_API_TOKEN,
+                  MAX_MEMORIES: "3",
+                }
+              : {}),
           },
         },
       })),
@@ -45,6 +57,7 @@ function workersProject(
         "test/support/workers-global-setup.ts",
         ...(mcp === true ? ["test/support/mcp-global-setup.ts"] : []),
         ...(mcp === "oauth" ? ["test/support/oauth-global-setup.ts"] : []),
+        ...(users ? ["test/support/users-global-setup.ts"] : []),
       ],
     },
   };
@@ -113,6 +126,8 @@ export default defineConfig({
         false,
         "./test/worker/wrangler.sub-agents.toml",
       ),
+      // Signed-in users (a JWKS server of the test's own), their sessions and memory: one file at a time.
+      workersProject("workers-users", ["test/users/**/*.test.ts"], ["test/**/*.node.test.ts"], false, false, undefined, true),
       // Restart tests reset every Durable Object of their Worker: a Worker of their own, one file at a time.
       workersProject(
         "workers-restarts",

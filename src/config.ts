@@ -187,6 +187,16 @@ export const SETTINGS = {
   // Traces (src/observability/otel-config.ts checks both).
   OTEL_EXPORTER_OTLP_ENDPOINT: text("var"),
   OTEL_EXPORTER_OTLP_HEADERS: text("secret"),
+
+  // Users (src/users/): sign-in with the app's own JWTs, all three or none; a user's memory.
+  /** The identity provider's JWKS (src/users/user-token.ts checks it is http(s)). */
+  AUTH_JWKS_URL: text("var"),
+  /** The tokens' `iss`, exactly. */
+  AUTH_ISSUER: text("var"),
+  /** A value the tokens' `aud` must hold. */
+  AUTH_AUDIENCE: text("var"),
+  /** Memories one user may keep; one more is an error result naming the limit. */
+  MAX_MEMORIES: positiveInteger(1000),
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;

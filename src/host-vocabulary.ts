@@ -10,3 +10,4 @@ import type {} from "./llm/llm-vocabulary.ts";
 import type {} from "./mcp/mcp-vocabulary.ts";
 import type {} from "./schedules/schedule-vocabulary.ts";
 import type {} from "./session/sub-agents/sub-agent-vocabulary.ts";
+import type {} from "./users/memory-vocabulary.ts";

@@ -112,6 +112,10 @@ const CASES: Record<SettingName, Case> = {
   SESSION_TOKEN_BUDGET: { default: undefined, valid: [[" 500000 ", 500_000]], malformed: ["0", "-5", "1e6", "10k"] },
   OTEL_EXPORTER_OTLP_ENDPOINT: { default: "", valid: [[" http://c:4318 ", "http://c:4318"]], malformed: [] },
   OTEL_EXPORTER_OTLP_HEADERS: { default: "", valid: [["a=b", "a=b"]], malformed: [] },
+  AUTH_JWKS_URL: { default: "", valid: [[" https://id.example/jwks.json ", "https://id.example/jwks.json"]], malformed: [] },
+  AUTH_ISSUER: { default: "", valid: [["https://id.example/", "https://id.example/"]], malformed: [] },
+  AUTH_AUDIENCE: { default: "", valid: [[" api ", "api"]], malformed: [] },
+  MAX_MEMORIES: { default: 1000, valid: [[" 50 ", 50]], malformed: ["0", "-1", "1e3", "many"] },
 };
 
 const NAMES = Object.keys(SETTINGS) as SettingName[];

@@ -13,6 +13,7 @@ import { RunTimeline } from "./run-timeline.js";
 import * as saved from "./session-store.js";
 import { renderSchedules } from "./schedules-panel.js";
 import { renderTools, renderToolsError } from "./tools-panel.js";
+import { renderConversations } from "./conversations-panel.js";
 
 /** @import { ConnectionState, CreateSessionOptions, McpToolEntry, ScheduleEntry, SessionHandle, SessionStreamEvent, ToolList } from "../client.js" */
 
@@ -56,6 +57,9 @@ const ui = {
   eventLog: byId("event-log", HTMLOListElement),
   settings: byId("settings", HTMLFormElement),
   apiToken: byId("api-token", HTMLInputElement),
+  userToken: byId("user-token", HTMLInputElement),
+  conversationsPanel: byId("conversations-panel", HTMLElement),
+  conversations: byId("conversations", HTMLDivElement),
 };
 
 /** @typedef {ConnectionState | "failed"} ShownConnectionState */
@@ -96,7 +100,59 @@ const view = new ChatView(ui.messages, {
 
 function makeClient() {
   const apiToken = saved.loadApiToken() || undefined;
-  return createClient({ baseUrl: "", apiToken });
+  const userToken = saved.loadUserToken() || undefined;
+  return createClient({ baseUrl: "", apiToken, ...(userToken ? { userToken } : {}) });
+}
+
+// ── A signed-in user's conversations ─────────────────────────────────────
+/** A token passed once as `#token=…` is kept (see session-store.js) and taken out of the address bar. */
+function takeTokenFromUrl() {
+  const match = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+  if (!match) return;
+  saved.saveUserToken(decodeURIComponent(match[1] ?? ""));
+  history.replaceState(null, "", `${location.pathname}${location.search}`);
+}
+
+/** The user's sessions in the panel; hidden without a token or when the server has no sign-in. */
+async function refreshConversations() {
+  const token = saved.loadUserToken();
+  if (!token) return void (ui.conversationsPanel.hidden = true);
+  try {
+    const { sessions } = await client.listSessions({ limit: 50 });
+    ui.conversationsPanel.hidden = false;
+    renderConversations(ui.conversations, sessions, session?.id, { onOpen: openConversation, onDelete: deleteConversation });
+  } catch (err) {
+    ui.conversationsPanel.hidden = !(err instanceof ApiClientError && err.status === 401);
+    if (!ui.conversationsPanel.hidden) ui.conversations.replaceChildren(el("p", { class: "muted", text: "Sign in again: the token was refused." }));
+  }
+}
+
+/** Opens one of the user's sessions with their token, which opens every session of theirs. */
+/** @param {string} id */
+async function openConversation(id) {
+  const token = saved.loadUserToken();
+  if (!token || id === session?.id) return;
+  saved.saveSession(id, token);
+  try {
+    await attach(client.session(id, token));
+  } catch (err) {
+    view.notice(`Could not open the conversation: ${describe(err)}`, "error");
+  }
+  void refreshConversations();
+}
+
+/** @param {string} id */
+async function deleteConversation(id) {
+  try {
+    await client.deleteSession(id);
+  } catch (err) {
+    view.notice(`Could not delete the conversation: ${describe(err)}`, "error");
+  }
+  if (id === session?.id) {
+    saved.forgetSession();
+    await startNewSession();
+  }
+  await refreshConversations();
 }
 
 // ── Session lifecycle ────────────────────────────────────────────────────
@@ -259,6 +315,8 @@ function apply(event) {
       // A terminating tool batch ends the run with an answer that history does not hold.
       if (event.stopReason === "tool_use_terminated") view.renderFinal(event.response);
       if (waterfall) view.showTimeline(waterfall);
+      // The list's order and the new conversation's title change as a run ends.
+      void refreshConversations();
       break;
     case "llmRetry":
       view.notice(`The model did not answer (${event.message}); trying again in ${Math.ceil(event.delayMs / 1000)} s (retry ${event.retry}).`);
@@ -327,6 +385,7 @@ async function startNewSession() {
     saved.saveSession(handle.id, handle.key);
     await attach(handle);
     ui.prompt.focus();
+    void refreshConversations();
   } catch (err) {
     setConnection("failed");
     const hint = err instanceof ApiClientError && err.status === 401 ? " Set the API token under Settings." : "";
@@ -417,6 +476,11 @@ ui.apiToken.addEventListener("change", () => {
   saved.saveApiToken(ui.apiToken.value.trim());
   client = makeClient();
   void loadTools();
+});
+ui.userToken.addEventListener("change", () => {
+  saved.saveUserToken(ui.userToken.value.trim());
+  client = makeClient();
+  void refreshConversations();
 });
 
 async function abortRun() {
@@ -533,7 +597,11 @@ function describe(err) {
   return err instanceof Error ? err.message : String(err);
 }
 
+takeTokenFromUrl();
+client = makeClient();
 ui.requireApproval.checked = saved.loadRequireApproval();
 ui.apiToken.value = saved.loadApiToken();
+ui.userToken.value = saved.loadUserToken();
 void loadTools();
 void restore();
+void refreshConversations();

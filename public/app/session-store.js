@@ -1,12 +1,15 @@
 // @ts-check
 /**
  * What the page remembers across reloads, in localStorage: the current session's id and key (so a reload
- * restores it), the "require approval" toggle and an optional API token. Storage failures (private mode,
+ * restores it), the "require approval" toggle, an optional API token and a signed-in user's token (the
+ * app that embeds the page may put it under "edge-agent.userToken", or pass it once as `#token=` in the
+ * URL, which never reaches a server). Storage failures (private mode,
  * quota) are ignored: the page then works for this visit only.
  */
 const SESSION_KEY = "edge-agent.session";
 const APPROVAL_KEY = "edge-agent.requireApproval";
 const TOKEN_KEY = "edge-agent.apiToken";
+const USER_TOKEN_KEY = "edge-agent.userToken";
 
 /** @returns {{ id: string; key: string } | undefined} */
 export function loadSession() {
@@ -38,6 +41,8 @@ export const loadRequireApproval = () => read(APPROVAL_KEY) === "true";
 export const saveRequireApproval = (/** @type {boolean} */ on) => write(APPROVAL_KEY, String(Boolean(on)));
 export const loadApiToken = () => read(TOKEN_KEY) ?? "";
 export const saveApiToken = (/** @type {string} */ token) => write(TOKEN_KEY, token);
+export const loadUserToken = () => read(USER_TOKEN_KEY) ?? "";
+export const saveUserToken = (/** @type {string} */ token) => write(USER_TOKEN_KEY, token);
 
 /** @param {string} key */
 function read(key) {

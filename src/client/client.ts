@@ -15,11 +15,13 @@ import type {
   CreateSessionOptions,
   EventStreamOptions,
   McpServerEntry,
+  MemoryList,
   MessageContent,
   MessagePage,
   ScheduleEntry,
   ScheduleOptions,
   SessionSettingsPatch,
+  SessionPage,
   SessionSnapshot,
   SessionStreamEvent,
   ToolList,
@@ -229,11 +231,48 @@ export class AgentClient {
 
   async createSession(options: CreateSessionOptions = {}): Promise<SessionHandle> {
     const created = await this.transport.request<{ id: string; key: string }>("POST", "/v1/sessions", {
-      bearer: this.options.apiToken,
+      bearer: (await this.userToken()) ?? this.options.apiToken,
       body: options,
       idempotent: true,
     });
     return this.session(created.id, created.key);
+  }
+
+  /** The signed-in user's sessions, most recently active first (needs `userToken`); pass `next` as `before`. */
+  async listSessions(options: { limit?: number; before?: string } = {}): Promise<SessionPage> {
+    const query: Record<string, string> = {};
+    if (options.limit !== undefined) query.limit = String(options.limit);
+    if (options.before !== undefined) query.before = options.before;
+    return this.transport.request("GET", "/v1/sessions", { bearer: await this.requireUserToken(), query });
+  }
+
+  /** Deletes one of the user's sessions (needs `userToken`), as its key would. */
+  async deleteSession(id: string): Promise<{ status: "shutdown" }> {
+    return this.transport.request("DELETE", `/v1/sessions/${encodeURIComponent(id)}`, { bearer: await this.requireUserToken() });
+  }
+
+  /** The user's memories: full-text search, best first, or the newest without `query` (needs `userToken`). */
+  async memories(options: { query?: string; limit?: number } = {}): Promise<MemoryList> {
+    const query: Record<string, string> = {};
+    if (options.query !== undefined) query.query = options.query;
+    if (options.limit !== undefined) query.limit = String(options.limit);
+    return this.transport.request("GET", "/v1/memories", { bearer: await this.requireUserToken(), query });
+  }
+
+  /** Forgets one of the user's memories (needs `userToken`). */
+  async deleteMemory(id: string): Promise<{ id: string; deleted: true }> {
+    return this.transport.request("DELETE", `/v1/memories/${encodeURIComponent(id)}`, { bearer: await this.requireUserToken() });
+  }
+
+  private async userToken(): Promise<string | undefined> {
+    const token = this.options.userToken;
+    return typeof token === "function" ? await token() : token;
+  }
+
+  private async requireUserToken(): Promise<string> {
+    const token = await this.userToken();
+    if (!token) throw new ApiClientError(0, "no_user_token", "This call needs a signed-in user's token (createClient({ userToken }))");
+    return token;
   }
 
   /** A handle for an existing session (e.g. ids kept across a page reload); nothing is sent yet. */

@@ -19,12 +19,19 @@ export type {
   SessionSnapshot,
   SessionStatus,
 } from "../wire/snapshot.ts";
+export type { Memory, MemoryList, SessionListing, SessionPage } from "../wire/users.ts";
 
 export type ClientOptions = {
   /** Where the Worker is, e.g. "https://agent.example.com" or "" for the page's own origin. */
   baseUrl: string;
   /** Needed to create sessions and list tools when the Worker has API_TOKEN set. */
   apiToken?: string;
+  /**
+   * A signed-in user's JWT (README "Users"), or a function that returns a current one: creates sessions
+   * that belong to the user and reads their session list and memory. A session's own calls keep using
+   * its key.
+   */
+  userToken?: string | (() => string | Promise<string>);
   /** Replaces the global fetch (tests, proxies, custom agents). */
   fetch?: typeof fetch;
 };
@@ -40,6 +47,8 @@ export type CreateSessionOptions = {
   mcpServers?: string[];
   /** A model from the Worker's MODELS allowlist; the configured model when absent. */
   model?: string;
+  /** The operator (apiToken) creating a session for a user; a userToken creates the user's own. */
+  userId?: string;
 };
 
 export type MessageContent = string | UserContent[];

@@ -17,9 +17,12 @@ export const isLocalWorker = (env: { LOCAL_DEV?: string | undefined }): boolean 
 
 export const allowsAnonymousSessions = (env: AccessEnv): boolean => readSetting(env, "ALLOW_ANONYMOUS_SESSIONS");
 
-/** Throws the 401/403 that says what to set or send; returns when the request may create a session. */
-export async function checkSessionCreation(request: Request, env: AccessEnv): Promise<void> {
-  if (allowsAnonymousSessions(env)) return;
+/**
+ * Throws the 401/403 that says what to set or send; returns when the request may create a session. A
+ * signed-in user (`signedIn`: their token verified, src/http/user-auth.ts) may always create their own.
+ */
+export async function checkSessionCreation(request: Request, env: AccessEnv, signedIn = false): Promise<void> {
+  if (signedIn || allowsAnonymousSessions(env)) return;
   const token = readSetting(env, "API_TOKEN");
   if (!token) {
     if (isLocalWorker(env)) return;

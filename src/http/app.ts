@@ -20,6 +20,8 @@ import { mcpRoutes } from "./mcp-routes.ts";
 import { MAX_BODY_BYTES } from "./schemas.ts";
 import { sessionRoutes } from "./session-routes.ts";
 import { toolRoutes } from "./tool-routes.ts";
+import { identifyUser } from "./user-auth.ts";
+import { userRoutes } from "./user-routes.ts";
 
 export const app = new Hono<HonoEnv>();
 
@@ -49,6 +51,8 @@ app.use("/mcp", limitBody);
 
 app.use("/v1/*", refuseGuessers);
 app.use("/mcp", refuseGuessers);
+// The signed-in user (a verified JWT), for every route that opens sessions or a user's memory.
+app.use("/v1/*", identifyUser);
 
 app.onError(async (err, c) => {
   if (err instanceof WrongCredential) return errorResponse(await countWrongCredential(c, err));
@@ -66,6 +70,7 @@ app.onError(async (err, c) => {
 app.notFound((c) => errorResponse(new ApiError(404, "not_found", `No route for ${c.req.method} ${c.req.path}`)));
 
 app.route("/", sessionRoutes);
+app.route("/", userRoutes);
 app.route("/", chatRoutes);
 app.route("/", toolRoutes);
 app.route("/", mcpRoutes);

@@ -38,9 +38,12 @@ export function errorResponse(err: ApiError): Response {
   return new Response(JSON.stringify({ error: { code: err.code, message: err.message } }), { status: err.status, headers });
 }
 
-/** A 403 for a credential that does not match (API token or session key): counted per client (rate-limit.ts). */
+/**
+ * A credential that does not match: a 403 for the API token; for a session key, the unknown session's
+ * 404 (nothing may tell a caller that a session exists). Either is counted per client (rate-limit.ts).
+ */
 export class WrongCredential extends ApiError {
-  constructor(message: string) {
-    super(403, "forbidden", message);
+  constructor(message: string, status: 403 | 404 = 403) {
+    super(status, status === 404 ? "not_found" : "forbidden", message);
   }
 }

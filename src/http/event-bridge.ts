@@ -7,6 +7,7 @@
  * live-stream bound, or leaves, ends both sides (it reconnects with Last-Event-ID and replays from the log).
  */
 import { EVENT_SOCKET_HEADERS } from "../session/events/event-sockets.ts";
+import type { Caller } from "../session/session-access.ts";
 import type { SessionFailure } from "../session/session-result.ts";
 import { createLiveStream, HEARTBEAT_MS } from "../wire/live-stream.ts";
 import { SSE_HEADERS } from "../wire/sse.ts";
@@ -15,9 +16,10 @@ import { settle } from "./failure-status.ts";
 type SessionStub = { fetch(request: Request): Promise<Response> };
 
 /** Opens the socket (the object authorizes and replays) and answers with the live SSE response. */
-export async function bridgeEvents(stub: SessionStub, key: string | undefined, afterSeq: number): Promise<Response> {
+export async function bridgeEvents(stub: SessionStub, caller: Caller, afterSeq: number): Promise<Response> {
   const headers = new Headers({ upgrade: "websocket", [EVENT_SOCKET_HEADERS.afterSeq]: String(afterSeq) });
-  if (key) headers.set(EVENT_SOCKET_HEADERS.key, key);
+  if (typeof caller === "object") headers.set(EVENT_SOCKET_HEADERS.user, caller.userId);
+  else if (caller) headers.set(EVENT_SOCKET_HEADERS.key, caller);
   const answer = await stub.fetch(new Request("https://session/events", { headers }));
   const socket = answer.webSocket;
   if (!socket) {

@@ -12,7 +12,8 @@ export const FAILURE_STATUS = {
   already_exists: { status: 409, code: "conflict" },
   not_found: { status: 404, code: "not_found" },
   missing_key: { status: 401, code: "unauthorized" },
-  wrong_key: { status: 403, code: "forbidden" },
+  // A session key that does not open the session: answered as an unknown session is (session-access.ts).
+  wrong_key: { status: 404, code: "not_found" },
   shut_down: { status: 410, code: "gone" },
   // A queue drains as runs finish or responses are taken: asking again in a second is reasonable.
   queue_full: { status: 429, code: "queue_full", retryAfterSeconds: 1 },
@@ -50,7 +51,7 @@ export const FAILURE_STATUS = {
 export function settle<R extends SessionResult<unknown>>(result: R): Extract<R, { ok: true }>["value"] {
   if (result.ok) return result.value as Extract<R, { ok: true }>["value"];
   const failure = result as SessionFailure;
-  if (failure.reason === "wrong_key") throw new WrongCredential(failure.message);
+  if (failure.reason === "wrong_key") throw new WrongCredential(failure.message, 404);
   const answer: HttpAnswer = FAILURE_STATUS[failure.reason];
   throw new ApiError(answer.status, answer.code, failure.message, answer.retryAfterSeconds);
 }

@@ -3,7 +3,7 @@
  * is derived from the caller's scope and the key (and signed, like every id), so a repeat reaches the same
  * Durable Object, which kept the first answer for 24 h (AgentSession.init). It keeps the session key only
  * sealed (src/signing/sealed-creation-key.ts): a repeat with the same Idempotency-Key opens it here. The
- * scope is the API token when the request presents it, else the client's address as the rate limiter keys
+ * scope is the signed-in user, else the API token when the request presents it, else the client's address as the rate limiter keys
  * it: guessing someone's key from another scope addresses another object and never yields their session
  * key. Called by session-routes.ts.
  */
@@ -19,8 +19,10 @@ import { ApiError } from "./errors.ts";
 import type { HonoEnv } from "./hono-env.ts";
 import { fingerprintOf } from "./idempotency.ts";
 
-/** Who is creating: the API token when presented and right, else the client address. */
+/** Who is creating: the signed-in user, else the API token when presented and right, else the client address. */
 async function creationScope(c: Context<HonoEnv>): Promise<string> {
+  const user = c.get("user");
+  if (user) return `user:${await sha256Hex(user.id)}`;
   const token = readSetting(c.env, "API_TOKEN");
   const presented = readBearer(c.req.raw);
   if (token && (await secretMatches(presented, token))) return `token:${await sha256Hex(token)}`;

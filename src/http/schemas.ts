@@ -28,6 +28,8 @@ export const createSessionBody = lazySchema(() =>
     mcpServers: z.array(z.string().max(64)).max(32).optional(),
     /** One of the MODELS allowlist; checked by the router, which knows the configuration. */
     model: z.string().min(1).max(200).optional(),
+    /** The user the session belongs to: the operator's to name (API_TOKEN); a user's token names its own. */
+    userId: z.string().min(1).max(255).optional(),
   }),
 );
 

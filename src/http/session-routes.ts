@@ -10,13 +10,14 @@ import { validator } from "hono/validator";
 import * as z from "zod";
 import type { UserContent } from "../core/index.ts";
 import { agentConfig } from "../agent-config.ts";
-import { sha256Hex } from "../credentials.ts";
+import { readSetting } from "../config.ts";
+import { secretMatches, sha256Hex } from "../credentials.ts";
 import { checkSessionModel } from "../llm/select-model.ts";
 import { readMcpServers, selectMcpServers } from "../mcp/client/servers-config.ts";
 import { isApprovalName } from "../session/human/approval-names.ts";
 import { bundledToolNames } from "../tools/catalog.ts";
 import { checkSessionCreation } from "./access-policy.ts";
-import { newSessionKey } from "./auth.ts";
+import { newSessionKey, readBearer } from "./auth.ts";
 import { ApiError } from "./errors.ts";
 import { bridgeEvents } from "./event-bridge.ts";
 import { parseLastEventId } from "./events-route.ts";
@@ -59,7 +60,7 @@ const toBlocks = (content: z.infer<ReturnType<typeof messageBody>>["content"]): 
 sessionRoutes.post(
   "/v1/sessions",
   async (c, next) => {
-    await checkSessionCreation(c.req.raw, c.env);
+    await checkSessionCreation(c.req.raw, c.env, c.get("user") !== undefined);
     await next();
   },
   limitRate("SESSION_RATE_LIMIT", "create a session"),
@@ -84,6 +85,7 @@ sessionRoutes.post(
     if (unknown.length > 0) throw new ApiError(400, "bad_request", `Unknown tool(s): ${[...new Set(unknown)].join(", ")}`);
     const model = checkSessionModel(c.env, body.model);
     if (!model.ok) throw new ApiError(400, "bad_request", `Invalid body: ${model.message}`);
+    const userId = await sessionOwner(c, body.userId);
     const idempotencyKey = readIdempotencyKey(c.req.raw);
     const fresh = newSessionKey();
     const { id, creation } =
@@ -102,6 +104,7 @@ sessionRoutes.post(
           requireApproval: body.requireApproval ?? [],
           mcpServers: chosenNames,
           ...(body.model === undefined ? {} : { model: model.model }),
+          ...(userId === undefined ? {} : { userId }),
           // Where MCP OAuth redirects return: the origin this Worker was reached at (Cloudflare routes by it).
           origin: new URL(c.req.url).origin,
         },
@@ -113,6 +116,20 @@ sessionRoutes.post(
     return c.json({ id, key }, 201);
   },
 );
+
+/** Whose session is created: the signed-in user's own, or the `userId` the operator names (API_TOKEN only). */
+async function sessionOwner(c: Context<HonoEnv>, named: string | undefined): Promise<string | undefined> {
+  const user = c.get("user");
+  if (user) {
+    if (named !== undefined && named !== user.id) throw new ApiError(403, "forbidden", "A user's token creates that user's sessions only");
+    return user.id;
+  }
+  if (named === undefined) return undefined;
+  const token = readSetting(c.env, "API_TOKEN");
+  if (!token || !(await secretMatches(readBearer(c.req.raw), token)))
+    throw new ApiError(403, "forbidden", "Only the operator (API_TOKEN) may create a session for a userId");
+  return named;
+}
 
 sessionRoutes.get("/v1/sessions/:id", sessionParam, async (c) =>
   c.json(settle(await sessionStub(c.env, c.req.valid("param").id).snapshot(sessionKey(c)))),

@@ -20,7 +20,7 @@ import { dropDraft } from "../tools/written/session-tools.ts";
 import { answerClose, EVENT_SOCKET_HEADERS } from "./events/event-sockets.ts";
 import { attachEventSocket, openEventStream } from "./events/event-feed.ts";
 import { takeResponse } from "./run/output-waiters.ts";
-import { authorize } from "./session-access.ts";
+import { authorize, type Caller } from "./session-access.ts";
 import { loadSession, readSettings, writeSettings } from "./session-loader.ts";
 import type { Session } from "./session.ts";
 import type { SessionSettings } from "./storage/session-meta.ts";
@@ -37,6 +37,7 @@ import { eraseSession, goneMessage, readTombstone, type Tombstone, writeTombston
 import { SESSION_BUDGET_KEY } from "./run/token-budget.ts";
 import { updateSettings, type SettingsPatch } from "./session-settings.ts";
 import { authorizeParent, followChild, refuseChildInput, storeChild } from "./sub-agents/sub-agent-child.ts";
+import { sessionIndex } from "../users/session-index.ts";
 
 /**
  * An idempotent creation: the caller's key, the request's fingerprint and the session key to answer again,
@@ -78,7 +79,7 @@ export class AgentSession extends DurableObject<AppEnv> {
     const settings = readSettings(sql);
     if (!settings) return;
     // Rows written before the tombstone existed said "shut down" in the settings.
-    if (settings.shutdown && !this.tombstone) this.tombstone = writeTombstone(sql, settings.id, "deleted");
+    if (settings.shutdown && !this.tombstone) this.tombstone = writeTombstone(sql, settings.id, "deleted", ownerOf(settings));
     const session = await this.load(settings);
     // A DELETE the restart interrupted is finished, not forgotten (nothing of the session runs first).
     if (this.tombstone) return void this.end(this.tombstone.reason);
@@ -108,11 +109,12 @@ export class AgentSession extends DurableObject<AppEnv> {
     // List remote tools now, so the first snapshot shows them; a slow server does not hold creation long.
     await Promise.race([session.mcp.refresh(), new Promise((resolve) => setTimeout(resolve, MCP_LIST_WAIT_MS))]);
     await planAlarm(this.sessionAlarmParts(session)); // arms the idle deadline
+    await sessionIndex(this.env, settings)?.created();
     return ok({ id: settings.id });
   }
 
   /** Claims an Idempotency-Key for a request (its fingerprint: route and body), or says what it holds. */
-  claimIdempotencyKey(key: string | undefined, idempotencyKey: string, fingerprint: string) {
+  claimIdempotencyKey(key: Caller, idempotencyKey: string, fingerprint: string) {
     return this.authorized(key, (): SessionResult<{ replay?: string }> => {
       const claim = new IdempotencyKeys(this.ctx.storage.sql).claim(idempotencyKey, fingerprint);
       if (claim.kind === "mismatch")
@@ -124,7 +126,7 @@ export class AgentSession extends DurableObject<AppEnv> {
   }
 
   /** Keeps the answer of a claimed key (`answer` undefined: the request failed, the key is free again). */
-  settleIdempotencyKey(key: string | undefined, idempotencyKey: string, fingerprint: string, answer: string | undefined) {
+  settleIdempotencyKey(key: Caller, idempotencyKey: string, fingerprint: string, answer: string | undefined) {
     return this.authorized(key, () => {
       const keys = new IdempotencyKeys(this.ctx.storage.sql);
       if (answer === undefined) keys.release(idempotencyKey);
@@ -133,40 +135,44 @@ export class AgentSession extends DurableObject<AppEnv> {
     });
   }
 
-  snapshot(key: string | undefined) {
+  snapshot(key: Caller) {
     return this.authorized(key, (s) => ok(describeSession(s, this.env)));
   }
 
   /** A page of history before the cursor `before` (default: the newest), oldest first. */
-  messagePage(key: string | undefined, before: number | undefined, limit: number) {
+  messagePage(key: Caller, before: number | undefined, limit: number) {
     return this.authorized(key, (s) => ok(s.messages.page(before, limit)));
   }
 
-  enqueue(key: string | undefined, kind: Exclude<QueueKind, "output">, content: UserContent[]) {
-    return this.authorized(key, (s) => refuseChildInput(s) ?? s.runs.enqueue(kind, content));
+  enqueue(key: Caller, kind: Exclude<QueueKind, "output">, content: UserContent[]) {
+    return this.authorized(key, async (s) => {
+      const queued = refuseChildInput(s) ?? s.runs.enqueue(kind, content);
+      if (queued.ok) await sessionIndex(this.env, s.settings)?.touched(s.runs.status, content);
+      return queued;
+    });
   }
 
-  takeResponse(key: string | undefined, waitMs: number) {
+  takeResponse(key: Caller, waitMs: number) {
     return this.authorized(key, (s) => takeResponse(s, waitMs));
   }
 
-  continueRun(key: string | undefined) {
+  continueRun(key: Caller) {
     return this.authorized(key, (s) => refuseChildInput(s) ?? s.runs.continueRun());
   }
 
-  abort(key: string | undefined) {
+  abort(key: Caller) {
     return this.authorized(key, (s) => s.runs.abort());
   }
 
-  decideApproval(key: string | undefined, toolCallId: string, approve: boolean, reason?: string) {
+  decideApproval(key: Caller, toolCallId: string, approve: boolean, reason?: string) {
     return this.authorized(key, (s) => this.decideHereOrBelow(s, toolCallId, approve, reason));
   }
 
-  answerElicitation(key: string | undefined, elicitationId: string, action: ElicitationAction, content?: Record<string, unknown>) {
+  answerElicitation(key: Caller, elicitationId: string, action: ElicitationAction, content?: Record<string, unknown>) {
     return this.authorized(key, (s) => answerElicitation(s, elicitationId, action, content));
   }
 
-  updateSettings(key: string | undefined, patch: SettingsPatch) {
+  updateSettings(key: Caller, patch: SettingsPatch) {
     return this.authorized(key, (s) => updateSettings(s, patch));
   }
 
@@ -180,11 +186,11 @@ export class AgentSession extends DurableObject<AppEnv> {
   }
 
   /** POST …/mcp-servers: attach a server of the client's within MCP_ALLOWED_URLS; lists its tools. */
-  addMcpServer(key: string | undefined, request: AddServerRequest) {
+  addMcpServer(key: Caller, request: AddServerRequest) {
     return this.authorized(key, (s) => addSessionServer(s.meta, s.mcp, this.env, request));
   }
 
-  removeMcpServer(key: string | undefined, name: string) {
+  removeMcpServer(key: Caller, name: string) {
     return this.authorized(key, (s) => removeSessionServer(s.meta, s.mcp, s.mcpCredentials, name));
   }
 
@@ -210,7 +216,7 @@ export class AgentSession extends DurableObject<AppEnv> {
   }
 
   /** POST …/schedules: checked and bounded by the schedule store; the alarm is re-armed for it. */
-  createSchedule(key: string | undefined, request: ScheduleRequest) {
+  createSchedule(key: Caller, request: ScheduleRequest) {
     return this.authorized(key, async (s) => {
       const created = s.schedules.create(request, Date.now());
       if (created.ok) await planAlarm(this.sessionAlarmParts(s));
@@ -218,23 +224,23 @@ export class AgentSession extends DurableObject<AppEnv> {
     });
   }
 
-  listSchedules(key: string | undefined) {
+  listSchedules(key: Caller) {
     return this.authorized(key, (s) => ok({ schedules: s.schedules.list() }));
   }
 
-  cancelSchedule(key: string | undefined, scheduleId: string) {
+  cancelSchedule(key: Caller, scheduleId: string) {
     return this.authorized(key, (s) =>
       s.schedules.cancel(scheduleId) ? ok({ id: scheduleId, cancelled: true }) : refuse("unknown_schedule", "Schedule not found"),
     );
   }
 
   /** DELETE: stops the run, closes streams, then erases the session's storage (a tombstone answers 410). */
-  shutdown(key: string | undefined) {
+  shutdown(key: Caller) {
     return this.authorized(key, () => this.end("deleted"));
   }
 
   /** The active run and the seq before its first event (GET …/chat/:chatId/stream), or null when none runs. */
-  activeRun(key: string | undefined) {
+  activeRun(key: Caller) {
     return this.authorized(key, (s): SessionResult<{ runId: string; afterSeq: number } | null> => {
       const runId = s.runs.activeRunId;
       return ok(runId === null ? null : { runId, afterSeq: s.log.beforeRun(runId) });
@@ -242,12 +248,12 @@ export class AgentSession extends DurableObject<AppEnv> {
   }
 
   /** The seq of the newest stored event: where a stream of what happens next starts. */
-  lastEventSeq(key: string | undefined) {
+  lastEventSeq(key: Caller) {
     return this.authorized(key, (s) => ok({ lastEventSeq: s.log.lastSeq }));
   }
 
   /** The live event stream after `afterSeq`, as bytes; the router builds the SSE response around it. */
-  openEvents(key: string | undefined, afterSeq: number) {
+  openEvents(key: Caller, afterSeq: number) {
     return this.authorized(key, (s) => openEventStream(s, afterSeq));
   }
 
@@ -294,9 +300,10 @@ export class AgentSession extends DurableObject<AppEnv> {
   /** The event stream's socket path (src/http/event-bridge.ts): a hibernatable socket, or the refusal as JSON. */
   override async fetch(request: Request): Promise<Response> {
     const afterSeq = Number(request.headers.get(EVENT_SOCKET_HEADERS.afterSeq) ?? 0);
-    const attached = await this.authorized(request.headers.get(EVENT_SOCKET_HEADERS.key) ?? undefined, (s) =>
-      attachEventSocket(s, afterSeq),
-    );
+    // Only the Worker reaches this object: the user header carries a user it verified (src/http/user-auth.ts).
+    const userId = request.headers.get(EVENT_SOCKET_HEADERS.user);
+    const caller: Caller = userId ? { userId } : (request.headers.get(EVENT_SOCKET_HEADERS.key) ?? undefined);
+    const attached = await this.authorized(caller, (s) => attachEventSocket(s, afterSeq));
     return attached.ok ? attached.value : Response.json(attached);
   }
 
@@ -338,13 +345,15 @@ export class AgentSession extends DurableObject<AppEnv> {
   private async end(reason: Tombstone["reason"]): Promise<SessionResult<{ status: "shutdown" }>> {
     const session = this.session;
     if (!session) return ok({ status: "shutdown" });
-    this.tombstone ??= writeTombstone(this.ctx.storage.sql, session.settings.id, reason);
+    this.tombstone ??= writeTombstone(this.ctx.storage.sql, session.settings.id, reason, ownerOf(session.settings));
     await session.runs.close();
     session.hub.closeAll();
     session.waiters.wakeAll();
     void session.mcp.close();
     // Children go with their parent (before its storage, which lists them, is erased).
     await session.subAgents.eraseAll();
+    // Off its user's list before its storage goes (a failure is logged; the list hides expired rows anyway).
+    await sessionIndex(this.env, session.settings)?.dropped();
     if (this.session === session) {
       this.session = undefined;
       await eraseSession(this.ctx.storage, this.tombstone);
@@ -405,11 +414,22 @@ export class AgentSession extends DurableObject<AppEnv> {
   }
 
   private async authorized<T>(
-    key: string | undefined,
+    key: Caller,
     op: (session: Session) => SessionResult<T> | Promise<SessionResult<T>>,
   ): Promise<SessionResult<T>> {
-    if (this.tombstone) return refuse("shut_down", goneMessage(this.tombstone));
+    if (this.tombstone) {
+      // Only a caller who could open the session learns that it ended; anyone else hears "not found".
+      const owner = this.tombstone.owner;
+      const opened = owner ? await authorize({ settings: owner }, key) : undefined;
+      return opened && !opened.ok ? opened : refuse("shut_down", goneMessage(this.tombstone));
+    }
     const access = await authorize(this.session, key);
     return access.ok ? op(access.value) : access;
   }
 }
+
+/** What opens a session, kept in its tombstone (session-end.ts). */
+const ownerOf = (settings: SessionSettings): Tombstone["owner"] => ({
+  keyHash: settings.keyHash,
+  ...(settings.userId === undefined ? {} : { userId: settings.userId }),
+});

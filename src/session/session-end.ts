@@ -6,7 +6,16 @@
 import { SessionMeta } from "./storage/session-meta.ts";
 import { migrate } from "./storage/session-schema.ts";
 
-export type Tombstone = { id: string; erasedAt: number; reason: "deleted" | "expired" };
+/**
+ * `owner`: what opened the session (its key's hash, its user), kept so that only a caller who could open
+ * it hears 410; anyone else hears what an unknown session answers. Absent on tombstones written before.
+ */
+export type Tombstone = {
+  id: string;
+  erasedAt: number;
+  reason: "deleted" | "expired";
+  owner?: { keyHash: string; userId?: string };
+};
 
 const TOMBSTONE_KEY = "tombstone";
 
@@ -16,8 +25,8 @@ export function readTombstone(sql: SqlStorage): Tombstone | undefined {
 }
 
 /** Records that the session ends (DELETE or expiry): the one stored "shut down", written before anything stops. */
-export function writeTombstone(sql: SqlStorage, id: string, reason: Tombstone["reason"]): Tombstone {
-  const tombstone: Tombstone = { id, erasedAt: Date.now(), reason };
+export function writeTombstone(sql: SqlStorage, id: string, reason: Tombstone["reason"], owner?: Tombstone["owner"]): Tombstone {
+  const tombstone: Tombstone = { id, erasedAt: Date.now(), reason, ...(owner ? { owner } : {}) };
   new SessionMeta(sql).write(TOMBSTONE_KEY, tombstone);
   return tombstone;
 }
@@ -27,7 +36,7 @@ export async function eraseSession(storage: DurableObjectStorage, tombstone: Tom
   await storage.deleteAlarm();
   await storage.deleteAll();
   migrate(storage.sql);
-  writeTombstone(storage.sql, tombstone.id, tombstone.reason);
+  new SessionMeta(storage.sql).write(TOMBSTONE_KEY, tombstone);
 }
 
 export function goneMessage(tombstone: Tombstone): string {

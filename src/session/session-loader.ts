@@ -39,6 +39,7 @@ import type { RunSubAgent } from "./sub-agents/sub-agent-vocabulary.ts";
 import { ScheduleStore } from "../schedules/schedule-store.ts";
 import { armRunHeartbeat, planAlarm } from "./session-alarm.ts";
 import { scheduleAccess } from "../schedules/schedule-access.ts";
+import { memoryAccess, sessionIndex } from "../users/session-index.ts";
 
 /** The stored settings, or undefined when this object holds no session (never created). */
 export function readSettings(sql: SqlStorage): SessionSettings | undefined {
@@ -49,6 +50,8 @@ export function readSettings(sql: SqlStorage): SessionSettings | undefined {
 export function writeSettings(sql: SqlStorage, settings: SessionSettings): void {
   new SessionMeta(sql).write("session", settings);
 }
+
+const needsMemory = (tool: { capabilities?: readonly string[] }): boolean => tool.capabilities?.includes("memory") ?? false;
 
 export function loadSession(
   ctx: DurableObjectState,
@@ -62,9 +65,14 @@ export function loadSession(
   const registry = sessionRegistry(env);
   // A session at the nesting limit (MAX_SUBAGENT_DEPTH) is offered no sub-agents.
   const atDepthLimit = (settings.subAgent?.depth ?? 0) >= readSetting(env, "MAX_SUBAGENT_DEPTH");
+  // A session of no user has no memory, so none of the tools that need one (remember, recall, forget).
+  const memory = memoryAccess(env, settings);
   const allowed = Object.fromEntries(
     Object.entries(registry).filter(
-      ([name, mod]) => (!settings.tools || settings.tools.includes(name)) && !(atDepthLimit && isSubAgent(mod.getTool())),
+      ([name, mod]) =>
+        (!settings.tools || settings.tools.includes(name)) &&
+        !(atDepthLimit && isSubAgent(mod.getTool())) &&
+        (memory !== undefined || !needsMemory(mod.getTool())),
     ),
   );
   // Late-bound: the run record exists below, before any tool can run.
@@ -81,6 +89,7 @@ export function loadSession(
     ...host.capabilities,
     runSubAgent,
     schedules: scheduleAccess(schedules, () => void planAlarm({ ...session, ctx, env })),
+    ...(memory ? { memory } : {}),
   };
   loadTools(store, withToolContexts(allowed, { ...host, capabilities }), writtenToolListing(env, store));
 
@@ -126,6 +135,7 @@ export function loadSession(
     (server, question, signal) => elicitations.request(server, question, signal),
   );
   const beforeRun = () => mcp.refresh();
+  const index = sessionIndex(env, settings);
   const runs: RunDriver = new RunDriver({
     ctx,
     env,
@@ -143,6 +153,7 @@ export function loadSession(
     waiters,
     beforeRun,
     onRunStart: () => armRunHeartbeat({ ctx, schedules }),
+    ...(index ? { onRunEnd: () => ctx.waitUntil(index.touched(runs.status)) } : {}),
   });
   writes.onFailure = (failure) => {
     // Nothing queued after the last stored event was stored: its seqs are free again.

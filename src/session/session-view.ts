@@ -46,5 +46,6 @@ export function describeSession(
       ? { subAgent: { parentId: settings.subAgent.parentId, toolCallId: settings.subAgent.toolCallId, depth: settings.subAgent.depth } }
       : {}),
     schedules: schedules.list(),
+    userId: settings.userId ?? null,
   };
 }

@@ -9,17 +9,19 @@ import type { AgentTool, ToolCapability, ToolExecutionContext, ToolRegistry } fr
 import type {} from "../host-vocabulary.ts";
 import type { ScheduleAccess } from "../schedules/schedule-vocabulary.ts";
 import type { RunSubAgent } from "../session/sub-agents/sub-agent-vocabulary.ts";
+import type { MemoryAccess } from "../users/memory-vocabulary.ts";
 
 /** What the session offers; each tool receives the part it declared. */
 export type ToolHost = {
   sessionId: string;
   env: Readonly<Record<string, unknown>>;
-  /** `runSubAgent` and `schedules` only where a session offers them (not, e.g., on the /mcp server). */
+  /** `runSubAgent`, `schedules` and `memory` only where a session offers them (not, e.g., on the /mcp server). */
   capabilities: {
     registerDraft: (tool: AgentTool) => boolean;
     bundledToolNames: () => readonly string[];
     runSubAgent?: RunSubAgent;
     schedules?: ScheduleAccess;
+    memory?: MemoryAccess;
   };
 };
 
@@ -50,6 +52,10 @@ function grant(context: ToolExecutionContext, capability: ToolCapability, host: 
     case "schedules":
       // Absent where the host has no schedules (then the tool answers that it cannot schedule).
       if (host.capabilities.schedules) context.schedules = host.capabilities.schedules;
+      return;
+    case "memory":
+      // Absent in a session of no user (whose loader offers no memory tool at all).
+      if (host.capabilities.memory) context.memory = host.capabilities.memory;
       return;
     default: {
       const unknown: never = capability;

@@ -83,6 +83,8 @@ export type SessionSnapshot = {
   subAgent?: { parentId: string; toolCallId: string; depth: number };
   /** The session's schedules, soonest first. */
   schedules: ScheduleEntry[];
+  /** The signed-in user the session belongs to, or null for a session of no user. */
+  userId: string | null;
 };
 
 /** A page of history (GET /v1/sessions/:id/messages). */

@@ -32,6 +32,27 @@ describe("createClient", () => {
     expect(JSON.parse(requests[0]!.body)).toEqual({ requireApproval: ["*"] });
   });
 
+  it("sends a signed-in user's token (or what a function returns) on creation, the list and the memory calls", async () => {
+    const { url, requests } = await answer(200, { id: "s_1", key: "sk_1", sessions: [], memories: [] });
+    let n = 0;
+    const client = createClient({ baseUrl: url, apiToken: "tok", userToken: () => `jwt-${++n}` });
+    const session = await client.createSession();
+    await client.listSessions({ limit: 5, before: "123.s_9" });
+    await client.memories({ query: "tea" });
+    await client.deleteMemory("mem_1");
+    await client.deleteSession("s_2");
+    await session.snapshot();
+    expect(requests.map((r) => [r.method, r.url, r.authorization])).toEqual([
+      ["POST", "/v1/sessions", "Bearer jwt-1"],
+      ["GET", "/v1/sessions?limit=5&before=123.s_9", "Bearer jwt-2"],
+      ["GET", "/v1/memories?query=tea", "Bearer jwt-3"],
+      ["DELETE", "/v1/memories/mem_1", "Bearer jwt-4"],
+      ["DELETE", "/v1/sessions/s_2", "Bearer jwt-5"],
+      ["GET", "/v1/sessions/s_1", "Bearer sk_1"],
+    ]);
+    await expect(createClient({ baseUrl: url }).listSessions()).rejects.toMatchObject({ code: "no_user_token" });
+  });
+
   it("lists tools with the API token", async () => {
     const tools = { bundled: [{ name: "getTime", status: "bundled" }] };
     const { url, requests } = await answer(200, tools);

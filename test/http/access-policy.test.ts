@@ -165,7 +165,7 @@ describe("rate limits (Workers Rate Limiting binding)", () => {
       call(`/v1/sessions/${created.id}`, { headers: { "cf-connecting-ip": "203.0.113.70", authorization: `Bearer ${key}` } });
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await read(`sk_wrong${i}`)).status);
-    expect(statuses).toEqual([403, 403, 403, 429]);
+    expect(statuses).toEqual([404, 404, 404, 429]);
     expect((await read(created.key)).status).toBe(429);
   });
 
@@ -207,9 +207,9 @@ describe("credentials in URLs", () => {
   it("takes a session key from ?key= on GET …/events only", async () => {
     const s = await create();
     const q = `?key=${encodeURIComponent(s.key)}`;
-    expect((await call(`/v1/sessions/${s.id}${q}`)).status).toBe(401);
-    expect((await call(`/v1/sessions/${s.id}/messages${q}`, json({ content: "hi" }))).status).toBe(401);
-    expect((await call(`/v1/sessions/${s.id}/abort${q}`, { method: "POST" })).status).toBe(401);
+    expect((await call(`/v1/sessions/${s.id}${q}`)).status).toBe(404);
+    expect((await call(`/v1/sessions/${s.id}/messages${q}`, json({ content: "hi" }))).status).toBe(404);
+    expect((await call(`/v1/sessions/${s.id}/abort${q}`, { method: "POST" })).status).toBe(404);
     const events = await call(`/v1/sessions/${s.id}/events${q}`);
     expect(events.status).toBe(200);
     expect(events.headers.get("content-type")).toContain("text/event-stream");

@@ -1,19 +1,23 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { issueSessionId } from "../../src/signing/session-ids.ts";
 import { api, createSession, openEvents, script, send } from "../session/support.ts";
 
 describe("session keys", () => {
-  it("answers 401 without a key and 403 with a wrong or another session's key, revealing nothing", async () => {
+  it("answers no key, a wrong key and another session's key exactly as an unknown session: nothing tells it exists", async () => {
     const a = await createSession();
     const b = await createSession();
-    const none = await api(`/v1/sessions/${a.id}`);
-    expect(none.status).toBe(401);
-    const wrong = await api(`/v1/sessions/${a.id}`, { key: "sk_wrong" });
-    expect(wrong.status).toBe(403);
-    const other = await api(`/v1/sessions/${a.id}`, { key: b.key });
-    expect(other.status).toBe(403);
-    const body = (await other.json()) as { error: { code: string; message: string } };
-    expect(body).toEqual({ error: { code: "forbidden", message: "Invalid session key" } });
-    expect(JSON.stringify(body)).not.toContain(a.id);
+    const unknown = await api(`/v1/sessions/${await issueSessionId(env)}`, { key: a.key });
+    const answers = [
+      unknown,
+      await api(`/v1/sessions/${a.id}`),
+      await api(`/v1/sessions/${a.id}`, { key: "sk_wrong" }),
+      await api(`/v1/sessions/${a.id}`, { key: b.key }),
+    ];
+    for (const res of answers) {
+      expect(res.status).toBe(404);
+      expect(await res.text()).toBe(JSON.stringify({ error: { code: "not_found", message: "Session not found" } }));
+    }
   });
 
   it("accepts the key as ?key= for EventSource clients", async () => {

@@ -48,9 +48,9 @@ describe("resuming a chat stream (GET …/chat/:chatId/stream)", () => {
     expect(await transportFor(session).reconnectToStream({ chatId: "any-chat" })).toBeNull();
   });
 
-  it("refuses a request without the session's key", async () => {
+  it("refuses a request without the session's key as it refuses an unknown session (404)", async () => {
     const session = await createSession();
-    expect((await api(`/v1/sessions/${session.id}/chat/c/stream`)).status).toBe(401);
+    expect((await api(`/v1/sessions/${session.id}/chat/c/stream`)).status).toBe(404);
   });
 
   it("rebuilds the active run's answer from its first event, then follows it live to the end", async () => {

@@ -136,7 +136,7 @@ describe("the chat endpoint (AI SDK UI message stream v1)", () => {
     expect(errors.join("\n")).toMatch(/model|400|bad request/i);
   });
 
-  it("refuses a chat whose last message is not a user message (400), and a wrong key (403)", async () => {
+  it("refuses a chat whose last message is not a user message (400), and a wrong key (404, as an unknown session)", async () => {
     const session = await createSession();
     const assistantLast = await api(`/v1/sessions/${session.id}/chat`, {
       method: "POST",
@@ -150,6 +150,6 @@ describe("the chat endpoint (AI SDK UI message stream v1)", () => {
       key: "sk_wrong",
       json: { messages: [userMessage("hi")] },
     });
-    expect(wrongKey.status).toBe(403);
+    expect(wrongKey.status).toBe(404);
   });
 });

@@ -33,7 +33,7 @@ describe("failure → status table", () => {
     });
   });
 
-  it("tells a missing key (401) from a wrong one (403) and a shut-down session (410)", () => {
+  it("answers a wrong key as an unknown session (404), apart from a missing key (401) and a shut-down session (410)", () => {
     const statusOf = (reason: keyof typeof FAILURE_STATUS) => {
       try {
         settle(refuse(reason, "x"));
@@ -42,6 +42,6 @@ describe("failure → status table", () => {
       }
       return 200;
     };
-    expect([statusOf("missing_key"), statusOf("wrong_key"), statusOf("shut_down"), statusOf("not_found")]).toEqual([401, 403, 410, 404]);
+    expect([statusOf("missing_key"), statusOf("wrong_key"), statusOf("shut_down"), statusOf("not_found")]).toEqual([401, 404, 410, 404]);
   });
 });

@@ -89,7 +89,7 @@ describe("Idempotency-Key on POST …/messages and …/follow-ups", () => {
       json: { content: "hi" },
       headers: { "idempotency-key": "k-4" },
     });
-    expect(wrongKey.status).toBe(403);
+    expect(wrongKey.status).toBe(404);
     await script(session, { text: "ok" });
     expect((await post(session, "/messages", { content: "hi" }, "k-4")).status).toBe(202);
   });

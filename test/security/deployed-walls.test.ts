@@ -99,7 +99,7 @@ describe("a Worker run as deployed, attacked from outside", () => {
     expect((await call("POST", `/mcp?key=${TOKEN}`, { ...JSON_TYPE, accept: "application/json, text/event-stream" }, "{}")).status).toBe(
       401,
     );
-    expect((await call("GET", `/v1/sessions/${session.id}?key=${encodeURIComponent(session.key)}`)).status).toBe(401);
+    expect((await call("GET", `/v1/sessions/${session.id}?key=${encodeURIComponent(session.key)}`)).status).toBe(404);
     const events = await fetch(`${dev.url}/v1/sessions/${session.id}/events?key=${encodeURIComponent(session.key)}`);
     expect(events.status).toBe(200);
     await events.body?.cancel();

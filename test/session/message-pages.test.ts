@@ -94,9 +94,9 @@ describe("message pages", () => {
     expect(((await res.json()) as { error: { message: string } }).error.message).toContain("limit");
   });
 
-  it("needs the session key", async () => {
+  it("needs the session key: without it, the session answers as an unknown one", async () => {
     const session = await createSession();
-    expect((await api(`/v1/sessions/${session.id}/messages`)).status).toBe(401);
+    expect((await api(`/v1/sessions/${session.id}/messages`)).status).toBe(404);
   });
 });
 

@@ -97,7 +97,7 @@ describe("the schedule routes", () => {
       headers: { "content-type": "application/x-www-form-urlencoded" },
     });
     expect(text.status).toBe(415);
-    expect((await api(`/v1/sessions/${s.id}/schedules`, { key: "wrong" })).status).toBe(403);
+    expect((await api(`/v1/sessions/${s.id}/schedules`, { key: "wrong" })).status).toBe(404);
   });
 });
 

@@ -112,8 +112,8 @@ describe("sub-agents", () => {
     const { sessionId } = await delegateOnce(parent, "helper", "d1", [{ text: "child answer" }]);
 
     expect((await childSnapshot(sessionId, parent.key)).status).toBe(200);
-    expect((await childSnapshot(sessionId, other.key)).status).toBe(403);
-    expect((await childSnapshot(sessionId)).status).toBe(401);
+    expect((await childSnapshot(sessionId, other.key)).status).toBe(404);
+    expect((await childSnapshot(sessionId)).status).toBe(404);
     const write = await api(`/v1/sessions/${sessionId}/messages`, { method: "POST", key: parent.key, json: { content: "hi" } });
     expect(write.status).toBe(409);
     expect(((await write.json()) as { error: { message: string } }).error.message).toContain("parent");

@@ -11,4 +11,5 @@ addGuardrailModules(fixtureGuardrails);
 
 export { AgentSession } from "../../src/session/agent-session.ts";
 export { McpCredentials } from "../../src/mcp/oauth/mcp-credentials-object.ts";
+export { UserStore } from "../../src/users/user-store.ts";
 export { default } from "../../src/index.ts";

@@ -9,7 +9,7 @@
 import { SSE_HEADERS } from "../../wire/sse.ts";
 
 /** How the Worker's bridge names the caller's key and the last seq it saw when it asks for a socket. */
-export const EVENT_SOCKET_HEADERS = { key: "x-session-key", afterSeq: "x-after-seq" } as const;
+export const EVENT_SOCKET_HEADERS = { key: "x-session-key", user: "x-session-user", afterSeq: "x-after-seq" } as const;
 /** Tag of event subscriber sockets (other sockets, if any ever exist, are not sent events). */
 export const EVENT_SOCKET_TAG = "events";
 /** Largest message sent to one socket: a long replay goes out in several messages, in order. */

@@ -23,6 +23,8 @@ export type RunDriverParts = Omit<RunParts, "model" | "maxContextTokens"> &
   Pick<SessionParts, "log"> & {
     /** A run started: the alarm keeps the object alive while it lasts (session-alarm.ts). */
     onRunStart: () => void;
+    /** A run ended (the next queued one may have started): its user's session list learns the status. */
+    onRunEnd?: () => void;
   };
 
 export class RunDriver {
@@ -190,6 +192,7 @@ export class RunDriver {
       if (this.active === run) this.active = undefined;
       this.trimHistory(maxChars);
       this.startIfReady();
+      this.parts.onRunEnd?.();
     });
     this.running = done;
     ctx.waitUntil(done);

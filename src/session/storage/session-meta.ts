@@ -25,6 +25,8 @@ export type SessionSettings = {
   maxSteps?: number;
   /** Set on a sub-agent's child session: whose call it serves and how deep it nests (the root is depth 0). */
   subAgent?: { parentId: string; toolCallId: string; depth: number; parentRunId?: string };
+  /** The signed-in user the session belongs to (their token opens it; their memory is its memory); a child inherits it. */
+  userId?: string;
   shutdown?: boolean;
 };
 

@@ -148,6 +148,8 @@ export class SubAgentCalls {
       mcpServers: [],
       ...((request.model ?? settings.model) ? { model: request.model ?? settings.model } : {}),
       ...(request.maxSteps ? { maxSteps: request.maxSteps } : {}),
+      // The parent's user owns the child too (it opens it, and the child shares their memory); it is never listed.
+      ...(settings.userId === undefined ? {} : { userId: settings.userId }),
       // The parent's run and call: the child's runs are traced as spans inside that call's (run-tracer.ts).
       subAgent: {
         parentId: settings.id,

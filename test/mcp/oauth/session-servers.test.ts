@@ -46,10 +46,10 @@ describe("MCP servers a session adds", () => {
     expect(after.tools.filter((t) => t.startsWith("notes_"))).toEqual([]);
     expect(after.mcpServers).toEqual([]);
     expect((await api(`/v1/sessions/${session.id}/mcp-servers/notes`, { method: "DELETE", key: session.key })).status).toBe(404);
-    // Another session's key cannot add to this one.
+    // Another session's key cannot add to this one: it hears what an unknown session answers.
     const other = await createSession({ mcpServers: [] });
     expect((await api(`/v1/sessions/${session.id}/mcp-servers`, { method: "POST", key: other.key, json: { name: "y", url } })).status).toBe(
-      403,
+      404,
     );
   });
 

@@ -1,0 +1,72 @@
+/**
+ * A signed-in user's own routes (docs/api.md "Users"): their sessions, most recently active first
+ * (GET /v1/sessions, read from their UserStore alone: no session is woken), their memory (GET
+ * /v1/memories, DELETE /v1/memories/:id), and the operator's erase of a user (DELETE /v1/users/:userId,
+ * API_TOKEN: every session of theirs, then their store). The user is always the one their verified
+ * token names (src/http/user-auth.ts), never a parameter. Mounted by app.ts.
+ */
+import { Hono } from "hono";
+import * as z from "zod";
+import { lazySchema } from "../lazy-schema.ts";
+import { checkSessionId as checkIssued } from "../signing/session-ids.ts";
+import { userStore } from "../users/user-store.ts";
+import { ApiError } from "./errors.ts";
+import type { HonoEnv } from "./hono-env.ts";
+import { requireApiToken } from "./operator-access.ts";
+import { sessionStub } from "./session-stub.ts";
+import { requireUser } from "./user-auth.ts";
+import { noBody, queryOf } from "./validation.ts";
+
+export const userRoutes = new Hono<HonoEnv>();
+
+const sessionListQuery = lazySchema(() =>
+  z.object({
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    before: z.string().max(300).optional(),
+  }),
+);
+
+const memoryQuery = lazySchema(() =>
+  z.object({
+    query: z.string().max(2_000).optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+  }),
+);
+
+userRoutes.get("/v1/sessions", queryOf(sessionListQuery), async (c) => {
+  const userId = requireUser(c);
+  const { limit, before } = c.req.valid("query");
+  return c.json(await userStore(c.env, userId).listSessions(limit, before));
+});
+
+userRoutes.get("/v1/memories", queryOf(memoryQuery), async (c) => {
+  const userId = requireUser(c);
+  const { query, limit } = c.req.valid("query");
+  return c.json({ memories: await userStore(c.env, userId).recall(query, limit) });
+});
+
+userRoutes.delete("/v1/memories/:id", noBody, async (c) => {
+  const userId = requireUser(c);
+  const id = c.req.param("id");
+  if (!/^mem_[0-9a-f]{32}$/.test(id) || !(await userStore(c.env, userId).forget(id)))
+    throw new ApiError(404, "not_found", "Memory not found");
+  return c.json({ id, deleted: true });
+});
+
+/** The operator's erase of one user: each listed session shut down as that user would, then the store. */
+userRoutes.delete("/v1/users/:userId", noBody, async (c) => {
+  await requireApiToken(c);
+  const userId = c.req.param("userId");
+  if (userId.length === 0 || userId.length > 255) throw new ApiError(404, "not_found", "User not found");
+  const store = userStore(c.env, userId);
+  const ids = await store.sessionIds();
+  let sessions = 0;
+  for (const raw of ids) {
+    const id = await checkIssued(c.env, raw);
+    if (!id) continue;
+    const ended = await sessionStub(c.env, id).shutdown({ userId });
+    if (ended.ok) sessions += 1;
+  }
+  await store.eraseAll();
+  return c.json({ userId, erasedSessions: sessions });
+});

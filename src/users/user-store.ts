@@ -1,0 +1,178 @@
+/**
+ * UserStore: one Durable Object per signed-in user (named by their `sub`), with its own SQLite: the index
+ * of their sessions (GET /v1/sessions) and their memory (the remember/recall/forget tools, /v1/memories).
+ * Kept apart by construction: another user's rows are in another object's database, so no query here can
+ * return them. Only the Worker and the user's own sessions address it, always by the verified user id
+ * (src/http/user-auth.ts) or the id their session was created with, never by a name the model chose.
+ * Invariants: the index lists a session from its creation until its deletion or expiry (the session drops
+ * its row as it ends; a row idle past the session lifetime is never listed, whatever happened to the
+ * drop); a memory is at most MAX_MEMORY_CHARS and a user keeps at most MAX_MEMORIES of them; a forgotten
+ * memory leaves full-text search in the same statement that deletes it (one FTS5 table holds them).
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { AppEnv } from "../env.ts";
+import { readSetting, sessionIdleTtlMs } from "../config.ts";
+import type { SessionListing, SessionPage } from "../wire/users.ts";
+import type { Memory, Remembered } from "./memory-vocabulary.ts";
+
+/** The longest memory, in characters. */
+export const MAX_MEMORY_CHARS = 2_000;
+/** Characters of the first user message a listing shows as the session's title. */
+export const TITLE_CHARS = 80;
+export const MAX_LIST_LIMIT = 100;
+
+/** The user store of `userId`: the one object named by it. */
+export function userStore(env: Pick<AppEnv, "USER_STORE">, userId: string): DurableObjectStub<UserStore> {
+  return env.USER_STORE.get(env.USER_STORE.idFromName(`user:${userId}`));
+}
+
+/** A session's title: its first user message's first 80 characters, blanks folded. */
+export function titleOf(text: string): string | null {
+  const folded = text.replace(/\s+/g, " ").trim();
+  return folded === "" ? null : [...folded].slice(0, TITLE_CHARS).join("");
+}
+
+/**
+ * The user's words as an FTS5 query: each word quoted (so no text is FTS5 syntax), any of them matching;
+ * bm25 ranks the memories with more and rarer words first. Undefined when the text has no word.
+ */
+export function ftsQuery(text: string): string | undefined {
+  const words = text.match(/[\p{L}\p{N}_]+/gu)?.slice(0, 32) ?? [];
+  return words.length === 0 ? undefined : words.map((w) => `"${w}"`).join(" OR ");
+}
+
+type SessionRow = { id: string; created_at: number; last_active_at: number; title: string | null; status: string };
+type MemoryRow = { id: string; text: string; created_at: number; session_id: string | null };
+
+const toListing = (r: SessionRow): SessionListing => ({
+  id: r.id,
+  createdAt: r.created_at,
+  lastActiveAt: r.last_active_at,
+  title: r.title,
+  status: r.status,
+});
+const toMemory = (r: MemoryRow): Memory => ({ id: r.id, text: r.text, createdAt: r.created_at, sessionId: r.session_id });
+
+export class UserStore extends DurableObject<AppEnv> {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: AppEnv) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.createTables();
+  }
+
+  private createTables(): void {
+    this.sql.exec(`
+      CREATE TABLE IF NOT EXISTS sessions (
+        id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, last_active_at INTEGER NOT NULL, title TEXT, status TEXT NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS sessions_recent ON sessions (last_active_at DESC, id DESC);
+      CREATE VIRTUAL TABLE IF NOT EXISTS memories USING fts5(id UNINDEXED, text, created_at UNINDEXED, session_id UNINDEXED);
+    `);
+  }
+
+  /** A new session of this user (AgentSession.init). */
+  indexSession(id: string, createdAt: number): void {
+    this.sql.exec(
+      `INSERT INTO sessions (id, created_at, last_active_at, title, status) VALUES (?, ?, ?, NULL, 'idle') ON CONFLICT (id) DO NOTHING`,
+      id,
+      createdAt,
+      createdAt,
+    );
+  }
+
+  /** Activity in a session: its status now, and its title if it has none yet. A dropped session stays dropped. */
+  touchSession(id: string, status: string, title: string | null = null): void {
+    this.sql.exec(
+      `UPDATE sessions SET last_active_at = ?, status = ?, title = COALESCE(title, ?) WHERE id = ?`,
+      Date.now(),
+      status,
+      title,
+      id,
+    );
+  }
+
+  /** The session ended (deleted or expired): it is never listed again. */
+  dropSession(id: string): void {
+    this.sql.exec(`DELETE FROM sessions WHERE id = ?`, id);
+  }
+
+  /** Most recently active first; `before` is a page's `next`. Rows idle past the session lifetime are gone. */
+  listSessions(limit: number, before?: string): SessionPage {
+    const oldest = Date.now() - sessionIdleTtlMs(this.env);
+    this.sql.exec(`DELETE FROM sessions WHERE last_active_at < ?`, oldest);
+    const cursor = parseCursor(before);
+    const n = Math.min(Math.max(1, limit), MAX_LIST_LIMIT);
+    const rows = cursor
+      ? this.sql
+          .exec<SessionRow>(
+            `SELECT * FROM sessions WHERE last_active_at < ? OR (last_active_at = ? AND id < ?)
+             ORDER BY last_active_at DESC, id DESC LIMIT ?`,
+            cursor.at,
+            cursor.at,
+            cursor.id,
+            n + 1,
+          )
+          .toArray()
+      : this.sql.exec<SessionRow>(`SELECT * FROM sessions ORDER BY last_active_at DESC, id DESC LIMIT ?`, n + 1).toArray();
+    const sessions = rows.slice(0, n).map(toListing);
+    const last = sessions.at(-1);
+    return rows.length > n && last ? { sessions, next: `${last.lastActiveAt}.${last.id}` } : { sessions };
+  }
+
+  /** Every session id this user has (for erasing the user), oldest first. */
+  sessionIds(): string[] {
+    return this.sql
+      .exec<{ id: string }>(`SELECT id FROM sessions ORDER BY created_at`)
+      .toArray()
+      .map((r) => r.id);
+  }
+
+  remember(text: string, sessionId: string | null): Remembered {
+    const trimmed = text.trim();
+    if (trimmed === "") return { ok: false, message: "A memory needs some text." };
+    if (trimmed.length > MAX_MEMORY_CHARS)
+      return { ok: false, message: `A memory is at most ${MAX_MEMORY_CHARS} characters (this one has ${trimmed.length}).` };
+    const max = readSetting(this.env, "MAX_MEMORIES");
+    const count = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM memories`).one().n;
+    if (count >= max)
+      return { ok: false, message: `This user already keeps ${max} memories (MAX_MEMORIES): forget one before remembering another.` };
+    const id = `mem_${crypto.randomUUID().replaceAll("-", "")}`;
+    this.sql.exec(`INSERT INTO memories (id, text, created_at, session_id) VALUES (?, ?, ?, ?)`, id, trimmed, Date.now(), sessionId);
+    return { ok: true, memoryId: id };
+  }
+
+  /** Full-text search, best first; without words in `query`, the newest memories. */
+  recall(query: string | undefined, limit: number): Memory[] {
+    const n = Math.min(Math.max(1, limit), MAX_LIST_LIMIT);
+    const match = query === undefined ? undefined : ftsQuery(query);
+    const rows = match
+      ? this.sql
+          .exec<MemoryRow>(`SELECT id, text, created_at, session_id FROM memories WHERE memories MATCH ? ORDER BY rank LIMIT ?`, match, n)
+          .toArray()
+      : this.sql
+          .exec<MemoryRow>(`SELECT id, text, created_at, session_id FROM memories ORDER BY CAST(created_at AS INTEGER) DESC LIMIT ?`, n)
+          .toArray();
+    return rows.map(toMemory);
+  }
+
+  /** Whether a memory of this user's had that id (it is gone from search at once). */
+  forget(memoryId: string): boolean {
+    const held = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM memories WHERE id = ?`, memoryId).one().n;
+    if (held === 0) return false;
+    this.sql.exec(`DELETE FROM memories WHERE id = ?`, memoryId);
+    return true;
+  }
+
+  /** Erases everything this user has here (the operator's erase; the sessions themselves are erased by the caller). */
+  async eraseAll(): Promise<void> {
+    await this.ctx.storage.deleteAll();
+    this.createTables();
+  }
+}
+
+function parseCursor(before: string | undefined): { at: number; id: string } | undefined {
+  const match = before === undefined ? null : /^(\d{1,15})\.(.{1,200})$/.exec(before);
+  return match ? { at: Number(match[1]), id: match[2]! } : undefined;
+}

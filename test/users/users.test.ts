@@ -1,0 +1,274 @@
+/**
+ * Signed-in users end to end in workerd, with a real JWKS server and tokens signed by the test: sessions
+ * that belong to a user and open with their token, another user's sessions answering as unknown ones on
+ * every route, the list of a user's sessions and its paging, a memory shared by one user's sessions and
+ * never across users, its limits, and the operator's erase.
+ */
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { issueSessionId } from "../../src/signing/session-ids.ts";
+import type { MockReply } from "../../support/mock-openai-server.ts";
+import { sessionRouteProbes } from "../support/session-routes.ts";
+import { USERS_API_TOKEN } from "./settings.ts";
+import { call, createWith, secondsFromNow, tokenFor } from "./support.ts";
+
+const user = () => `user-${crypto.randomUUID()}`;
+const NOT_FOUND = JSON.stringify({ error: { code: "not_found", message: "Session not found" } });
+
+type Scripted = { id: string; key: string; scriptId: string };
+
+/** A session of the user of `token` whose model replies are scripted. */
+async function scriptedSession(token: string): Promise<Scripted> {
+  const scriptId = crypto.randomUUID();
+  return { ...(await createWith(token, { systemPrompt: `Test agent [script:${scriptId}]` })), scriptId };
+}
+
+/** One turn: the model makes `calls`, then answers; resolves with the tool results' texts and error flags. */
+async function turn(s: Scripted, token: string, text: string, calls: { name: string; arguments: unknown }[]) {
+  const replies: MockReply[] = [
+    ...(calls.length
+      ? [{ toolCalls: calls.map((c, i) => ({ id: `c${i}_${crypto.randomUUID().slice(0, 8)}`, name: c.name, arguments: c.arguments })) }]
+      : []),
+    { text: "done" },
+  ] as MockReply[];
+  const scripted = await fetch(`${inject("controlUrl")}/scripts/${s.scriptId}`, { method: "POST", body: JSON.stringify(replies) });
+  expect(scripted.ok).toBe(true);
+  const before = ((await (await call(`/v1/sessions/${s.id}`, { token })).json()) as { messages: unknown[] }).messages.length;
+  expect((await call(`/v1/sessions/${s.id}/messages`, { method: "POST", token, json: { content: text } })).status).toBe(202);
+  const answer = await call(`/v1/sessions/${s.id}/responses/next?waitMs=10000`, { token });
+  expect(answer.status).toBe(200);
+  const snapshot = (await (await call(`/v1/sessions/${s.id}`, { token })).json()) as {
+    messages: { role: string; isError?: boolean; content: { text?: string }[] }[];
+  };
+  return snapshot.messages
+    .slice(before)
+    .filter((m) => m.role === "toolResult")
+    .map((m) => ({ isError: m.isError ?? false, text: m.content.map((c) => c.text ?? "").join("") }));
+}
+
+describe("sign-in", () => {
+  it("creates a session that belongs to the user; their token and the session key open it", async () => {
+    const alice = user();
+    const token = await tokenFor(alice, {}, "ES256");
+    const { id, key } = await createWith(token);
+    for (const bearer of [token, key]) {
+      const res = await call(`/v1/sessions/${id}`, { token: bearer });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ id, userId: alice });
+    }
+    // A session of no user says so.
+    const anonymous = (await (await call("/v1/sessions", { method: "POST" })).json()) as { id: string; key: string };
+    expect(await (await call(`/v1/sessions/${anonymous.id}`, { token: anonymous.key })).json()).toMatchObject({ userId: null });
+  });
+
+  it("answers a refused token with 401 and creates nothing", async () => {
+    const bob = user();
+    const refused = [
+      await tokenFor(bob, { exp: secondsFromNow(-600) }),
+      await tokenFor(bob, { nbf: secondsFromNow(600) }),
+      await tokenFor(bob, { aud: "someone-else" }),
+      await tokenFor(bob, { iss: "https://evil.test/" }),
+      `${btoa(JSON.stringify({ alg: "none", typ: "JWT" })).replace(/=+$/, "")}.${btoa(JSON.stringify({ sub: bob })).replace(/=+$/, "")}.`,
+    ];
+    for (const token of refused) {
+      const res = await call("/v1/sessions", { method: "POST", token });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({ error: { code: "unauthorized", message: "Invalid or expired token" } });
+    }
+    expect(await (await call("/v1/sessions", { token: await tokenFor(bob) })).json()).toEqual({ sessions: [] });
+  });
+
+  it("takes the token from Cf-Access-Jwt-Assertion, which must verify like any other", async () => {
+    const carol = user();
+    const created = await call("/v1/sessions", { method: "POST", headers: { "cf-access-jwt-assertion": await tokenFor(carol) } });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    expect(
+      await (await call(`/v1/sessions/${id}`, { headers: { "cf-access-jwt-assertion": await tokenFor(carol) } })).json(),
+    ).toMatchObject({
+      userId: carol,
+    });
+    const [header, body] = (await tokenFor(carol)).split(".");
+    const forged = `${header}.${body}.${"A".repeat(342)}`;
+    expect((await call("/v1/sessions", { method: "POST", headers: { "cf-access-jwt-assertion": forged } })).status).toBe(401);
+  });
+
+  it("lets the operator create a session for a userId, and nobody else name one", async () => {
+    const dave = user();
+    const { id } = await createWith(USERS_API_TOKEN, { userId: dave });
+    expect(await (await call(`/v1/sessions/${id}`, { token: await tokenFor(dave) })).json()).toMatchObject({ userId: dave });
+    expect((await call("/v1/sessions", { method: "POST", json: { userId: dave } })).status).toBe(403);
+    expect((await call("/v1/sessions", { method: "POST", token: await tokenFor(user()), json: { userId: dave } })).status).toBe(403);
+  });
+
+  it("scopes an Idempotency-Key on creation to the user", async () => {
+    const headers = { "idempotency-key": `create-${crypto.randomUUID()}` };
+    const erin = await tokenFor(user());
+    const first = (await (await call("/v1/sessions", { method: "POST", token: erin, headers })).json()) as { id: string };
+    const again = (await (await call("/v1/sessions", { method: "POST", token: erin, headers })).json()) as { id: string };
+    const other = (await (await call("/v1/sessions", { method: "POST", token: await tokenFor(user()), headers })).json()) as { id: string };
+    expect(again.id).toBe(first.id);
+    expect(other.id).not.toBe(first.id);
+  });
+});
+
+describe("another user's session", () => {
+  it("answers every route exactly as an unknown session does", async () => {
+    const owner = await tokenFor(user());
+    const stranger = await tokenFor(user());
+    const { id } = await createWith(owner);
+    const unknown = await issueSessionId(env);
+    const answer = async (sessionId: string, probe: ReturnType<typeof sessionRouteProbes>[number]) => {
+      const headers = { ...probe.headers, authorization: `Bearer ${stranger}` };
+      expect(probe.path).toContain(sessionId);
+      const res = await call(probe.path, {
+        method: probe.method,
+        headers,
+        ...(probe.body ? { body: probe.body } : {}),
+      });
+      return { status: res.status, body: await res.text() };
+    };
+    const probes = sessionRouteProbes(id).filter((p) => !p.path.includes("/oauth/"));
+    const reference = sessionRouteProbes(unknown).filter((p) => !p.path.includes("/oauth/"));
+    for (const [i, probe] of probes.entries()) {
+      const theirs = await answer(id, probe);
+      expect(theirs, `${probe.method} ${probe.path}`).toEqual(await answer(unknown, reference[i]!));
+      expect(theirs, `${probe.method} ${probe.path}`).toEqual({ status: 404, body: NOT_FOUND });
+    }
+    // Still there for its owner.
+    expect((await call(`/v1/sessions/${id}`, { token: owner })).status).toBe(200);
+  });
+
+  it("tells only its owner that it was deleted (410); to anyone else it is unknown (404)", async () => {
+    const owner = await tokenFor(user());
+    const { id, key } = await createWith(owner);
+    expect((await call(`/v1/sessions/${id}`, { method: "DELETE", token: owner })).status).toBe(200);
+    expect((await call(`/v1/sessions/${id}`, { token: owner })).status).toBe(410);
+    expect((await call(`/v1/sessions/${id}`, { token: key })).status).toBe(410);
+    for (const token of [await tokenFor(user()), "sk_wrong", undefined]) {
+      const res = await call(`/v1/sessions/${id}`, token === undefined ? {} : { token });
+      expect({ status: res.status, body: await res.text() }).toEqual({ status: 404, body: NOT_FOUND });
+    }
+  });
+
+  it("is not opened by a user's token when it belongs to no user", async () => {
+    const anonymous = (await (await call("/v1/sessions", { method: "POST" })).json()) as { id: string };
+    const res = await call(`/v1/sessions/${anonymous.id}`, { token: await tokenFor(user()) });
+    expect({ status: res.status, body: await res.text() }).toEqual({ status: 404, body: NOT_FOUND });
+  });
+});
+
+describe("GET /v1/sessions", () => {
+  it("lists the user's own sessions, most recently active first, with a title, paged, without deleted ones", async () => {
+    const frank = await tokenFor(user());
+    const a = await scriptedSession(frank);
+    const b = await scriptedSession(frank);
+    const c = await scriptedSession(frank);
+    await createWith(await tokenFor(user())); // someone else's
+    await turn(a, frank, `  Plan a trip\nto Oslo in ${"x".repeat(100)}`, []);
+
+    type Page = {
+      sessions: { id: string; title: string | null; status: string; createdAt: number; lastActiveAt: number }[];
+      next?: string;
+    };
+    const all = (await (await call("/v1/sessions", { token: frank })).json()) as Page;
+    expect(all.sessions.map((s) => s.id)).toEqual([a.id, c.id, b.id]);
+    expect(all.sessions[0]!.title).toBe(`Plan a trip to Oslo in ${"x".repeat(57)}`);
+    expect(all.sessions[0]!.status).toBe("idle");
+    expect(all.sessions[1]!.title).toBeNull();
+    expect(all.next).toBeUndefined();
+
+    const first = (await (await call("/v1/sessions?limit=2", { token: frank })).json()) as Page;
+    expect(first.sessions.map((s) => s.id)).toEqual([a.id, c.id]);
+    const second = (await (await call(`/v1/sessions?limit=2&before=${encodeURIComponent(first.next!)}`, { token: frank })).json()) as Page;
+    expect(second).toEqual({ sessions: [expect.objectContaining({ id: b.id })] });
+
+    expect((await call(`/v1/sessions/${c.id}`, { method: "DELETE", token: frank })).status).toBe(200);
+    const after = (await (await call("/v1/sessions", { token: frank })).json()) as Page;
+    expect(after.sessions.map((s) => s.id)).toEqual([a.id, b.id]);
+  });
+
+  it("needs a user's token", async () => {
+    expect((await call("/v1/sessions")).status).toBe(401);
+    expect((await call("/v1/sessions", { token: USERS_API_TOKEN })).status).toBe(401);
+  });
+});
+
+describe("memory", () => {
+  it("is shared by one user's sessions and never reaches another user's", async () => {
+    const gina = await tokenFor(user());
+    const first = await scriptedSession(gina);
+    const [kept] = await turn(first, gina, "remember this", [
+      { name: "remember", arguments: { text: "Gina is vegetarian and lives in Bergen." } },
+    ]);
+    expect(kept!.isError).toBe(false);
+    const { memoryId } = JSON.parse(kept!.text) as { memoryId: string };
+
+    const second = await scriptedSession(gina);
+    const [found] = await turn(second, gina, "what do I eat?", [
+      { name: "recall", arguments: { query: "what does she eat, vegetarian?" } },
+    ]);
+    expect(JSON.parse(found!.text)).toMatchObject({ memories: [{ id: memoryId, text: "Gina is vegetarian and lives in Bergen." }] });
+
+    const hank = await tokenFor(user());
+    const theirs = await scriptedSession(hank);
+    const [nothing] = await turn(theirs, hank, "what do I eat?", [{ name: "recall", arguments: { query: "vegetarian Bergen" } }]);
+    expect(JSON.parse(nothing!.text)).toEqual({ memories: [] });
+    expect(await (await call("/v1/memories?query=vegetarian", { token: hank })).json()).toEqual({ memories: [] });
+    // Nor can Hank delete it.
+    expect((await call(`/v1/memories/${memoryId}`, { method: "DELETE", token: hank })).status).toBe(404);
+
+    const listed = (await (await call("/v1/memories?query=Bergen", { token: gina })).json()) as { memories: unknown[] };
+    expect(listed.memories).toEqual([
+      { id: memoryId, text: "Gina is vegetarian and lives in Bergen.", createdAt: expect.any(Number), sessionId: first.id },
+    ]);
+    expect((await call(`/v1/memories/${memoryId}`, { method: "DELETE", token: gina })).status).toBe(200);
+    expect(await (await call("/v1/memories?query=Bergen", { token: gina })).json()).toEqual({ memories: [] });
+    const [gone] = await turn(second, gina, "and now?", [{ name: "recall", arguments: { query: "vegetarian" } }]);
+    expect(JSON.parse(gone!.text)).toEqual({ memories: [] });
+  });
+
+  it("keeps at most MAX_MEMORIES per user and 2,000 characters a memory, naming the limit", async () => {
+    const ivan = await tokenFor(user());
+    const s = await scriptedSession(ivan);
+    const results = await turn(
+      s,
+      ivan,
+      "remember four things",
+      ["one", "two", "three", "four"].map((n) => ({ name: "remember", arguments: { text: `fact ${n}` } })),
+    );
+    expect(results.map((r) => r.isError)).toEqual([false, false, false, true]);
+    expect(results[3]!.text).toContain("MAX_MEMORIES");
+    const [tooLong] = await turn(s, ivan, "remember a novel", [{ name: "remember", arguments: { text: "x".repeat(2_001) } }]);
+    expect(tooLong!.isError).toBe(true);
+    const { memories } = (await (await call("/v1/memories", { token: ivan })).json()) as { memories: unknown[] };
+    expect(memories).toHaveLength(3);
+  });
+
+  it("is not offered to a session of no user", async () => {
+    const anonymous = (await (await call("/v1/sessions", { method: "POST" })).json()) as { id: string; key: string };
+    const { tools } = (await (await call(`/v1/sessions/${anonymous.id}`, { token: anonymous.key })).json()) as { tools: string[] };
+    expect(tools).not.toContain("remember");
+    const mine = await createWith(await tokenFor(user()));
+    const snapshot = (await (await call(`/v1/sessions/${mine.id}`, { token: mine.key })).json()) as { tools: string[] };
+    expect(snapshot.tools).toEqual(expect.arrayContaining(["remember", "recall", "forget"]));
+  });
+});
+
+describe("erasing a user", () => {
+  it("shuts down every session of theirs and forgets their memory, in one operator call", async () => {
+    const judy = user();
+    const token = await tokenFor(judy);
+    const s = await scriptedSession(token);
+    await turn(s, token, "remember", [{ name: "remember", arguments: { text: "Judy likes tea" } }]);
+    const other = await createWith(token);
+    expect((await call(`/v1/users/${judy}`, { method: "DELETE" })).status).toBe(401);
+    expect((await call(`/v1/users/${judy}`, { method: "DELETE", token })).status).toBe(403);
+    const erased = await call(`/v1/users/${encodeURIComponent(judy)}`, { method: "DELETE", token: USERS_API_TOKEN });
+    expect(await erased.json()).toEqual({ userId: judy, erasedSessions: 2 });
+    expect(await (await call("/v1/sessions", { token })).json()).toEqual({ sessions: [] });
+    expect(await (await call("/v1/memories", { token })).json()).toEqual({ memories: [] });
+    expect((await call(`/v1/sessions/${other.id}`, { token })).status).toBe(410);
+  });
+});
