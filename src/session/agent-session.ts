@@ -32,7 +32,7 @@ import { IdempotencyKeys } from "./storage/idempotency-keys.ts";
 import { describeSession } from "./session-view.ts";
 import { decideApproval } from "./human/tool-approval.ts";
 import { answerElicitation, type ElicitationAction } from "./human/elicitation-gate.ts";
-import { onAlarm, planAlarm, wake } from "./session-alarm.ts";
+import { onAlarm, planAlarm, startDueWork } from "./session-alarm.ts";
 import { eraseSession, goneMessage, readTombstone, type Tombstone, writeTombstone } from "./session-end.ts";
 import { SESSION_BUDGET_KEY } from "./run/token-budget.ts";
 import { updateSettings, type SettingsPatch } from "./session-settings.ts";
@@ -88,7 +88,7 @@ export class AgentSession extends DurableObject<AppEnv> {
     // schedules that came due while the object was away fire (once: the fire moves them on).
     if (!resume) return;
     session.runs.resumeInterrupted();
-    wake(this.sessionAlarmParts(session));
+    startDueWork(this.sessionAlarmParts(session));
   }
 
   /**

@@ -21,7 +21,7 @@ type AlarmParts = Pick<Session, "runs" | "approvals" | "queues" | "meta" | "sett
  * Queues the message of every schedule that is due (schedule-firing.ts) and starts a run for them and for
  * any input left pending. Called on every wake and alarm; a second call for the same time finds nothing.
  */
-export function wake({ runs, ctx, schedules, queues, sink }: AlarmParts): void {
+export function startDueWork({ runs, ctx, schedules, queues, sink }: AlarmParts): void {
   if (runs.isShutdown) return;
   fireDueSchedules({ schedules, queues, sink, storage: ctx.storage }, Date.now());
   runs.startIfReady();
@@ -35,7 +35,7 @@ export function armRunHeartbeat({ ctx, schedules }: Pick<AlarmParts, "ctx" | "sc
 
 /** The alarm: wakes the session, then plans the next alarm; "expired" once the idle deadline has passed. */
 export async function onAlarm(parts: AlarmParts): Promise<"alive" | "expired"> {
-  wake(parts);
+  startDueWork(parts);
   return planAlarm(parts);
 }
 

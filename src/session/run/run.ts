@@ -169,7 +169,6 @@ export class Run {
   /** The one end of a run: everything below is stored in one commit, then waiting callers wake. */
   private end(response: AssistantMessage, stopReason: StopReason | undefined): void {
     if (this.ended) return;
-    this.ended = true;
     const { ctx, sink, queues, meta, record, writes, waiters, approvals } = this.parts;
     try {
       ctx.storage.transactionSync(() => {
@@ -185,9 +184,10 @@ export class Run {
         writes.flush();
       });
     } catch (err) {
-      this.ended = false;
+      // Nothing of the end was stored: it goes out live only (a failed step write has done so already).
       return this.endUnstored(describeError(err));
     }
+    this.ended = true;
     waiters.wakeAll();
   }
 }
