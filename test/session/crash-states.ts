@@ -3,16 +3,14 @@
  * storage modules rather than by writing its tables by hand: a schema change means changing the owner
  * module, never these tests. Each runs inside the session's object, with no run started by it.
  */
-import { env, runInDurableObject } from "cloudflare:test";
-import type { AgentSession } from "../../src/session/agent-session.ts";
+import { runInDurableObject } from "cloudflare:test";
 import { RunRecord } from "../../src/session/run/run-record.ts";
 import { readSettings } from "../../src/session/session-loader.ts";
 import { writeTombstone } from "../../src/session/session-end.ts";
 import { SessionMeta } from "../../src/session/storage/session-meta.ts";
 import { SessionQueues } from "../../src/session/storage/session-queues.ts";
-import type { TestSession } from "./support.ts";
+import { stubOf, type TestSession } from "./support.ts";
 
-const stubOf = (s: TestSession) => env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(s.id)) as DurableObjectStub<AgentSession>;
 const inStorage = <T>(s: TestSession, work: (storage: DurableObjectStorage) => T) =>
   runInDurableObject(stubOf(s), (_instance, state) => work(state.storage));
 

@@ -5,7 +5,7 @@
  * that they then receive the next run's events, in order, without a gap or a duplicate; and that a
  * client reconnecting with Last-Event-ID after the object slept gets exactly what it missed.
  */
-import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import {
   createSession,
@@ -17,9 +17,8 @@ import {
   type SseEvent,
   type SseReader,
   type TestSession,
+  stubOf,
 } from "./support.ts";
-
-const stubOf = (session: TestSession) => env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(session.id));
 
 /** Marks the live instance, so a later look tells whether the object was torn down in between. */
 async function markInstance(session: TestSession): Promise<void> {

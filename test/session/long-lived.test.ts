@@ -3,15 +3,13 @@
  * on abort and DELETE, storing odd values never fails a run, settings change mid-session, DELETE erases
  * the session behind a tombstone, idle sessions expire, and 50-turn chats are answered turn by turn.
  */
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AssistantMessage } from "../../src/core/index.ts";
-import type { AgentSession } from "../../src/session/agent-session.ts";
 import type { SessionMeta } from "../../src/session/storage/session-meta.ts";
 import { textOf } from "../support/text.ts";
-import { api, createSession, nextResponse, openEvents, script, send, snapshotOf, type TestSession } from "./support.ts";
+import { api, createSession, nextResponse, openEvents, script, send, snapshotOf, type TestSession, stubOf } from "./support.ts";
 
-const stubOf = (s: TestSession) => env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(s.id)) as DurableObjectStub<AgentSession>;
 const approve = (s: TestSession, id: string) =>
   api(`/v1/sessions/${s.id}/tool-calls/${id}/approval`, { method: "POST", key: s.key, json: { approve: true } });
 

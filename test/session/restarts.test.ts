@@ -4,7 +4,7 @@
  */
 import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { api, createSession, llmRequests, openEvents, script, send, snapshotOf, type TestSession } from "./support.ts";
+import { api, createSession, llmRequests, openEvents, script, send, snapshotOf, type TestSession, stubOf } from "./support.ts";
 import { sleep } from "../support/time.ts";
 import { interruptDelete, leavePendingInput, recordAbortRequest } from "./crash-states.ts";
 
@@ -105,8 +105,6 @@ describe("approvals across restarts", () => {
 });
 
 describe("recovery decides from the run's own records", () => {
-  const stubOf = (s: TestSession) => env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(s.id));
-
   it("runs a continue the restart interrupted instead of re-delivering the previous answer", async () => {
     const session = await createSession();
     await script(session, { text: "first answer" }, { text: "lost in the crash", delayMs: 3_000 }, { text: "continued after restart" });

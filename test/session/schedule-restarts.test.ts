@@ -4,16 +4,13 @@
  * exactly one fire, one scheduled user message and one answer. abortAllDurableObjects() resets every
  * object of the Worker, so this file runs in the "workers-restarts" project, one file at a time.
  */
-import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { AgentSession } from "../../src/session/agent-session.ts";
 import { fireDueSchedules } from "../../src/schedules/schedule-firing.ts";
 import type { Session } from "../../src/session/session.ts";
 import { sleep } from "../support/time.ts";
 import { makeScheduleDue } from "./crash-states.ts";
-import { createSession, llmRequests, script, snapshotOf, type TestSession } from "./support.ts";
-
-const stubOf = (s: TestSession) => env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(s.id)) as DurableObjectStub<AgentSession>;
+import { createSession, llmRequests, script, snapshotOf, type TestSession, stubOf } from "./support.ts";
 
 const eventTypes = (s: TestSession) =>
   runInDurableObject(stubOf(s), (_i, state) =>

@@ -4,15 +4,13 @@
  * input queue delaying (never dropping) a fire, no idle expiry while a schedule waits, DELETE cancelling.
  * The test Worker sets SCHEDULE_MIN_INTERVAL_MS=300 and MAX_SCHEDULES=5 (vitest.config.ts).
  */
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { AgentSession } from "../../src/session/agent-session.ts";
 import type { SessionMeta } from "../../src/session/storage/session-meta.ts";
 import { sleep } from "../support/time.ts";
 import { makeScheduleDue, shiftSchedule } from "./crash-states.ts";
-import { api, createSession, llmRequests, openEvents, script, send, snapshotOf, type TestSession } from "./support.ts";
+import { api, createSession, llmRequests, openEvents, script, send, snapshotOf, type TestSession, stubOf } from "./support.ts";
 
-const stubOf = (s: TestSession) => env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(s.id)) as DurableObjectStub<AgentSession>;
 const post = (s: TestSession, json: unknown) => api(`/v1/sessions/${s.id}/schedules`, { method: "POST", key: s.key, json });
 const listOf = async (s: TestSession) => (await s.handle.schedules()).schedules;
 

@@ -5,11 +5,10 @@
  * what was stored, and once storage works again the interrupted run resumes and answers, with the event
  * log's seqs still gapless.
  */
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { api, createSession, openEvents, script, snapshotOf, send, type TestSession } from "./support.ts";
+import { api, createSession, openEvents, script, snapshotOf, send, type TestSession, stubOf } from "./support.ts";
 
-const stubOf = (s: TestSession) => env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(s.id));
 const sql = (s: TestSession, statement: string) =>
   runInDurableObject(stubOf(s), (_instance, state) => void state.storage.sql.exec(statement));
 

@@ -3,8 +3,9 @@
  * and read through the client SDK (its fetch is SELF.fetch), raw requests (`api`, `send`) where a test
  * checks exact statuses or sends malformed input, and an incremental SSE reader for wire-level checks.
  */
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { inject } from "vitest";
+import type { AgentSession } from "../../src/session/agent-session.ts";
 import type { ScriptedReply } from "../support/scripted-llm.ts";
 import { createClient, type CreateSessionOptions, type SessionHandle, type SessionSnapshot } from "../../src/client/index.ts";
 import { apiRequestInit, type ApiInit } from "../support/http.ts";
@@ -18,6 +19,10 @@ const BASE_URL = "http://edge.test";
 
 /** The client SDK against the Worker under test. */
 export const client = createClient({ baseUrl: BASE_URL, fetch: (input, init) => SELF.fetch(input, init) });
+
+/** The session's Durable Object, for tests that reach into its storage or fire its alarm. */
+export const stubOf = (session: TestSession) =>
+  env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(session.id)) as DurableObjectStub<AgentSession>;
 
 export async function api(path: string, init: ApiInit = {}): Promise<Response> {
   return SELF.fetch(`${BASE_URL}${path}`, apiRequestInit(init));

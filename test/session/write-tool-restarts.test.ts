@@ -4,11 +4,11 @@
  * (its schema one version older) keeps looking. abortAllDurableObjects() resets every object in this
  * Worker, so the file runs in the "workers-restarts" project.
  */
-import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { indexKey, sourceKey, specKey } from "../../src/tools/written/tool-index.ts";
 import type { WrittenToolEntry, WrittenToolSpec } from "../../src/tools/written/spec.ts";
-import { nextResponse, script, send, snapshotOf, type TestSession, createSession } from "./support.ts";
+import { nextResponse, script, send, snapshotOf, type TestSession, createSession, stubOf } from "./support.ts";
 import {
   adderInput,
   approveWriteTool,
@@ -30,8 +30,6 @@ async function sessionThatWrote(name: string): Promise<TestSession> {
   expect((await snapshotOf(session)).tools).toContain(name);
   return session;
 }
-
-const stubOf = (session: TestSession) => env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(session.id));
 
 describe("drafts across a restart", () => {
   it("come back to the session that wrote them, callable", async () => {
