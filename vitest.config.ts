@@ -41,6 +41,8 @@ function workersProject(
                   AUTH_AUDIENCE: USERS_AUDIENCE,
                   API_TOKEN: USERS_API_TOKEN,
                   MAX_MEMORIES: "3",
+                  // A user's daily token budget the budget tests can reach with scripted usage (test/users/user-budget.test.ts).
+                  USER_DAILY_TOKEN_BUDGET: "100000",
                 }
               : {}),
           },

@@ -92,6 +92,12 @@ const nonNegativeNumber = (fallback: number) =>
   });
 
 /** A whole number of at most three digits, zero allowed (a nesting depth). */
+/** A token count: a positive whole number; malformed: unset (no limit). */
+const tokenCount = (raw: string): number | undefined => {
+  const digits = raw.trim();
+  return /^\d{1,15}$/.test(digits) && Number(digits) > 0 ? Number(digits) : undefined;
+};
+
 const smallWholeNumber = (fallback: number) =>
   setting("var", fallback, (raw) => {
     const digits = raw.trim();
@@ -179,10 +185,9 @@ export const SETTINGS = {
   /** The shortest repeat of an `everyMs` or `cron` schedule: a minute, as cron. */
   SCHEDULE_MIN_INTERVAL_MS: positiveInteger(60_000),
   /** Tokens (input plus output, as reported) one session may use (src/session/run/token-budget.ts); unset: no limit. */
-  SESSION_TOKEN_BUDGET: setting<number | undefined>("var", undefined, (raw) => {
-    const digits = raw.trim();
-    return /^\d{1,15}$/.test(digits) && Number(digits) > 0 ? Number(digits) : undefined;
-  }),
+  SESSION_TOKEN_BUDGET: setting<number | undefined>("var", undefined, tokenCount),
+  /** Tokens one user's sessions may use per UTC day, counted by the user's UserStore; unset: no limit. */
+  USER_DAILY_TOKEN_BUDGET: setting<number | undefined>("var", undefined, tokenCount),
 
   // Traces (src/observability/otel-config.ts checks both).
   OTEL_EXPORTER_OTLP_ENDPOINT: text("var"),

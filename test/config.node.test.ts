@@ -110,6 +110,7 @@ const CASES: Record<SettingName, Case> = {
   MAX_SCHEDULES: { default: 100, valid: [[" 7 ", 7]], malformed: ["0", "-5", "1.5", "ten"] },
   SCHEDULE_MIN_INTERVAL_MS: { default: 60_000, valid: [["1000", 1000]], malformed: ["0", "1e3", "1m"] },
   SESSION_TOKEN_BUDGET: { default: undefined, valid: [[" 500000 ", 500_000]], malformed: ["0", "-5", "1e6", "10k"] },
+  USER_DAILY_TOKEN_BUDGET: { default: undefined, valid: [["2000000", 2_000_000]], malformed: ["0", "1.5", "lots"] },
   OTEL_EXPORTER_OTLP_ENDPOINT: { default: "", valid: [[" http://c:4318 ", "http://c:4318"]], malformed: [] },
   OTEL_EXPORTER_OTLP_HEADERS: { default: "", valid: [["a=b", "a=b"]], malformed: [] },
   AUTH_JWKS_URL: { default: "", valid: [[" https://id.example/jwks.json ", "https://id.example/jwks.json"]], malformed: [] },

@@ -304,6 +304,13 @@ function apply(event) {
     case "scheduleFired":
       void refreshSchedules();
       break;
+    case "scheduleRefused":
+      view.notice(
+        `A schedule was not sent: ${event.budget.scope === "session" ? "this session's" : "your daily"} token budget is spent (${event.budget.used} of ${event.budget.limit} tokens). It is due again ${new Date(event.nextRunAt).toLocaleString()}.`,
+        "error",
+      );
+      void refreshSchedules();
+      break;
     case "toolApprovalRequired":
       view.approvalRequired(event);
       break;

@@ -183,6 +183,17 @@ export class UiMessageChunker {
             transient: true,
           },
         ];
+      case "scheduleRefused":
+        return [
+          {
+            type: "data-notice",
+            data: {
+              level: "error",
+              message: `A schedule was not sent: the ${event.budget.scope}'s token budget is spent (${event.budget.used} of ${event.budget.limit} tokens)`,
+            },
+            transient: true,
+          },
+        ];
       case "guardrailTripped":
         return [
           {

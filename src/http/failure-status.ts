@@ -53,5 +53,5 @@ export function settle<R extends SessionResult<unknown>>(result: R): Extract<R, 
   const failure = result as SessionFailure;
   if (failure.reason === "wrong_key") throw new WrongCredential(failure.message, 404);
   const answer: HttpAnswer = FAILURE_STATUS[failure.reason];
-  throw new ApiError(answer.status, answer.code, failure.message, answer.retryAfterSeconds);
+  throw new ApiError(answer.status, answer.code, failure.message, failure.retryAfterSeconds ?? answer.retryAfterSeconds);
 }

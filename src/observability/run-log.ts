@@ -156,6 +156,7 @@ export class RunLog {
       case "guardrailTripped":
         return; // deltas, approvals and notices carry nothing these lines count
       case "scheduleFired":
+      case "scheduleRefused":
         return; // deltas, approvals, errors and notices carry nothing these lines count
       default:
         // Every event type is placed above: tsc fails here when the core's union gains one.

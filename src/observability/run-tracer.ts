@@ -212,7 +212,8 @@ export class RunTracer {
         });
         return;
       case "scheduleFired":
-        return; // a session event between runs: it queues a message, the run it starts has its own span
+      case "scheduleRefused":
+        return; // a session event between runs: it queues a message (or not), the run it starts has its own span
       case "mcpAuthRequired":
       case "mcpToolsChanged":
       case "mcpElicitation":

@@ -96,6 +96,16 @@ export class ScheduleStore {
   }
 
   /** Records the fire of `schedule`'s due time: a repeating one moves to its next due time, a one-shot one ends. */
+  /**
+   * A due fire was refused (a spent token budget): the schedule stays, due again at its next time after
+   * `now`, or for a one-shot at `retryAt`. Its run count does not grow.
+   */
+  postpone(schedule: ScheduleListing, now: number, retryAt: number): number {
+    const next = nextDueAfter(schedule.kind, schedule.spec, schedule.nextRunAt, now) ?? retryAt;
+    this.sql.exec(`UPDATE schedules SET next_run_at = ? WHERE id = ?`, next, schedule.id);
+    return next;
+  }
+
   markFired(schedule: ScheduleListing, now: number): void {
     const next = nextDueAfter(schedule.kind, schedule.spec, schedule.nextRunAt, now);
     if (next === undefined) {

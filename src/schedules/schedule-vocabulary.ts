@@ -4,10 +4,14 @@
  * that marks a user message a schedule sent. Types only, importing only the core, so every program that
  * reads those unions can load it (src/host-vocabulary.ts).
  */
+import type { BudgetState } from "../core/index.ts";
+
 declare module "../core/events.ts" {
   interface HostEvents {
     /** A schedule's due time came: its message was queued as user message `messageId` (marked with `scheduleId`). */
     scheduleFired: { scheduleId: string; messageId: string };
+    /** A schedule came due while a token budget was spent: nothing was queued; it is due again at `nextRunAt`. */
+    scheduleRefused: { scheduleId: string; nextRunAt: number; budget: BudgetState };
   }
 }
 

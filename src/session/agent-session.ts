@@ -34,7 +34,7 @@ import { decideApproval } from "./human/tool-approval.ts";
 import { answerElicitation, type ElicitationAction } from "./human/elicitation-gate.ts";
 import { onAlarm, planAlarm, startDueWork } from "./session-alarm.ts";
 import { eraseSession, goneMessage, readTombstone, type Tombstone, writeTombstone } from "./session-end.ts";
-import { SESSION_BUDGET_KEY } from "./run/token-budget.ts";
+import { refuseSpentUser, SESSION_BUDGET_KEY } from "./run/token-budget.ts";
 import { updateSettings, type SettingsPatch } from "./session-settings.ts";
 import { authorizeParent, followChild, refuseChildInput, storeChild } from "./sub-agents/sub-agent-child.ts";
 import { sessionIndex } from "../users/session-index.ts";
@@ -136,7 +136,12 @@ export class AgentSession extends DurableObject<AppEnv> {
   }
 
   snapshot(key: Caller) {
-    return this.authorized(key, (s) => ok(describeSession(s, this.env)));
+    return this.authorized(key, async (s) => {
+      // The user's count as it stands (the report also counts a run's last call if its own report failed);
+      // when the user's store cannot answer, the last count this session learnt.
+      const user = await s.userBudget?.report(s.record.ownTokens()).catch(() => s.userBudget?.lastKnown());
+      return ok(describeSession(s, this.env, user));
+    });
   }
 
   /** A page of history before the cursor `before` (default: the newest), oldest first. */
@@ -146,7 +151,7 @@ export class AgentSession extends DurableObject<AppEnv> {
 
   enqueue(key: Caller, kind: Exclude<QueueKind, "output">, content: UserContent[]) {
     return this.authorized(key, async (s) => {
-      const queued = refuseChildInput(s) ?? s.runs.enqueue(kind, content);
+      const queued = refuseChildInput(s) ?? (await refuseSpentUser(s)) ?? s.runs.enqueue(kind, content);
       if (queued.ok) await sessionIndex(this.env, s.settings)?.touched(s.runs.status, content);
       return queued;
     });

@@ -8,22 +8,28 @@
 import { sessionIdleTtlMs } from "../config.ts";
 import { fireDueSchedules } from "../schedules/schedule-firing.ts";
 import type { Session } from "./session.ts";
+import { sessionBudget, tighter } from "./run/token-budget.ts";
 
 /** While a run is active an alarm fires this often: it keeps the object alive and resumes it after a restart. */
 export const RUN_HEARTBEAT_MS = 10_000;
 
-type AlarmParts = Pick<Session, "runs" | "approvals" | "queues" | "meta" | "settings" | "schedules" | "sink"> & {
+type AlarmParts = Pick<Session, "runs" | "approvals" | "queues" | "meta" | "settings" | "schedules" | "sink" | "record" | "userBudget"> & {
   ctx: DurableObjectState;
-  env: { SESSION_IDLE_TTL_DAYS?: string };
+  env: { SESSION_IDLE_TTL_DAYS?: string; SESSION_TOKEN_BUDGET?: string };
 };
 
 /**
  * Queues the message of every schedule that is due (schedule-firing.ts) and starts a run for them and for
  * any input left pending. Called on every wake and alarm; a second call for the same time finds nothing.
  */
-export function startDueWork({ runs, ctx, schedules, queues, sink }: AlarmParts): void {
+export function startDueWork({ runs, ctx, schedules, queues, sink, meta, record, userBudget, env, settings }: AlarmParts): void {
   if (runs.isShutdown) return;
-  fireDueSchedules({ schedules, queues, sink, storage: ctx.storage }, Date.now());
+  // The user's count as last learnt: a session that has not asked yet fires, and its run asks before any model call.
+  const spentBudget = () => {
+    const budget = tighter(sessionBudget(env, meta, record.sessionUsage(), settings.subAgent?.tokenBudget), userBudget?.lastKnown());
+    return budget && budget.used >= budget.limit ? budget : undefined;
+  };
+  fireDueSchedules({ schedules, queues, sink, storage: ctx.storage, spentBudget }, Date.now());
   runs.startIfReady();
 }
 

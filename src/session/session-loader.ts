@@ -30,6 +30,7 @@ import { MessageStore } from "./storage/message-store.ts";
 import { OutputWaiters } from "./run/output-waiters.ts";
 import { RunDriver } from "./run/run-driver.ts";
 import { RunRecord } from "./run/run-record.ts";
+import { sessionTokensLeft } from "./run/token-budget.ts";
 import type { Session } from "./session.ts";
 import { SessionMeta, type SessionSettings } from "./storage/session-meta.ts";
 import { SessionQueues } from "./storage/session-queues.ts";
@@ -40,6 +41,7 @@ import { ScheduleStore } from "../schedules/schedule-store.ts";
 import { armRunHeartbeat, planAlarm } from "./session-alarm.ts";
 import { scheduleAccess } from "../schedules/schedule-access.ts";
 import { memoryAccess, sessionIndex } from "../users/session-index.ts";
+import { userBudget } from "../users/user-budget.ts";
 
 /** The stored settings, or undefined when this object holds no session (never created). */
 export function readSettings(sql: SqlStorage): SessionSettings | undefined {
@@ -98,7 +100,14 @@ export function loadSession(
   const writes = new StepWrites(ctx.storage);
   const messages = new MessageStore(sql, writes);
   const log = new EventLog(sql, writes, settings.id);
-  subAgents = new SubAgentCalls({ sql, env, settings, log, runId: () => record.runId });
+  subAgents = new SubAgentCalls({
+    sql,
+    env,
+    settings,
+    log,
+    runId: () => record.runId,
+    tokensLeft: () => sessionTokensLeft(env, meta, record.sessionUsage(), settings.subAgent?.tokenBudget),
+  });
   const sockets = new EventSockets(ctx);
   const hub = new LiveFanout(sockets);
   const waiters = new OutputWaiters();
@@ -136,6 +145,15 @@ export function loadSession(
   );
   const beforeRun = () => mcp.refresh();
   const index = sessionIndex(env, settings);
+  const budget = userBudget(env, settings);
+  // A run's last model call is counted in its user's day at once, not at the session's next call (which may never come).
+  const reportSpent = async (): Promise<void> => {
+    try {
+      await budget?.report(record.ownTokens());
+    } catch (err) {
+      console.error(JSON.stringify({ event: "userBudgetReportFailed", sessionId: settings.id, message: String(err) }));
+    }
+  };
   const runs: RunDriver = new RunDriver({
     ctx,
     env,
@@ -152,8 +170,12 @@ export function loadSession(
     sink,
     waiters,
     beforeRun,
+    ...(budget ? { userBudget: budget } : {}),
     onRunStart: () => armRunHeartbeat({ ctx, schedules }),
-    ...(index ? { onRunEnd: () => ctx.waitUntil(index.touched(runs.status)) } : {}),
+    onRunEnd: () => {
+      if (index) ctx.waitUntil(index.touched(runs.status));
+      if (budget) ctx.waitUntil(reportSpent());
+    },
   });
   writes.onFailure = (failure) => {
     // Nothing queued after the last stored event was stored: its seqs are free again.
@@ -182,6 +204,7 @@ export function loadSession(
     mcpCredentials,
     subAgents,
     schedules,
+    ...(budget ? { userBudget: budget } : {}),
   };
   return { session, ready: registerOwnDrafts(store, env, meta, settings.tools) };
 }

@@ -21,6 +21,7 @@ import type { SessionQueues } from "./storage/session-queues.ts";
 import type { StepWrites } from "./run/step-writes.ts";
 import type { SubAgentCalls } from "./sub-agents/sub-agent-calls.ts";
 import type { ScheduleStore } from "../schedules/schedule-store.ts";
+import type { UserBudget } from "./run/token-budget.ts";
 
 export type SessionParts = {
   settings: SessionSettings;
@@ -49,4 +50,6 @@ export type SessionParts = {
   subAgents: SubAgentCalls;
   /** Messages the session sends itself later (schedule-store.ts). */
   schedules: ScheduleStore;
+  /** The session's user's daily token budget, when it has a user and USER_DAILY_TOKEN_BUDGET is set. */
+  userBudget?: UserBudget;
 };

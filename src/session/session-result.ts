@@ -33,7 +33,8 @@ export type SessionFailureReason =
   | "idempotency_mismatch"
   | "idempotency_in_progress";
 
-export type SessionFailure = { ok: false; reason: SessionFailureReason; message: string };
+/** `retryAfterSeconds`: when trying again can succeed, if the reason's own status table gives no time. */
+export type SessionFailure = { ok: false; reason: SessionFailureReason; message: string; retryAfterSeconds?: number };
 export type SessionResult<T> = { ok: true; value: T } | SessionFailure;
 
 export const ok = <T>(value: T): { ok: true; value: T } => ({ ok: true, value });

@@ -4,6 +4,7 @@
  * the live session's parts. Its size does not grow with the session's age. The type is the wire's
  * (src/wire/snapshot.ts), which the client SDK re-exports.
  */
+import type { BudgetState } from "../core/index.ts";
 import type { SessionSnapshot } from "../wire/snapshot.ts";
 import { sessionBudget, tighter } from "./run/token-budget.ts";
 import { readContextSummary } from "./run/context-summary.ts";
@@ -16,6 +17,8 @@ export const SNAPSHOT_PAGE_MESSAGES = 50;
 export function describeSession(
   { settings, store, approvals, elicitations, log, queues, runs, meta, mcp, messages, record, schedules }: Session,
   env: { SESSION_TOKEN_BUDGET?: string | undefined },
+  /** The user's daily budget as it stands, when one applies (UserBudget.report). */
+  userBudget?: BudgetState,
 ): SessionSnapshot {
   const page = messages.page(undefined, SNAPSHOT_PAGE_MESSAGES);
   const usage = record.sessionUsage();
@@ -39,7 +42,7 @@ export function describeSession(
     activeRunId: runs.activeRunId,
     responsesEvicted: meta.read<number>("responsesEvicted") ?? 0,
     /** Token usage of the session's LLM calls and of tool results that report one, summed. */
-    usage: { ...usage, budget: tighter(sessionBudget(env, meta, usage)) },
+    usage: { ...usage, budget: tighter(sessionBudget(env, meta, usage, settings.subAgent?.tokenBudget), userBudget) },
     contextSummary: readContextSummary(meta),
     requireApproval: settings.requireApproval,
     ...(settings.subAgent

@@ -8,6 +8,11 @@
  * its row as it ends; a row idle past the session lifetime is never listed, whatever happened to the
  * drop); a memory is at most MAX_MEMORY_CHARS and a user keeps at most MAX_MEMORIES of them; a forgotten
  * memory leaves full-text search in the same statement that deletes it (one FTS5 table holds them).
+ * The user's token count per UTC day (USER_DAILY_TOKEN_BUDGET) is kept here too, one object per user, so
+ * concurrent sessions see each other's spending at their next model call: each session reports the total
+ * its own model calls have used (a running total, so a report repeated or lost is mended by the next);
+ * today's count grows by what a session's total grew since its previous report. Only today's and
+ * yesterday's counts are kept, and a session's reported total only until its lifetime has passed.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { AppEnv } from "../env.ts";
@@ -69,6 +74,8 @@ export class UserStore extends DurableObject<AppEnv> {
       );
       CREATE INDEX IF NOT EXISTS sessions_recent ON sessions (last_active_at DESC, id DESC);
       CREATE VIRTUAL TABLE IF NOT EXISTS memories USING fts5(id UNINDEXED, text, created_at UNINDEXED, session_id UNINDEXED);
+      CREATE TABLE IF NOT EXISTS token_days (day TEXT PRIMARY KEY, used INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS session_tokens (session_id TEXT PRIMARY KEY, reported INTEGER NOT NULL, at INTEGER NOT NULL);
     `);
   }
 
@@ -165,12 +172,59 @@ export class UserStore extends DurableObject<AppEnv> {
     return true;
   }
 
+  /**
+   * A session's own model calls have used `total` tokens so far (never less than it reported before):
+   * today's count grows by the difference, and is returned. A session that reports the same total twice
+   * adds nothing, so a report may be repeated after a restart.
+   */
+  reportTokens(sessionId: string, total: number): { used: number } {
+    const now = Date.now();
+    const day = utcDay(now);
+    const before = this.sql.exec<{ reported: number }>(`SELECT reported FROM session_tokens WHERE session_id = ?`, sessionId).toArray()[0];
+    const grown = Math.max(0, Math.floor(total) - (before?.reported ?? 0));
+    if (grown > 0 || !before) {
+      this.ctx.storage.transactionSync(() => {
+        this.sql.exec(
+          `INSERT INTO session_tokens (session_id, reported, at) VALUES (?, ?, ?)
+           ON CONFLICT (session_id) DO UPDATE SET reported = MAX(reported, excluded.reported), at = excluded.at`,
+          sessionId,
+          Math.floor(total),
+          now,
+        );
+        if (grown > 0) {
+          this.sql.exec(
+            `INSERT INTO token_days (day, used) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET used = used + excluded.used`,
+            day,
+            grown,
+          );
+          this.sql.exec(`DELETE FROM token_days WHERE day < ?`, utcDay(now - DAY_MS));
+          this.sql.exec(`DELETE FROM session_tokens WHERE at < ?`, now - sessionIdleTtlMs(this.env) - DAY_MS);
+        }
+      });
+    }
+    return { used: this.usedOn(day) };
+  }
+
+  /** Tokens this user's sessions used today (UTC). */
+  tokensToday(): { used: number } {
+    return { used: this.usedOn(utcDay(Date.now())) };
+  }
+
+  private usedOn(day: string): number {
+    return this.sql.exec<{ used: number }>(`SELECT used FROM token_days WHERE day = ?`, day).toArray()[0]?.used ?? 0;
+  }
+
   /** Erases everything this user has here (the operator's erase; the sessions themselves are erased by the caller). */
   async eraseAll(): Promise<void> {
     await this.ctx.storage.deleteAll();
     this.createTables();
   }
 }
+
+const DAY_MS = 86_400_000;
+
+/** The UTC day of `at`, as YYYY-MM-DD (the key of a daily count). */
+export const utcDay = (at: number): string => new Date(at).toISOString().slice(0, 10);
 
 function parseCursor(before: string | undefined): { at: number; id: string } | undefined {
   const match = before === undefined ? null : /^(\d{1,15})\.(.{1,200})$/.exec(before);

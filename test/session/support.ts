@@ -10,6 +10,7 @@ import type { ScriptedReply } from "../support/scripted-llm.ts";
 import { createClient, type CreateSessionOptions, type SessionHandle, type SessionSnapshot } from "../../src/client/index.ts";
 import { apiRequestInit, type ApiInit } from "../support/http.ts";
 import { SseReader } from "../support/sse-reader.ts";
+import { app } from "../../src/http/app.ts";
 
 export { SseReader, type SseEvent } from "../support/sse-reader.ts";
 
@@ -79,4 +80,19 @@ export async function openEvents(session: TestSession, lastEventId?: number | st
   const res = await api(`/v1/sessions/${session.id}/events${query}`, { key: session.key });
   if (res.status !== 200) throw new Error(`events failed: ${res.status} ${await res.text()}`);
   return new SseReader(res);
+}
+
+/** The operator token the budget tests run the router with (PUT …/token-budget needs API_TOKEN). */
+export const OPERATOR_TOKEN = "operator-token-for-budget-tests";
+
+/** The operator sets the session's token budget (PUT …/token-budget with API_TOKEN, or `token`). */
+export async function setBudget(session: { id: string }, tokenBudget: number, token = OPERATOR_TOKEN): Promise<Response> {
+  return app.fetch(
+    new Request(`http://edge.test/v1/sessions/${session.id}/token-budget`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ tokenBudget }),
+    }),
+    { ...env, API_TOKEN: OPERATOR_TOKEN },
+  );
 }

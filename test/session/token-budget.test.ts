@@ -1,22 +1,6 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { app } from "../../src/http/app.ts";
 import { sleep } from "../support/time.ts";
-import { createSession, llmRequests, nextResponse, openEvents, script, send, snapshotOf, type TestSession } from "./support.ts";
-
-const OPERATOR_TOKEN = "operator-token-for-budget-tests";
-
-/** The operator sets the session's budget (PUT …/token-budget with API_TOKEN). */
-async function setBudget(session: TestSession, tokenBudget: number, token = OPERATOR_TOKEN): Promise<Response> {
-  return app.fetch(
-    new Request(`http://edge.test/v1/sessions/${session.id}/token-budget`, {
-      method: "PUT",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ tokenBudget }),
-    }),
-    { ...env, API_TOKEN: OPERATOR_TOKEN },
-  );
-}
+import { createSession, llmRequests, nextResponse, openEvents, script, send, setBudget, snapshotOf } from "./support.ts";
 
 describe("a session's token budget", () => {
   it("counts input plus output as reported, shows it in the snapshot and refuses new input once spent (429)", async () => {
@@ -78,22 +62,27 @@ describe("a session's token budget", () => {
     expect(await nextResponse(session)).toMatchObject({ content: [{ type: "text", text: "two" }] });
   });
 
-  it("refuses a schedule's fire into a spent budget with the event, and keeps the schedule", async () => {
+  it("refuses a schedule's fire into a spent budget with the event, queues nothing, and keeps the schedule", async () => {
     const session = await createSession();
     await setBudget(session, 10);
     await script(session, { text: "spent", usage: { prompt_tokens: 10, completion_tokens: 5 } });
     await send(session, "hi");
     await nextResponse(session);
-    const events = await openEvents(session, (await snapshotOf(session)).lastEventSeq);
-    const { id } = await session.handle.schedule({ message: "tick", everyMs: 300 });
-    const seen = await events.until("runEnd");
+    const before = await snapshotOf(session);
+    const events = await openEvents(session, before.lastEventSeq);
+    const { id, nextRunAt } = await session.handle.schedule({ message: "tick", everyMs: 300 });
+    const seen = await events.until("scheduleRefused");
     await events.cancel();
-    expect(seen.map((e) => e.event)).toContain("scheduleFired");
-    expect(seen.find((e) => e.event === "budgetExceeded")?.json).toMatchObject({ scope: "session", limit: 10, used: 15 });
-    expect(seen.at(-1)?.json).toMatchObject({ type: "runEnd", stopReason: "budget_exceeded" });
-    expect(await llmRequests(session)).toHaveLength(1);
+    expect(seen.map((e) => e.event)).not.toContain("scheduleFired");
+    const refused = seen.at(-1)!.json as unknown as { scheduleId: string; nextRunAt: number; budget: unknown };
+    expect(refused).toMatchObject({ scheduleId: id, budget: { scope: "session", limit: 10, used: 15 } });
+    expect(refused.nextRunAt).toBeGreaterThan(nextRunAt);
     await sleep(50);
-    expect((await session.handle.schedules()).schedules.map((s) => s.id)).toEqual([id]);
+    const [kept] = (await session.handle.schedules()).schedules;
+    expect(kept).toMatchObject({ id, runs: 0 });
+    // Nothing reached the history or the model.
+    expect((await snapshotOf(session)).messages).toHaveLength(before.messages.length);
+    expect(await llmRequests(session)).toHaveLength(1);
     await session.handle.cancelSchedule(id);
   });
 });

@@ -13,6 +13,7 @@ import {
   openEvents,
   script,
   send,
+  setBudget,
   snapshotOf,
   type SseEvent,
   type TestSession,
@@ -104,6 +105,41 @@ describe("sub-agents", () => {
     // The child used its own system prompt, not the parent's.
     const childRequest = (await llmRequests({ scriptId: child.id } as TestSession))[0]!;
     expect(childRequest.body.messages[0]).toMatchObject({ role: "system", content: expect.stringContaining("helper sub-agent") });
+  });
+
+  it("holds the child to what is left of the parent's token budget while it runs", async () => {
+    const parent = await createSession();
+    expect((await setBudget(parent, 100)).status).toBe(200);
+    const child = childScript();
+    await script(
+      parent,
+      {
+        toolCalls: [{ id: "b1", name: "helper", arguments: { task: `work ${child.marker}` } }],
+        usage: { prompt_tokens: 30, completion_tokens: 10 },
+      },
+      { text: "must never be asked for" },
+    );
+    await scriptChild(
+      child.id,
+      { toolCalls: [{ id: "w1", name: "slowEcho", arguments: { text: "a", ms: 1 } }], usage: { prompt_tokens: 50, completion_tokens: 20 } },
+      { text: "must never be asked for either" },
+    );
+    const events = await openEvents(parent);
+    await send(parent, "delegate");
+    const all = await events.until("runEnd");
+    await events.cancel();
+
+    // The child had the 60 tokens the parent had left: its one call was capped to them, its second never made.
+    const childRequests = (await llmRequests({ scriptId: child.id } as TestSession)) as unknown as { body: { max_tokens?: number } }[];
+    expect(childRequests.map((r) => r.body.max_tokens)).toEqual([60]);
+    const childEnd = childEvents(all).find((r) => r.event.type === "runEnd");
+    expect(childEnd?.event).toMatchObject({ stopReason: "budget_exceeded" });
+    const childView = await readChild(childEvents(all)[0]!.sessionId, parent);
+    expect(childView.usage).toMatchObject({ budget: { scope: "session", limit: 60, used: 70 } });
+    // Back in the parent, the child's 70 tokens count too: spent, it stops before its next call.
+    expect(all.find((e) => e.event === "budgetExceeded")?.json).toMatchObject({ scope: "session", limit: 100, used: 110 });
+    expect(all.at(-1)?.json).toMatchObject({ type: "runEnd", stopReason: "budget_exceeded" });
+    expect(await llmRequests(parent)).toHaveLength(1);
   });
 
   it("lets only the parent's key read the child, and takes the child's input from the parent alone", async () => {

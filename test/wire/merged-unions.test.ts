@@ -8,7 +8,7 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import type { CoreEvents, HostEvents, ToolCapabilities, ToolCapability, ToolExecutionContext, UserMessage } from "../../src/core/index.ts";
 import type { AgentEvent, AgentEventType, StampedEvent, WireEventType } from "../../src/wire/events.ts";
 
-type HostEventType = "mcpElicitation" | "mcpAuthRequired" | "mcpToolsChanged" | "scheduleFired" | "modelFallback";
+type HostEventType = "mcpElicitation" | "mcpAuthRequired" | "mcpToolsChanged" | "scheduleFired" | "scheduleRefused" | "modelFallback";
 
 describe("the merged event union", () => {
   it("carries the core's events and every host feature's, by the names on the wire", () => {

@@ -61,7 +61,12 @@ export class RunDriver {
     const budget = readSessionMaxBytes(this.parts.env);
     if (stored >= budget)
       return refuse("over_budget", `This session stores ${stored} bytes, its budget (SESSION_MAX_BYTES) is ${budget}; start a new session`);
-    const tokens = sessionBudget(this.parts.env, this.parts.meta, this.parts.record.sessionUsage());
+    const tokens = sessionBudget(
+      this.parts.env,
+      this.parts.meta,
+      this.parts.record.sessionUsage(),
+      this.parts.settings.subAgent?.tokenBudget,
+    );
     if (tokens && tokens.used >= tokens.limit)
       return refuse("budget_exceeded", `This session used ${tokens.used} tokens of its budget of ${tokens.limit} (SESSION_TOKEN_BUDGET)`);
     const messageId = crypto.randomUUID();

@@ -23,6 +23,8 @@ export type StoredRun = {
 
 const RUN_KEY = "run";
 const USAGE_KEY = "usage";
+/** Tokens of the session's total that its sub-agents' model calls used (not its own): a user's daily count takes them from the child. */
+const DELEGATED_KEY = "delegatedTokens";
 const NO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
 
 export class RunRecord {
@@ -32,6 +34,8 @@ export class RunRecord {
   private live: string | undefined;
   /** Token usage of the open run, not yet in the stored total: added to it once, at the runEnd. */
   private usage: Usage = NO_USAGE;
+  /** Of the open run's usage, the tokens sub-agents used (tool results' usage). */
+  private delegated = 0;
 
   constructor(private readonly meta: SessionMeta) {
     this.open = meta.read<StoredRun>(RUN_KEY);
@@ -54,6 +58,7 @@ export class RunRecord {
     this.open = run;
     this.live = run.runId;
     this.usage = NO_USAGE;
+    this.delegated = 0;
     return run;
   }
 
@@ -62,7 +67,8 @@ export class RunRecord {
     if (!this.open) return undefined;
     this.live = this.open.runId;
     this.usage = NO_USAGE;
-    for (const message of earlierMessages) if (message.role === "assistant" || message.role === "toolResult") this.addUsage(message.usage);
+    this.delegated = 0;
+    for (const message of earlierMessages) if (message.role === "assistant" || message.role === "toolResult") this.addUsage(message);
     return this.open;
   }
 
@@ -72,9 +78,14 @@ export class RunRecord {
     this.meta.write(RUN_KEY, this.open);
   }
 
-  /** An assistant message of the run was stored: its usage counts toward the run's. */
-  addUsage(usage: unknown): void {
-    this.usage = addUsage(this.usage, usage);
+  /**
+   * A message of the run was stored: its usage counts toward the run's. An assistant message's is the
+   * session's own model call; a tool result's is a sub-agent's (its child run's calls).
+   */
+  addUsage(message: { role: "assistant" | "toolResult"; usage?: unknown }): void {
+    this.usage = addUsage(this.usage, message.usage);
+    const read = message.role === "toolResult" ? readUsage(message.usage) : undefined;
+    if (read) this.delegated += read.inputTokens + read.outputTokens;
   }
 
   /**
@@ -93,6 +104,10 @@ export class RunRecord {
       this.meta.write(USAGE_KEY, this.sessionUsage());
       this.usage = NO_USAGE;
     }
+    if (this.delegated > 0) {
+      this.meta.write(DELEGATED_KEY, this.delegatedTokens());
+      this.delegated = 0;
+    }
     if (this.open) this.meta.delete(RUN_KEY);
     this.open = undefined;
   }
@@ -110,6 +125,16 @@ export class RunRecord {
   /** The session's token usage (shown in the snapshot): the stored sum plus the open run's. */
   sessionUsage(): Usage {
     return addUsage(this.meta.read<Usage>(USAGE_KEY) ?? NO_USAGE, this.usage);
+  }
+
+  /** Input plus output tokens of this session's own model calls (its sub-agents' excluded): what it reports to its user's daily count. */
+  ownTokens(): number {
+    const usage = this.sessionUsage();
+    return usage.inputTokens + usage.outputTokens - this.delegatedTokens();
+  }
+
+  private delegatedTokens(): number {
+    return (this.meta.read<number>(DELEGATED_KEY) ?? 0) + this.delegated;
   }
 }
 

@@ -23,7 +23,7 @@ import { SqlToolJournal } from "./tool-journal.ts";
 
 export type RunParts = Pick<
   SessionParts,
-  "settings" | "state" | "store" | "meta" | "record" | "queues" | "messages" | "writes" | "approvals" | "sink" | "waiters"
+  "settings" | "state" | "store" | "meta" | "record" | "queues" | "messages" | "writes" | "approvals" | "sink" | "waiters" | "userBudget"
 > & {
   ctx: DurableObjectState;
   env: AppEnv;
@@ -143,13 +143,19 @@ export class Run {
           journal: this.journal,
           resumed,
           guardrails: deploymentGuardrails(),
-          checkBudget: () => verdictOf(tighter(sessionBudget(env, this.parts.meta, record.sessionUsage()))),
+          checkBudget: async () =>
+            verdictOf(
+              tighter(
+                sessionBudget(env, this.parts.meta, record.sessionUsage(), settings.subAgent?.tokenBudget),
+                await this.parts.userBudget?.report(record.ownTokens()),
+              ),
+            ),
           // The queue rows go in the same commit as the drained messages' storing (never lost between).
           drainPending: () => queues.drainPending((sql, values) => writes.exec(sql, values)),
           onMessage: (message) => {
             messages.append(message);
             // A tool's usage (a sub-agent's child run) adds to the run's like the LLM's own.
-            if (message.role === "assistant" || message.role === "toolResult") record.addUsage(message.usage);
+            if (message.role === "assistant" || message.role === "toolResult") record.addUsage(message);
             // Drained input is stored at once, with the removal of its queue rows.
             if (message.role === "user") writes.flush();
           },

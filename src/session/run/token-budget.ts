@@ -3,13 +3,16 @@
  * input plus output tokens as the model reported them, its sub-agents' runs included (their usage comes
  * back on the tool result, record.addUsage). Checked before every model call (the loop's checkBudget):
  * a spent budget ends the run with `budget_exceeded`, else what is left caps the call's `max_tokens`.
- * New input to a spent session is refused (429). The operator may raise one session's budget (PATCH
- * /v1/sessions/:id `{tokenBudget}` with the API token), kept in the session's meta row `tokenBudget`.
- * The per-user daily budget plugs in as a UserBudget once sessions belong to users.
+ * New input to a spent session is refused (429). The operator may raise one session's budget (PUT
+ * /v1/sessions/:id/token-budget `{tokenBudget}` with the API token), kept in the session's meta row
+ * `tokenBudget`. USER_DAILY_TOKEN_BUDGET, a user's sessions' tokens per UTC day, is a UserBudget
+ * (src/users/user-budget.ts); with both, the one with less left decides.
  */
 import type { BudgetState, BudgetVerdict, Usage } from "../../core/index.ts";
 import { readSetting } from "../../config.ts";
 import type { SessionMeta } from "../storage/session-meta.ts";
+import { refuse, type SessionFailure } from "../session-result.ts";
+import type { RunRecord } from "./run-record.ts";
 
 /** The meta row holding an operator's budget for this one session (it replaces SESSION_TOKEN_BUDGET). */
 export const SESSION_BUDGET_KEY = "tokenBudget";
@@ -21,15 +24,12 @@ export const readSessionTokenBudget = (env: { SESSION_TOKEN_BUDGET?: string | un
 /** Budget tokens: input plus output, as reported. */
 export const tokensUsed = (usage: Usage): number => usage.inputTokens + usage.outputTokens;
 
-/**
- * One user's count for the current UTC day, kept by one object per user (so concurrent sessions overshoot
- * by at most the call each had in flight). Not wired yet: sessions have no user.
- */
+/** One user's count for the current UTC day (src/users/user-budget.ts), as a session sees it. */
 export interface UserBudget {
-  /** The user's count today, and the limit (USER_DAILY_TOKEN_BUDGET). */
-  state(): Promise<BudgetState>;
-  /** Adds a call's tokens to today's count. */
-  add(tokens: number): Promise<void>;
+  /** Reports the tokens this session's own model calls used so far; answers the user's count today and the limit. */
+  report(ownTokens: number): Promise<BudgetState>;
+  /** The count the last report learnt, if it was today's (a cache, for what cannot wait on a call). */
+  lastKnown(): BudgetState | undefined;
 }
 
 /** Seconds until the next UTC day, when a user's daily budget starts again (a 429's Retry-After). */
@@ -37,6 +37,15 @@ export function secondsUntilNextUtcDay(now: number = Date.now()): number {
   const next = new Date(now);
   next.setUTCHours(24, 0, 0, 0);
   return Math.max(1, Math.ceil((next.getTime() - now) / 1000));
+}
+
+/** New input to a session whose user has spent today's budget: refused until the next UTC day (429, Retry-After). */
+export async function refuseSpentUser(parts: { userBudget?: UserBudget; record: RunRecord }): Promise<SessionFailure | undefined> {
+  if (!parts.userBudget) return undefined;
+  const { used, limit } = await parts.userBudget.report(parts.record.ownTokens());
+  if (used < limit) return undefined;
+  const message = `This user's sessions used ${used} tokens today, their daily budget is ${limit} (USER_DAILY_TOKEN_BUDGET)`;
+  return { ...refuse("budget_exceeded", message), retryAfterSeconds: secondsUntilNextUtcDay() };
 }
 
 const left = (b: BudgetState): number => b.limit - b.used;
@@ -54,12 +63,23 @@ export function verdictOf(budget: BudgetState | null): BudgetVerdict {
   return left(budget) <= 0 ? { exceeded: budget } : { remaining: left(budget) };
 }
 
-/** The session's budget as it stands, or undefined without one. */
+/**
+ * The session's budget as it stands, or undefined without one. A sub-agent's child is also held to what
+ * its parent had left when it started it (`inherited`): the lower limit applies.
+ */
 export function sessionBudget(
   env: { SESSION_TOKEN_BUDGET?: string | undefined },
   meta: SessionMeta,
   usage: Usage,
+  inherited?: number,
 ): BudgetState | undefined {
-  const limit = meta.read<number>(SESSION_BUDGET_KEY) ?? readSessionTokenBudget(env);
+  const own = meta.read<number>(SESSION_BUDGET_KEY) ?? readSessionTokenBudget(env);
+  const limit = own === undefined ? inherited : inherited === undefined ? own : Math.min(own, inherited);
   return limit === undefined ? undefined : { scope: "session", limit, used: tokensUsed(usage) };
+}
+
+/** Tokens left of the session's budget, or undefined without one. */
+export function sessionTokensLeft(...args: Parameters<typeof sessionBudget>): number | undefined {
+  const budget = sessionBudget(...args);
+  return budget && budget.limit - budget.used;
 }

@@ -24,7 +24,14 @@ export type SessionSettings = {
   /** LLM calls one run may make; undefined: the runtime's limit (agent-config.ts). A sub-agent's own limit. */
   maxSteps?: number;
   /** Set on a sub-agent's child session: whose call it serves and how deep it nests (the root is depth 0). */
-  subAgent?: { parentId: string; toolCallId: string; depth: number; parentRunId?: string };
+  subAgent?: {
+    parentId: string;
+    toolCallId: string;
+    depth: number;
+    parentRunId?: string;
+    /** What was left of the parent's session budget when it started this child: the child's limit too. */
+    tokenBudget?: number;
+  };
   /** The signed-in user the session belongs to (their token opens it; their memory is its memory); a child inherits it. */
   userId?: string;
   shutdown?: boolean;

@@ -40,7 +40,15 @@ export type SubAgentPeer = {
 const MAX_REATTACH_ATTEMPTS = 5;
 const REATTACH_DELAY_MS = 200;
 
-type CallParts = { sql: SqlStorage; env: AppEnv; settings: SessionSettings; log: EventLog; runId: () => string | undefined };
+type CallParts = {
+  sql: SqlStorage;
+  env: AppEnv;
+  settings: SessionSettings;
+  log: EventLog;
+  runId: () => string | undefined;
+  /** Tokens left of this session's own budget (undefined: no limit): a child starts with no more. */
+  tokensLeft: () => number | undefined;
+};
 
 export class SubAgentCalls {
   /** Children whose calls run now, by session id: where an approval the parent does not know may belong. */
@@ -131,6 +139,7 @@ export class SubAgentCalls {
   /** The child's settings: the sub-agent's prompt, model and limit; the parent's key hash, approvals and allowed tools. */
   private childSettings(request: SubAgentRequest, childId: string, depth: number): SessionSettings {
     const { settings } = this.parts;
+    const tokensLeft = this.parts.tokensLeft();
     const registry = bundledRegistry();
     const wanted = request.tools ?? Object.keys(registry).filter((name) => !isSubAgent(registry[name]!.getTool()));
     const unknown = wanted.filter((name) => !Object.hasOwn(registry, name));
@@ -156,6 +165,8 @@ export class SubAgentCalls {
         toolCallId: request.toolCallId,
         depth,
         ...(this.parts.runId() ? { parentRunId: this.parts.runId()! } : {}),
+        // The parent's budget holds inside the child as it runs, not only once its usage comes back.
+        ...(tokensLeft === undefined ? {} : { tokenBudget: Math.max(0, tokensLeft) }),
       },
     };
   }
