@@ -1,10 +1,12 @@
 /**
- * `npm run bench:ab -- <other checkout> [--no-stream] [--history N] [--rounds N] [--trace-other]`: this checkout's step
+ * `npm run bench:ab -- <other checkout> [--no-stream] [--history N] [--rounds N] [--trace-other] [--guardrails-other]`: this checkout's step
  * against another checkout's (a git worktree with its own change), on one bench LLM, with turns of the two
  * interleaved so the machine's drift falls on both alike. Prints each side's step p50/p95 and the ratio;
  * for judging a change to the step before it lands, where two separate runs differ by more than the change.
  * `--trace-other` turns tracing on for the other side (spans to a local OTLP receiver): with `.` as the
- * other checkout, that is the cost of tracing, interleaved.
+ * other checkout, that is the cost of tracing, interleaved. `--guardrails-other` likewise bundles one trivial
+ * input and one trivial output guardrail (scripts/bench/guardrails) into the other side: with `.`, the cost
+ * of guardrails per step, held deltas included.
  * Both copies and their Durable Object state live on /dev/shm (project-copy.ts), as in production SQLite
  * is in-process memory, not a disk that fsyncs every commit.
  */
@@ -28,11 +30,14 @@ const stream = !argv.includes("--no-stream");
 const history = flag("--history", 10);
 const rounds = flag("--rounds", 20);
 const traceOther = argv.includes("--trace-other");
+const guardrailsOther = argv.includes("--guardrails-other");
 const STEPS_PER_TURN = 25;
 
 async function main(): Promise<void> {
   if (!other || !existsSync(join(other, "src")))
-    throw new Error("usage: npm run bench:ab -- <other checkout> [--no-stream] [--history N] [--rounds N]");
+    throw new Error(
+      "usage: npm run bench:ab -- <other checkout> [--no-stream] [--history N] [--rounds N] [--trace-other] [--guardrails-other]",
+    );
   if (benchScratchRoot() !== "/dev/shm") process.stderr.write("bench:ab: no /dev/shm here; state on disk times its fsyncs too\n");
   const copies: ProjectCopy[] = [createProjectCopy(), createProjectCopy(other)];
   process.once("exit", () => copies.forEach((c) => c.remove()));
@@ -43,6 +48,7 @@ async function main(): Promise<void> {
     const sides: { name: string; session: BenchSession }[] = [];
     for (const [i, copy] of copies.entries()) {
       copy.addBenchTools();
+      if (guardrailsOther && i === 1) copy.addBenchGuardrails();
       const dev = await startWranglerDev({
         cwd: copy.dir,
         persistTo: join(copy.dir, ".ab-state"),
@@ -50,9 +56,13 @@ async function main(): Promise<void> {
       });
       devs.push(dev);
       const session = await createBenchSession(createBenchClient(dev.url), ["benchEcho"], `ab${i}`);
+      // The guardrails are really on: the input check refuses its marker (the turn ends "guardrail", not an error).
+      if (guardrailsOther && i === 1 && (await runTurn(session, "FORBIDDEN-INPUT")).stopReason !== "guardrail")
+        throw new Error("bench:ab: the other side's guardrails did not trip; are they bundled?");
       await runTurn(session, `seed ${history}`);
       await runTurn(session, `steps ${STEPS_PER_TURN}`); // warm
-      sides.push({ name: i === 0 ? "this checkout" : `${other}${sink ? " (tracing on)" : ""}`, session });
+      const extras = [sink ? "tracing on" : "", guardrailsOther ? "guardrails on" : ""].filter(Boolean).join(", ");
+      sides.push({ name: i === 0 ? "this checkout" : `${other}${extras ? ` (${extras})` : ""}`, session });
     }
     await waitForIdleCpus(); // what seeding left behind (settle.ts) is not the step's
     llm.clear();
