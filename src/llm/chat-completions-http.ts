@@ -157,8 +157,14 @@ function serverMessage(text: string): string {
 
 function streamError(error: Record<string, unknown>): LlmError {
   const message = typeof error.message === "string" && error.message ? error.message : JSON.stringify(error).slice(0, MAX_ERROR_TEXT_CHARS);
+  // Some servers accept the request and only then say it is longer than the model's window, in the stream:
+  // the same "context too long" as a 400's (the session compacts and asks again, never a plain retry).
+  const code =
+    typeof error.code === "string" && error.code ? error.code : OVERFLOW_MESSAGE.test(message) ? CONTEXT_OVERFLOW_CODE : undefined;
+  if (code === CONTEXT_OVERFLOW_CODE)
+    return new LlmError(`LLM stream reported an error: ${message}`, { kind: "invalid_response", retryable: false, code });
   // The server gave up mid-answer (overload, an internal error): like a dropped connection, worth a retry.
-  return new LlmError(`LLM stream reported an error: ${message}`, { kind: "network", retryable: true });
+  return new LlmError(`LLM stream reported an error: ${message}`, { kind: "network", retryable: true, ...(code ? { code } : {}) });
 }
 
 function parseJson(text: string, what: string): unknown {

@@ -87,4 +87,23 @@ describe("the Chat Completions exchange", () => {
     expect(recorder.deltas).toEqual(["Hel"]);
     expect(server.requests()).toBe(1);
   });
+
+  it("reports a stream's own 'context too long' as the overflow it is, never retried", async () => {
+    const coded = await rawServer({
+      contentType: "text/event-stream",
+      body: sse({ error: { message: "This model's maximum context length is 8192 tokens", code: "context_length_exceeded" } }),
+    });
+    const error = await rawLlm(coded.url, true)(userRequest("hi"), {}).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "context_length_exceeded", retryable: false });
+    expect(coded.requests()).toBe(1);
+
+    // A server that gives no code says it in words.
+    const worded = await rawServer({
+      contentType: "text/event-stream",
+      body: sse({ error: { message: "prompt has too many tokens for the context window" } }),
+    });
+    const wordedError = await rawLlm(worded.url, true)(userRequest("hi"), {}).catch((e: unknown) => e);
+    expect(wordedError).toMatchObject({ code: "context_length_exceeded", retryable: false });
+    expect(worded.requests()).toBe(1);
+  });
 });
