@@ -62,6 +62,18 @@ const MIGRATIONS: readonly string[] = [
   //    before that was recorded may have written some, so it is marked and keeps looking. A new session
   //    has no settings row yet when it migrates, so it is not.
   `INSERT OR IGNORE INTO meta (key, value) SELECT '${WROTE_TOOLS_KEY}', 'true' FROM meta WHERE key = 'session'`,
+  // 9: messages and queue without AUTOINCREMENT. It made every insert write a second row (sqlite_sequence),
+  //    and rows written are billed. A new key is still above every stored one (max + 1): messages are never
+  //    deleted, and the queue is only ever read in key order among the rows it holds.
+  `CREATE TABLE messages_by_seq (seq INTEGER PRIMARY KEY, json TEXT NOT NULL);
+   INSERT INTO messages_by_seq (seq, json) SELECT seq, json FROM messages;
+   DROP TABLE messages;
+   ALTER TABLE messages_by_seq RENAME TO messages;
+   CREATE TABLE queue_by_id (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, message_id TEXT NOT NULL, json TEXT NOT NULL);
+   INSERT INTO queue_by_id (id, kind, message_id, json) SELECT id, kind, message_id, json FROM queue;
+   DROP TABLE queue;
+   ALTER TABLE queue_by_id RENAME TO queue;
+   CREATE INDEX queue_kind ON queue (kind, id)`,
 ];
 
 const VERSION_KEY = "schema_version";
