@@ -8,7 +8,6 @@ import type { LoadResult } from "./measure-load.ts";
 import type { SseLatencyResult, SseThroughputResult } from "./measure-sse.ts";
 import { scheduleHeadlines, type ScheduleLatencyResult } from "./measure-schedules.ts";
 import type { StepOverheadResult } from "./measure-step-overhead.ts";
-import type { StorageResult } from "./measure-storage.ts";
 import type { WakeResult } from "./measure-wake.ts";
 import type { StartupResult } from "./measure-startup.ts";
 import type { PeersRun } from "./peers-package.ts";
@@ -25,7 +24,6 @@ export type BenchResults = {
   load: LoadResult;
   fanout?: FanoutResult;
   wake?: WakeResult;
-  storage: StorageResult;
   coldStart: ColdStartResult;
   startup: StartupResult;
   /** With `--peers`: the step against other runtimes (Agents SDK, pi-agent-core) on the same LLM and history. */
@@ -173,8 +171,6 @@ export function buildHeadlines(r: BenchResults): Headline[] {
     { name: `${loadName}: turn p95`, value: load.turnMs.p95, unit: "ms" },
     ...(r.fanout ? fanoutHeadlines(r.fanout) : []),
     ...(r.wake ? wakeHeadlines(r.wake) : []),
-    { name: "storage per step: rows kept", value: r.storage.perStep.rows, unit: "rows" },
-    { name: "storage per step: bytes kept", value: r.storage.perStep.bytes, unit: "B" },
     { name: "cold start: create session p50", value: r.coldStart.createMs.p50, unit: "ms" },
     { name: "cold start: first snapshot p50", value: r.coldStart.firstSnapshotMs.p50, unit: "ms" },
     { name: "warm snapshot p50", value: r.coldStart.warmSnapshotMs.p50, unit: "ms" },

@@ -23,7 +23,6 @@ import { measureSseLatency, measureSseThroughput } from "./measure-sse.ts";
 import { measureStartup } from "./measure-startup.ts";
 import { measureScheduleLatency } from "./measure-schedules.ts";
 import { measureStepOverhead } from "./measure-step-overhead.ts";
-import { measureStorage } from "./measure-storage.ts";
 import { measureSubAgentHop } from "./measure-subagent-hop.ts";
 import { measureWake } from "./measure-wake.ts";
 import { startOtlpSink } from "./otlp-sink.ts";
@@ -146,7 +145,6 @@ async function main(): Promise<void> {
     const coldStart = await timed("cold start", () => measureColdStart(client, PLAN.coldStarts));
     await timed("warm-up", () => warmUp(dev!.url, PLAN.warmupSteps));
     const stepOverhead = await timed("step overhead", () => measureStepOverhead(client, llm!, PLAN.step));
-    const storage = await timed("storage per step", () => measureStorage(client, persistTo));
     const subAgentHop = await timed("sub-agent hop", () => measureSubAgentHop(client, llm!, quick ? 5 : 30));
     llm.clear();
     const compaction = await timed("compaction", () => measureCompaction(client, llm!, quick ? 60 : 200));
@@ -202,7 +200,6 @@ async function main(): Promise<void> {
       load,
       fanout,
       wake,
-      storage,
       coldStart,
       startup,
       ...(peersRun ? { peers: peersRun } : {}),
