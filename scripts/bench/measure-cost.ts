@@ -193,7 +193,11 @@ export function costHeadlines(results: CostResult[]): Headline[] {
           unit: "×",
           target: { op: "<=", value: 0.5 },
         },
-        { name: `cost: rows written ours ÷ ${peer.runtime}, ${s.history} msgs`, value: s.turn.rowsWritten / p.turn.rowsWritten, unit: "×" },
+        {
+          name: `cost: rows written (alarms included) ours ÷ ${peer.runtime}, ${s.history} msgs`,
+          value: (s.turn.rowsWritten + s.turn.alarmsSet) / (p.turn.rowsWritten + p.turn.alarmsSet),
+          unit: "×",
+        },
       );
     }
   return lines;
