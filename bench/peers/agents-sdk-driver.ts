@@ -8,19 +8,38 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startWranglerDev } from "../../support/wrangler-dev.ts";
 import { benchScratchRoot } from "../../scripts/bench/project-copy.ts";
+import { readMeterOver, type MeteredRuntime } from "../../scripts/bench/measure-cost.ts";
 import type { TurnResult } from "./agents-sdk/worker.ts";
 import { newTag, type PeerRuntime, type StartedRuntime, type StepMode } from "./runtime.ts";
 import { seedHistory, toUiMessages } from "./seed-history.ts";
 
 const WORKER_DIR = join(dirname(fileURLToPath(import.meta.url)), "agents-sdk");
 
+/** The Agents SDK Worker built with the meter (METER=true), streaming turns, for the cost measure. */
+export async function startMeteredAgentsSdk(llmUrl: string): Promise<MeteredRuntime & { stop(): Promise<void> }> {
+  const { dev, runtimes } = await startDev(llmUrl, "bench-model", { METER: "true" });
+  const streaming = runtimes[0]!;
+  return {
+    name: "Agents SDK",
+    processGroup: dev.processGroup,
+    seed: (size) => streaming.seed(size, "cost"),
+    meter: (reset) => readMeterOver(dev.url, reset),
+    stop: () => dev.stop(),
+  };
+}
+
 export async function startAgentsSdk(llmUrl: string, model = "bench-model"): Promise<StartedRuntime> {
+  const { dev, runtimes } = await startDev(llmUrl, model);
+  return { runtimes, stop: () => dev.stop() };
+}
+
+async function startDev(llmUrl: string, model: string, more: Record<string, string> = {}) {
   // Its state where ours is (project-copy.ts: memory, not disk), so both Workers runtimes commit alike.
   const dev = await startWranglerDev({
     cwd: WORKER_DIR,
     config: join(WORKER_DIR, "wrangler.jsonc"),
     scratchRoot: benchScratchRoot(),
-    vars: { OPENAI_BASE_URL: llmUrl, OPENAI_MODEL: model },
+    vars: { OPENAI_BASE_URL: llmUrl, OPENAI_MODEL: model, ...more },
   });
   const post = async <T>(path: string, body: unknown): Promise<T> => {
     const res = await fetch(`${dev.url}${path}`, {
@@ -50,5 +69,5 @@ export async function startAgentsSdk(llmUrl: string, model = "bench-model"): Pro
       };
     },
   });
-  return { runtimes: [runtime("streaming"), runtime("non-streaming")], stop: () => dev.stop() };
+  return { dev, runtimes: [runtime("streaming"), runtime("non-streaming")] };
 }

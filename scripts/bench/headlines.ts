@@ -8,7 +8,6 @@ import type { LoadResult } from "./measure-load.ts";
 import type { SseLatencyResult, SseThroughputResult } from "./measure-sse.ts";
 import { scheduleHeadlines, type ScheduleLatencyResult } from "./measure-schedules.ts";
 import type { StepOverheadResult } from "./measure-step-overhead.ts";
-import type { StorageResult } from "./measure-storage.ts";
 import type { WakeResult } from "./measure-wake.ts";
 import type { StartupResult } from "./measure-startup.ts";
 import type { PeersRun } from "./peers-package.ts";
@@ -19,13 +18,16 @@ export type BenchResults = {
   stepOverheadNonStreaming?: StepOverheadResult;
   /** The streaming step again with OTEL_EXPORTER_OTLP_ENDPOINT set (a local receiver); spans it received. */
   stepOverheadTracing?: StepOverheadResult & { spansExported: number };
+  /** The step with one trivial input and one trivial output guardrail bundled (scripts/bench/guardrails). */
+  stepOverheadGuarded?: StepOverheadResult;
+  /** What holding a streamed delta for the output guardrail adds, in process (measure-held-deltas.ts). */
+  heldDeltas?: { addedUsPerDelta: number };
   sseLatency: SseLatencyResult;
   sseThroughput: SseThroughputResult;
   schedules?: ScheduleLatencyResult;
   load: LoadResult;
   fanout?: FanoutResult;
   wake?: WakeResult;
-  storage: StorageResult;
   coldStart: ColdStartResult;
   startup: StartupResult;
   /** With `--peers`: the step against other runtimes (Agents SDK, pi-agent-core) on the same LLM and history. */
@@ -152,6 +154,18 @@ export function buildHeadlines(r: BenchResults): Headline[] {
     ...stepHeadlines(r.stepOverhead, "", true),
     ...(r.stepOverheadNonStreaming ? stepHeadlines(r.stepOverheadNonStreaming, " (non-streaming)", false) : []),
     ...(r.stepOverheadTracing ? tracingHeadlines(r.stepOverhead, r.stepOverheadTracing) : []),
+    ...(r.stepOverheadGuarded
+      ? r.stepOverheadGuarded.bySize.map(
+          (s, i): Headline => ({
+            name: `step p50 guardrails on ÷ off, ${s.history} msgs`,
+            value: s.gapMs.p50 / r.stepOverhead.bySize[i]!.gapMs.p50,
+            unit: "×",
+          }),
+        )
+      : []),
+    ...(r.heldDeltas
+      ? [{ name: "added per streamed delta held for an output guardrail", value: r.heldDeltas.addedUsPerDelta, unit: "µs" }]
+      : []),
     ...(r.peers?.headlines ?? []),
     ...startupHeadlines(r.startup, r.peers?.agentsSdkStartup),
     { name: "SSE latency p50", value: r.sseLatency.latencyMs.p50, unit: "ms", target: { op: "<=", value: SSE_P50_TARGET_MS } },
@@ -173,8 +187,6 @@ export function buildHeadlines(r: BenchResults): Headline[] {
     { name: `${loadName}: turn p95`, value: load.turnMs.p95, unit: "ms" },
     ...(r.fanout ? fanoutHeadlines(r.fanout) : []),
     ...(r.wake ? wakeHeadlines(r.wake) : []),
-    { name: "storage per step: rows kept", value: r.storage.perStep.rows, unit: "rows" },
-    { name: "storage per step: bytes kept", value: r.storage.perStep.bytes, unit: "B" },
     { name: "cold start: create session p50", value: r.coldStart.createMs.p50, unit: "ms" },
     { name: "cold start: first snapshot p50", value: r.coldStart.firstSnapshotMs.p50, unit: "ms" },
     { name: "warm snapshot p50", value: r.coldStart.warmSnapshotMs.p50, unit: "ms" },

@@ -2,7 +2,7 @@
  * What holding deltas for output guardrails costs per delta (docs/benchmarks.md), in process: the core's
  * HeldDeltas with one trivial check (a substring test) against passing each delta straight on, over answers
  * of 500 deltas, each delta checked on its own (the worst case; deltas arriving during a check are checked
- * together). Run: `node --experimental-transform-types scripts/bench/measure-held-deltas.ts`.
+ * together). Called by run.ts.
  */
 import { checkGuardrails, type Guardrail, HeldDeltas } from "../../src/core/index.ts";
 
@@ -47,14 +47,10 @@ async function held(): Promise<number> {
   return (performance.now() - t0) / DELTAS;
 }
 
-const added: number[] = [];
-for (let round = 0; round < ROUNDS; round++) {
-  const a = await direct();
-  const b = await held();
-  added.push((b - a) * 1000);
-  console.log(`round ${round + 1}: straight ${(a * 1000).toFixed(2)} µs/delta, held ${(b * 1000).toFixed(2)} µs/delta`);
+/** Microseconds a held delta adds over one passed straight on: the median of ROUNDS rounds. */
+export async function measureHeldDeltas(): Promise<{ addedUsPerDelta: number }> {
+  const added: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) added.push(((await held()) - (await direct())) * 1000);
+  added.sort((x, y) => x - y);
+  return { addedUsPerDelta: added[Math.floor(ROUNDS / 2)]! };
 }
-added.sort((x, y) => x - y);
-console.log(
-  `added per delta: median ${added[Math.floor(ROUNDS / 2)]!.toFixed(2)} µs (min ${added[0]!.toFixed(2)}, max ${added.at(-1)!.toFixed(2)})`,
-);

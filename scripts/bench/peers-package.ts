@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BenchLlm } from "./bench-llm.ts";
+import type { CostResult } from "./measure-cost.ts";
 import type { StartupResult } from "./measure-startup.ts";
 import { REPO_ROOT } from "./project-copy.ts";
 import type { Headline } from "./report.ts";
@@ -15,9 +16,17 @@ import type { Headline } from "./report.ts";
 export const PEERS_DIR = join(REPO_ROOT, "bench", "peers");
 
 /** Sessions per runtime, mode and size (one turn of `stepsPerRun` steps each), and start-up profiles per Worker. */
-export type PeersPlan = { sizes: number[]; sessionsPerCell: number; stepsPerRun: number; warmupSteps: number; startupRuns: number };
+export type PeersPlan = {
+  sizes: number[];
+  sessionsPerCell: number;
+  stepsPerRun: number;
+  warmupSteps: number;
+  startupRuns: number;
+  /** What a turn costs (measure-cost.ts): at these sizes, this many reference turns each. */
+  cost: { sizes: number[]; turns: number };
+};
 
-export type PeersRun = { headlines: Headline[]; details: unknown; agentsSdkStartup?: StartupResult };
+export type PeersRun = { headlines: Headline[]; details: unknown; agentsSdkStartup?: StartupResult; agentsSdkCost?: CostResult };
 
 export type PeersEntry = {
   /** Starts every peer beside this Worker's copy in `copyDir`, measures them interleaved, stops them all. */

@@ -33,6 +33,8 @@ export type ProjectCopy = {
   addBenchTools(): string[];
   /** Adds scripts/bench/guardrails/*.ts (one trivial input and one output check) to the copy's guardrails/. */
   addBenchGuardrails(): string[];
+  /** Takes out what addBenchGuardrails added (by the names it returned). */
+  removeBenchGuardrails(names: string[]): void;
   remove(): void;
 };
 
@@ -64,6 +66,9 @@ export function createProjectCopy(root = REPO_ROOT): ProjectCopy {
     dir,
     addBenchTools: () => addBenchFiles(BENCH_TOOLS_DIR, join(dir, "tools")),
     addBenchGuardrails: () => addBenchFiles(BENCH_GUARDRAILS_DIR, join(dir, "guardrails")),
+    removeBenchGuardrails: (names) => {
+      for (const name of names) rmSync(join(dir, "guardrails", `${name}.ts`), { force: true });
+    },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

@@ -3,9 +3,9 @@
  * reports ratios taken in the same run. Copies the project to a temp dir (bench tools added there only),
  * measures the Worker's bundle and start-up CPU, starts the bench LLM and `wrangler dev` on 127.0.0.1,
  * runs each measurement through the client SDK (schedules included), repeats the step with streaming off
- * and with tracing on (spans exported to a local OTLP receiver, otlp-sink.ts), stops everything it
- * started, prints a table and writes JSON (default bench-results/latest.json). `--peers` adds the step and
- * start-up against other runtimes (the bench/peers package, installed then); `--peers-only` runs just that.
+ * and with tracing on (spans exported to a local OTLP receiver, otlp-sink.ts), measures what a turn costs
+ * (measure-cost.ts, a metered build), stops everything it started, prints a table and writes JSON (default
+ * bench-results/latest.json). `--peers` adds the step, start-up and cost against other runtimes (the bench/peers package, installed then); `--peers-only` runs just that.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -16,13 +16,14 @@ import { benchVars, createBenchClient, createBenchSession, nowMs, runTurn, strea
 import { buildHeadlines, startupHeadlines, type BenchResults } from "./headlines.ts";
 import { measureColdStart } from "./measure-cold-start.ts";
 import { measureCompaction } from "./measure-compaction.ts";
+import { costHeadlines, measureOurCost } from "./measure-cost.ts";
 import { measureFanout } from "./measure-fanout.ts";
+import { measureHeldDeltas } from "./measure-held-deltas.ts";
 import { measureLoad } from "./measure-load.ts";
 import { measureSseLatency, measureSseThroughput } from "./measure-sse.ts";
 import { measureStartup } from "./measure-startup.ts";
 import { measureScheduleLatency } from "./measure-schedules.ts";
 import { measureStepOverhead } from "./measure-step-overhead.ts";
-import { measureStorage } from "./measure-storage.ts";
 import { measureSubAgentHop } from "./measure-subagent-hop.ts";
 import { measureWake } from "./measure-wake.ts";
 import { startOtlpSink } from "./otlp-sink.ts";
@@ -76,8 +77,12 @@ const PLAN = quick
       wake: { sizes: WAKE_SIZES, restarts: 6 },
     };
 
+/** What a turn costs: reference turns per size (the counts do not vary; the timings do). */
+const COST = { sizes: [10, 1000], turns: quick ? 3 : 10 };
+
 /** The step against other runtimes: sessions per runtime, mode and size (each one turn of STEPS_PER_TURN steps). */
 const PEERS_PLAN: PeersPlan = {
+  cost: COST,
   sizes: [10, 1000],
   sessionsPerCell: quick ? 2 : 8,
   stepsPerRun: quick ? 5 : STEPS_PER_TURN,
@@ -122,10 +127,15 @@ async function main(): Promise<void> {
     const startup = await timed("start-up CPU and bundle", () => measureStartup(copy.dir, PLAN.startups));
     copy.addBenchTools();
     llm = await startBenchLlm();
+    const cost = await timed("what a turn costs", () => measureOurCost(copy.dir, llm!.url, COST.sizes, COST.turns));
     if (peersOnly) {
       const peersRun = await runPeers(copy, llm, peers!);
-      const headlines = [...peersRun.headlines, ...startupHeadlines(startup, peersRun.agentsSdkStartup)];
-      return writeOutput(headlines, { peers: peersRun.details, startup }, { durationS: (nowMs() - started) / 1000 });
+      const headlines = [
+        ...peersRun.headlines,
+        ...startupHeadlines(startup, peersRun.agentsSdkStartup),
+        ...costHeadlines([cost, ...(peersRun.agentsSdkCost ? [peersRun.agentsSdkCost] : [])]),
+      ];
+      return writeOutput(headlines, { peers: peersRun.details, startup, cost }, { durationS: (nowMs() - started) / 1000 });
     }
     const devStarted = nowMs();
     const persistTo = join(copy.dir, ".bench-state");
@@ -136,7 +146,6 @@ async function main(): Promise<void> {
     const coldStart = await timed("cold start", () => measureColdStart(client, PLAN.coldStarts));
     await timed("warm-up", () => warmUp(dev!.url, PLAN.warmupSteps));
     const stepOverhead = await timed("step overhead", () => measureStepOverhead(client, llm!, PLAN.step));
-    const storage = await timed("storage per step", () => measureStorage(client, persistTo));
     const subAgentHop = await timed("sub-agent hop", () => measureSubAgentHop(client, llm!, quick ? 5 : 30));
     llm.clear();
     const compaction = await timed("compaction", () => measureCompaction(client, llm!, quick ? 60 : 200));
@@ -180,26 +189,39 @@ async function main(): Promise<void> {
     await dev.stop();
     stepOverheadTracing.spansExported = sink.spans();
     await sink.close();
+
+    // The same step with one trivial input and one trivial output guardrail bundled: what guardrails add.
+    const guardrailFiles = copy.addBenchGuardrails();
+    dev = await timed("wrangler dev (guardrails on)", () => startDev(copy.dir, llm!, join(copy.dir, ".bench-state-guarded"), true));
+    await warmUp(dev.url, PLAN.warmupSteps);
+    const stepOverheadGuarded = await timed("step overhead, guardrails on", () =>
+      measureStepOverhead(createBenchClient(dev!.url), llm!, PLAN.step),
+    );
+    await dev.stop();
+    copy.removeBenchGuardrails(guardrailFiles);
+    const heldDeltas = await timed("held deltas", () => measureHeldDeltas());
     const peersRun = peers ? await runPeers(copy, llm, peers) : undefined;
 
     const results: BenchResults = {
       stepOverhead,
       stepOverheadNonStreaming,
       stepOverheadTracing,
+      stepOverheadGuarded,
+      heldDeltas,
       sseLatency,
       sseThroughput,
       schedules,
       load,
       fanout,
       wake,
-      storage,
       coldStart,
       startup,
       ...(peersRun ? { peers: peersRun } : {}),
     };
+    const costs = [cost, ...(peersRun?.agentsSdkCost ? [peersRun.agentsSdkCost] : [])];
     writeOutput(
-      [...buildHeadlines(results), ...subAgentHop.headlines, ...compaction.headlines],
-      { ...results, subAgentHop, compaction, peers: peersRun?.details },
+      [...buildHeadlines(results), ...costHeadlines(costs), ...subAgentHop.headlines, ...compaction.headlines],
+      { ...results, cost: costs, subAgentHop, compaction, peers: peersRun?.details },
       { durationS: (nowMs() - started) / 1000, devReadyMs },
     );
   } finally {

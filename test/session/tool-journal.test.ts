@@ -1,8 +1,9 @@
 /**
  * The tool-call journal on a session object's real SQLite storage: entries are kept per run (a model that
- * reuses a call id in a later run starts afresh), a resumed run finds its earlier attempt's entries, the
- * `executing` row is stored by the time markExecuting returns (before the tool may run), the other rows
- * by the end of the macrotask, and clearing at the run's end leaves no row behind.
+ * reuses a call id in a later run starts afresh), a resumed run finds its earlier attempt's entries (started
+ * and ended from the run's toolExecStart / toolExecEnd events, executing from its own row), the `executing`
+ * row is stored by the time markExecuting returns (before the tool may run), no other transition writes a
+ * row, and clearing at the run's end leaves no row behind.
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -21,6 +22,15 @@ const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 const result = { content: [{ type: "text" as const, text: "done" }], details: {}, terminate: false };
 const call = (id: string) => ({ type: "function" as const, id, name: "slowEcho", arguments: "{}" });
+/** What the event sink stores before each transition: the call's toolExecStart, or its toolExecEnd with the result. */
+let seq = 0;
+function storeEvent(sql: SqlStorage, runId: string, toolCallId: string, end?: { result: typeof result; isError: boolean }): void {
+  const event = end
+    ? { type: "toolExecEnd", toolCallId, toolName: "slowEcho", ...end }
+    : { type: "toolExecStart", toolCallId, toolName: "slowEcho" };
+  seq += 1;
+  sql.exec(`INSERT INTO events (seq, type, json) VALUES (?, ?, ?)`, seq, event.type, JSON.stringify({ ...event, seq, runId }));
+}
 const stateOf = (sql: SqlStorage, runId: string, id: string) =>
   sql.exec<{ state: string }>(`SELECT state FROM tool_call_journal WHERE run_id = ? AND tool_call_id = ?`, runId, id).toArray()[0]?.state;
 
@@ -28,7 +38,9 @@ describe("the tool journal", () => {
   it("keeps each run's entries apart, so a model reusing a call id in a later run starts afresh", async () => {
     const seen = await inSession(async (sql, writes) => {
       const first = new SqlToolJournal(sql, writes, "run-a", false);
+      storeEvent(sql, "run-a", "call_0");
       first.markStarted(call("call_0"));
+      storeEvent(sql, "run-a", "call_0", { result, isError: false });
       first.markEnded(call("call_0"), result, false);
       await nextTask();
       return {
@@ -50,23 +62,27 @@ describe("the tool journal", () => {
     expect(state).toBe("executing");
   });
 
-  it("writes no executing row for an idempotent call, which a resumed run prepares and runs again from started alike", async () => {
-    const state = await inSession(async (sql, writes) => {
+  it("writes no row for an idempotent call, which a resumed run finds started (from its event) and runs again", async () => {
+    const seen = await inSession(async (sql, writes) => {
       const journal = new SqlToolJournal(sql, writes, "run-a", false, (name) => name === "getTime");
+      storeEvent(sql, "run-a", "call_2");
       journal.markStarted({ ...call("call_2"), name: "getTime" });
       journal.markExecuting({ ...call("call_2"), name: "getTime" });
       await nextTask();
-      return stateOf(sql, "run-a", "call_2");
+      return { row: stateOf(sql, "run-a", "call_2"), resumed: new SqlToolJournal(sql, writes, "run-a", true).lookup("call_2") };
     });
-    expect(state).toBe("started");
+    expect(seen).toEqual({ row: undefined, resumed: { state: "started" } });
   });
 
   it("never moves an ended call back, and a resumed run sees where each call got", async () => {
     const entries = await inSession(async (sql, writes) => {
       const journal = new SqlToolJournal(sql, writes, "run-a", false);
+      storeEvent(sql, "run-a", "a");
       journal.markStarted(call("a"));
+      storeEvent(sql, "run-a", "b");
       journal.markStarted(call("b"));
       journal.markExecuting(call("b"));
+      storeEvent(sql, "run-a", "b", { result, isError: true });
       journal.markEnded(call("b"), result, true);
       journal.markExecuting(call("b"));
       await nextTask();

@@ -70,10 +70,10 @@ describe("drafts across a restart", () => {
   it("come back to a session stored before writing a tool was recorded", async () => {
     const name = uniqueName("legacy");
     const session = await sessionThatWrote(name);
-    // As such a session was stored: no record of having written a tool, and the schema one step behind.
+    // As such a session was stored: no record of having written a tool, and the schema before step 8.
     await runInDurableObject(stubOf(session), (_instance, state) => {
       state.storage.sql.exec(`DELETE FROM meta WHERE key = 'wroteTools'`);
-      state.storage.sql.exec(`UPDATE meta SET value = CAST(value AS INTEGER) - 1 WHERE key = 'schema_version'`);
+      state.storage.sql.exec(`UPDATE meta SET value = '7' WHERE key = 'schema_version'`);
     });
     await abortAllDurableObjects();
     expect((await snapshotOf(session)).tools).toContain(name);

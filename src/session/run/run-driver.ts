@@ -70,7 +70,8 @@ export class RunDriver {
     if (tokens && tokens.used >= tokens.limit)
       return refuse("budget_exceeded", `This session used ${tokens.used} tokens of its budget of ${tokens.limit} (SESSION_TOKEN_BUDGET)`);
     const messageId = crypto.randomUUID();
-    this.parts.meta.write("lastActiveAt", Date.now());
+    // Not marked active here: the run the message starts (or waits for) stores `lastActiveAt` at its end, in
+    // its end's commit, so a turn writes that row once (a row written is the dearest unit of the bill).
     if (!this.parts.queues.offer(kind, messageId, { role: "user", content, timestamp: Date.now() })) {
       const name = kind === "input" ? "Input" : "Follow-up";
       return refuse("queue_full", `${name} queue is full (${QUEUE_CAPACITY[kind]} pending); retry later`);
@@ -176,7 +177,6 @@ export class RunDriver {
 
   private start(): Run {
     const run = this.parts.record.begin(this.parts.messages.lastSeq());
-    this.parts.meta.write("lastActiveAt", run.startedAt);
     return this.launch(run, { kind: "new" });
   }
 

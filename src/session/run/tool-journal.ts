@@ -1,17 +1,20 @@
 /**
  * The durable ToolCallJournal: how far each tool call of a run got (started → executing → ended, with its
  * result), keyed by run and call id (the model chooses ids, and may reuse one in a later run). The core
- * calls it at every transition; a resumed run reads its earlier attempt's rows once, so no call silently
- * runs twice. Each transition is one plain statement, waiting with the step's other writes (step-writes.ts);
- * an `executing` row is stored (with all queued before it) before the tool runs, so the output gate holds
- * the tool's first output until it is committed. An idempotent call is resumed from `started` exactly as
- * from `executing` (prepared and run again), so its `executing` row is not written. The run driver clears
- * the journal when its run ends: it never holds more than one run's calls.
+ * calls it at every transition; a resumed run reads its earlier attempt's transitions once, so no call
+ * silently runs twice. Two of the three are stored already, as the run's toolExecStart and toolExecEnd
+ * events (the event is queued before the transition, in the same step writes), so a resumed run reads
+ * them from the event log and only `executing` has a row of its own: stored (with all queued before it)
+ * before the tool runs, so the output gate holds the tool's first output until it is committed. An
+ * idempotent call is resumed from `started` exactly as from `executing` (prepared and run again), so its
+ * `executing` row is not written: a step of idempotent tools writes no journal row at all (rows written
+ * are billed). The run driver clears the table when its run ends: it never holds more than one run's calls.
  */
-import { fitJson, type AgentToolCall, type AgentToolResult, type ToolCallJournal, type ToolCallJournalEntry } from "../../core/index.ts";
+import type { AgentToolCall, AgentToolResult, ToolCallJournal, ToolCallJournalEntry } from "../../core/index.ts";
 import type { StepWrites } from "./step-writes.ts";
 
 type Row = { tool_call_id: string; state: string; json: string | null };
+type EventRow = { type: string; json: string };
 
 const UPSERT =
   `INSERT INTO tool_call_journal (run_id, tool_call_id, state, json) VALUES (?, ?, ?, ?) ` +
@@ -30,8 +33,22 @@ export class SqlToolJournal implements ToolCallJournal {
     private readonly isIdempotent: (toolName: string) => boolean = () => false,
   ) {
     if (!resumed) return;
+    // The run's own events, in order: a call's toolExecEnd comes after its toolExecStart.
+    for (const row of sql.exec<EventRow>(
+      `SELECT type, json FROM events WHERE type IN ('toolExecStart', 'toolExecEnd') AND json_extract(json, '$.runId') = ? ORDER BY seq`,
+      runId,
+    )) {
+      const event = JSON.parse(row.json) as { toolCallId: string; result?: AgentToolResult; isError?: boolean };
+      this.entries.set(
+        event.toolCallId,
+        row.type === "toolExecEnd" && event.result
+          ? { state: "ended", result: event.result, isError: event.isError === true }
+          : { state: "started" },
+      );
+    }
+    // Rows: `executing` (and, from versions that stored every transition, `started` and `ended`).
     for (const row of sql.exec<Row>(`SELECT tool_call_id, state, json FROM tool_call_journal WHERE run_id = ?`, runId)) {
-      this.entries.set(row.tool_call_id, toEntry(row));
+      if (this.entries.get(row.tool_call_id)?.state !== "ended") this.entries.set(row.tool_call_id, toEntry(row));
     }
   }
 
@@ -39,11 +56,11 @@ export class SqlToolJournal implements ToolCallJournal {
     return this.entries.get(toolCallId);
   }
 
+  /** Stored as the call's toolExecStart event, queued just before. */
   markStarted(toolCall: AgentToolCall): void {
     // Never moves a call back: a call known in any state stays as it is.
     if (this.entries.has(toolCall.id)) return;
     this.entries.set(toolCall.id, { state: "started" });
-    this.writes.exec(UPSERT, [this.runId, toolCall.id, "started", null]);
   }
 
   markExecuting(toolCall: AgentToolCall): void {
@@ -55,9 +72,9 @@ export class SqlToolJournal implements ToolCallJournal {
     this.writes.flush();
   }
 
+  /** Stored as the call's toolExecEnd event (its result and isError), queued just before. */
   markEnded(toolCall: AgentToolCall, result: AgentToolResult, isError: boolean): void {
     this.entries.set(toolCall.id, { state: "ended", result, isError });
-    this.writes.exec(UPSERT, [this.runId, toolCall.id, "ended", fitJson({ result, isError })]);
   }
 
   /** The run is over: no call of it is ever looked up again (rows an interrupted clear left go too). */

@@ -62,6 +62,25 @@ const MIGRATIONS: readonly string[] = [
   //    before that was recorded may have written some, so it is marked and keeps looking. A new session
   //    has no settings row yet when it migrates, so it is not.
   `INSERT OR IGNORE INTO meta (key, value) SELECT '${WROTE_TOOLS_KEY}', 'true' FROM meta WHERE key = 'session'`,
+  // 9: fewer rows written per insert (rows written are billed, docs/benchmarks.md "What a turn costs"):
+  //    messages and queue without AUTOINCREMENT, whose sqlite_sequence row made each insert write two
+  //    rows (a new key is still max + 1: messages are never deleted, the queue is read in key order among
+  //    the rows it holds); queue and idempotency_keys without their secondary index (they hold at most 64
+  //    and 256 rows: a scan reads them for 1/1000 of an index row's write each); meta WITHOUT ROWID (its
+  //    key index was a second row per insert).
+  `CREATE TABLE messages_by_seq (seq INTEGER PRIMARY KEY, json TEXT NOT NULL);
+   INSERT INTO messages_by_seq (seq, json) SELECT seq, json FROM messages;
+   DROP TABLE messages;
+   ALTER TABLE messages_by_seq RENAME TO messages;
+   CREATE TABLE queue_by_id (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, message_id TEXT NOT NULL, json TEXT NOT NULL);
+   INSERT INTO queue_by_id (id, kind, message_id, json) SELECT id, kind, message_id, json FROM queue;
+   DROP TABLE queue;
+   ALTER TABLE queue_by_id RENAME TO queue;
+   CREATE TABLE meta_by_key (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+   INSERT INTO meta_by_key (key, value) SELECT key, value FROM meta;
+   DROP TABLE meta;
+   ALTER TABLE meta_by_key RENAME TO meta;
+   DROP INDEX IF EXISTS idempotency_keys_created`,
 ];
 
 const VERSION_KEY = "schema_version";

@@ -1,0 +1,247 @@
+/**
+ * What a turn costs on Cloudflare, in the bill's own units, for a Workers runtime built with the meter
+ * (sql-meter.ts): this Worker (metered-entry.ts) and, with `--peers`, the Agents SDK's AIChatAgent
+ * (bench/peers). The reference turn is a user message, two tool steps and the (streamed) answer, on a
+ * session seeded to each size. Counts (rows, requests, bytes) come from inside workerd and do not depend on
+ * the machine; the object's active time and the entry Worker's CPU are timings (the CPU is workerd's
+ * process CPU over the turns ÷ turns: it includes the object's own, so it over-estimates the Worker's).
+ * A step's figures are (a 21-step turn − a 1-step turn) ÷ 20. Priced at PRICES: dollars per million
+ * turns, the model excluded, its wait included for a 2 s reply (the object is billed while it waits).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { startWranglerDev } from "../../support/wrangler-dev.ts";
+import { benchVars, createBenchClient, createBenchSession, runTurn, streamVars } from "./driver.ts";
+import type { Headline } from "./report.ts";
+import type { MeterReading } from "./sql-meter.ts";
+
+/** A metered runtime: sessions seeded to a size whose turns run against the bench LLM, and its meter. */
+export type MeteredRuntime = {
+  name: string;
+  seed(size: number): Promise<{ turn(command: string): Promise<void> }>;
+  /** The meter's counters since the last reset (GET /__bench/meter). */
+  meter(reset: boolean): Promise<MeterReading>;
+  processGroup: number | undefined;
+};
+
+/** Cloudflare's list prices (docs/benchmarks.md "What a turn costs" has each source and the date read). */
+export const PRICES = {
+  workerRequestPerMillion: 0.3,
+  workerCpuPerMillionMs: 0.02,
+  doRequestPerMillion: 0.15,
+  doGbSecondPerMillion: 12.5,
+  doMemoryGb: 0.125,
+  rowsReadPerMillion: 0.001,
+  rowsWrittenPerMillion: 1,
+  storedGbMonth: 0.2,
+};
+/** The reference turn's LLM calls (two tool steps and the answer), each waiting MODEL_REPLY_MS when priced with the model's wait. */
+const REFERENCE = { command: "steps 2", llmCalls: 3 };
+const MODEL_REPLY_MS = 2_000;
+
+export type TurnUnits = {
+  rowsRead: number;
+  rowsWritten: number;
+  /** setAlarm calls: each writes the storage API's hidden alarm row, priced as a row written. */
+  alarmsSet: number;
+  statements: number;
+  workerRequests: number;
+  doRequests: number;
+  activeMs: number;
+  bytesStored: number;
+};
+
+export type CostAtSize = {
+  history: number;
+  turn: TurnUnits;
+  step: TurnUnits;
+  workerCpuMs: number;
+  dollarsPerMillionTurns: number;
+  dollarsPerMillionTurnsModelWait: number;
+  /** Rows written and read by statement in one reference turn: which writes a turn makes. */
+  bySql: MeterReading["bySql"];
+};
+
+export type CostResult = { runtime: string; turnsPerSize: number; bySize: CostAtSize[] };
+
+const units = (r: MeterReading): TurnUnits => ({
+  rowsRead: r.rowsRead,
+  rowsWritten: r.rowsWritten,
+  alarmsSet: r.alarmsSet,
+  statements: r.statements,
+  workerRequests: r.workerRequests,
+  doRequests: r.doRequests,
+  activeMs: r.activeMs,
+  bytesStored: r.databaseBytes,
+});
+
+const combine = (list: TurnUnits[], f: (values: number[]) => number): TurnUnits =>
+  Object.fromEntries(Object.keys(list[0]!).map((k) => [k, f(list.map((u) => u[k as keyof TurnUnits]))])) as TurnUnits;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+export function dollarsPerMillion(u: TurnUnits, workerCpuMs: number, modelWaitMs = 0): number {
+  const p = PRICES;
+  const gbSeconds = ((u.activeMs + modelWaitMs) / 1000) * p.doMemoryGb;
+  return (
+    u.workerRequests * p.workerRequestPerMillion +
+    workerCpuMs * p.workerCpuPerMillionMs +
+    u.doRequests * p.doRequestPerMillion +
+    gbSeconds * p.doGbSecondPerMillion +
+    u.rowsRead * p.rowsReadPerMillion +
+    (u.rowsWritten + u.alarmsSet) * p.rowsWrittenPerMillion +
+    // What a turn adds, kept a month.
+    (u.bytesStored / 1e9) * p.storedGbMonth * 1e6
+  );
+}
+
+export async function measureCost(runtime: MeteredRuntime, sizes: number[], turnsPerSize: number): Promise<CostResult> {
+  const bySize: CostAtSize[] = [];
+  for (const history of sizes) {
+    const session = await runtime.seed(history);
+    // One turn first, so the measured ones meet the session as a live deployment's next turn would.
+    await session.turn(REFERENCE.command);
+    const turns: TurnUnits[] = [];
+    let bySql: MeterReading["bySql"] = {};
+    const cpuBefore = processCpuMs(runtime.processGroup);
+    for (let i = 0; i < turnsPerSize; i++) {
+      const before = (await runtime.meter(true)).databaseBytes;
+      await session.turn(REFERENCE.command);
+      const reading = await runtime.meter(true);
+      turns.push({ ...units(reading), bytesStored: reading.databaseBytes - before });
+      bySql = reading.bySql;
+    }
+    const workerCpuMs = (processCpuMs(runtime.processGroup) - cpuBefore) / turnsPerSize;
+    const turnOf = async (command: string) => {
+      const before = (await runtime.meter(true)).databaseBytes;
+      await session.turn(command);
+      const reading = await runtime.meter(true);
+      return { ...units(reading), bytesStored: reading.databaseBytes - before };
+    };
+    const one = await turnOf("steps 1");
+    const many = await turnOf("steps 21");
+    const step = combine([many, one], ([m, o]) => (m! - o!) / 20);
+    // Counts are the same each turn; bytes grow by whole pages, so their mean over the turns is the figure.
+    const turn = { ...combine(turns, median), bytesStored: turns.reduce((sum, t) => sum + t.bytesStored, 0) / turns.length };
+    if (turn.rowsWritten <= 0 || step.rowsWritten <= 0)
+      throw new Error(
+        `${runtime.name}: a turn read as writing ${turn.rowsWritten} rows (a step ${step.rowsWritten}): the meter saw nothing`,
+      );
+    bySize.push({
+      history,
+      turn,
+      step,
+      workerCpuMs,
+      dollarsPerMillionTurns: dollarsPerMillion(turn, workerCpuMs),
+      dollarsPerMillionTurnsModelWait: dollarsPerMillion(turn, workerCpuMs, REFERENCE.llmCalls * MODEL_REPLY_MS),
+      bySql,
+    });
+  }
+  return { runtime: runtime.name, turnsPerSize, bySize };
+}
+
+/** CPU time (user + system) of the workerd processes in a process group, in ms; 0 where /proc is not there. */
+function processCpuMs(processGroup: number | undefined): number {
+  if (processGroup === undefined) return 0;
+  let ticks = 0;
+  try {
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+        // Fields after the command (which may hold spaces): state, ppid, pgrp, …, utime (14), stime (15).
+        const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        if (name === "workerd" && Number(fields[2]) === processGroup) ticks += Number(fields[11]) + Number(fields[12]);
+      } catch {
+        // The process ended while being read.
+      }
+    }
+  } catch {
+    return 0;
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
+}
+
+export function costHeadlines(results: CostResult[]): Headline[] {
+  const lines: Headline[] = [];
+  for (const r of results) {
+    for (const s of r.bySize) {
+      const at = `${r.runtime}, ${s.history} msgs`;
+      lines.push(
+        { name: `cost: rows written per turn, ${at}`, value: s.turn.rowsWritten + s.turn.alarmsSet, unit: "rows" },
+        { name: `cost: rows written per step, ${at}`, value: s.step.rowsWritten, unit: "rows" },
+        { name: `cost: rows read per turn, ${at}`, value: s.turn.rowsRead, unit: "rows" },
+        { name: `cost: bytes stored per turn, ${at}`, value: Math.round(s.turn.bytesStored), unit: "B" },
+        { name: `cost: DO + Worker requests per turn, ${at}`, value: s.turn.doRequests + s.turn.workerRequests, unit: "" },
+        { name: `cost: bytes stored per step, ${at}`, value: Math.round(s.step.bytesStored), unit: "B" },
+        { name: `cost: object active per turn (model instant), ${at}`, value: s.turn.activeMs, unit: "ms" },
+        { name: `cost: workerd CPU per turn (estimate), ${at}`, value: s.workerCpuMs, unit: "ms" },
+        { name: `cost: $ per million turns, ${at}`, value: s.dollarsPerMillionTurns, unit: "$" },
+        { name: `cost: $ per million turns, 2 s model replies, ${at}`, value: s.dollarsPerMillionTurnsModelWait, unit: "$" },
+      );
+    }
+  }
+  const [ours, peer] = results;
+  if (ours && peer)
+    for (const s of ours.bySize) {
+      const p = peer.bySize.find((x) => x.history === s.history);
+      if (!p) continue;
+      lines.push(
+        {
+          name: `cost: $ per turn ours ÷ ${peer.runtime}, ${s.history} msgs`,
+          value: s.dollarsPerMillionTurns / p.dollarsPerMillionTurns,
+          unit: "×",
+          target: { op: "<=", value: 0.5 },
+        },
+        {
+          name: `cost: rows written (alarms included) ours ÷ ${peer.runtime}, ${s.history} msgs`,
+          value: (s.turn.rowsWritten + s.turn.alarmsSet) / (p.turn.rowsWritten + p.turn.alarmsSet),
+          unit: "×",
+        },
+      );
+    }
+  return lines;
+}
+
+/** This Worker's cost: its metered build started, measured at `sizes`, stopped. */
+export async function measureOurCost(copyDir: string, llmUrl: string, sizes: number[], turns: number): Promise<CostResult> {
+  const worker = await startMeteredWorker(copyDir, llmUrl, join(copyDir, ".bench-state-cost"));
+  try {
+    return await measureCost(worker, sizes, turns);
+  } finally {
+    await worker.stop();
+  }
+}
+
+/** This Worker's metered build: `wrangler dev` on metered-entry.ts in the bench's project copy. */
+export async function startMeteredWorker(
+  copyDir: string,
+  llmUrl: string,
+  persistTo: string,
+): Promise<MeteredRuntime & { stop(): Promise<void> }> {
+  const dev = await startWranglerDev({
+    cwd: copyDir,
+    persistTo,
+    vars: { ...benchVars(llmUrl), ...streamVars(true) },
+    extraArgs: ["scripts/bench/metered-entry.ts"],
+  });
+  const client = createBenchClient(dev.url);
+  return {
+    name: "this Worker",
+    processGroup: dev.processGroup,
+    async seed(size) {
+      const session = await createBenchSession(client, ["benchEcho"], "cost");
+      await runTurn(session, `seed ${size}`);
+      return { turn: async (command) => void (await runTurn(session, command)) };
+    },
+    meter: (reset) => readMeterOver(dev.url, reset),
+    stop: () => dev.stop(),
+  };
+}
+
+/** A metered Worker's counters (GET /__bench/meter). */
+export async function readMeterOver(url: string, reset: boolean): Promise<MeterReading> {
+  const res = await fetch(`${url}/__bench/meter${reset ? "?reset" : ""}`);
+  if (!res.ok) throw new Error(`GET /__bench/meter answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+  return (await res.json()) as MeterReading;
+}
