@@ -63,6 +63,7 @@ async function authorizeAsUser(records: McpOAuthRecords, server: McpServerConfig
     back.searchParams.get("state") ?? "",
     back.searchParams.get("code") ?? "",
     () => server,
+    back.searchParams.get("iss") ?? undefined,
   );
   if (!done.ok) throw new Error(done.message);
 }
