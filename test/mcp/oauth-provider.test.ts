@@ -118,6 +118,27 @@ describe("McpOAuthProvider", () => {
   });
 });
 
+describe("a step-up's scope (SEP-2350)", () => {
+  it("asks for the scope granted before together with the challenged one", async () => {
+    const { vault } = memoryVault();
+    const provider = new McpOAuthProvider(server, options(vault));
+    expect(await provider.stepUpScope("notes:write")).toBe("notes:write"); // nothing granted yet
+    await provider.saveTokens({ access_token: "a", token_type: "bearer", scope: "notes:read profile" });
+    expect(await provider.stepUpScope("notes:write")).toBe("notes:read profile notes:write");
+    expect(await provider.stepUpScope("profile")).toBe("notes:read profile");
+    // A scope token a header cannot carry is left out.
+    expect(await provider.stepUpScope('x" evil="1 ok')).toBe("notes:read profile ok");
+  });
+
+  it("takes a token response without scope as granting the scope its flow asked for", async () => {
+    const { vault } = memoryVault();
+    const completing = new McpOAuthProvider(server, { ...options(vault), verifier: "v", requestedScope: "notes:read" });
+    await completing.saveTokens({ access_token: "a", token_type: "bearer" });
+    const later = new McpOAuthProvider(server, options(vault));
+    expect(await later.stepUpScope("notes:write")).toBe("notes:read notes:write");
+  });
+});
+
 describe("completing an authorization (RFC 9207)", () => {
   /** A flow stored as the provider stores it; the server is unreachable, so a code that went on would be a 502. */
   async function flowExpecting(issuer: string | undefined, issRequired = false) {

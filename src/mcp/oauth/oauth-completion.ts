@@ -44,6 +44,7 @@ export async function completeAuthorization(
     stateRoute: "",
     sessionId: flow.sessionId,
     verifier: flow.verifier,
+    ...(flow.scope !== undefined ? { requestedScope: flow.scope } : {}),
   });
   try {
     // Loaded here, not at start-up: only an OAuth callback needs the SDK's auth flow.

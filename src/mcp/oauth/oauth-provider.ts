@@ -39,6 +39,8 @@ export type McpOAuthOptions = {
   sessionId: string;
   /** Set only when completing a flow: the verifier stored with it. */
   verifier?: string;
+  /** Set only when completing a flow: the scope it asked for (what the tokens carry unless they say). */
+  requestedScope?: string;
 };
 
 /**
@@ -133,6 +135,15 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return tokens;
   }
 
+  /** The scope to ask for on a step-up: the scope the tokens held now carry, with the challenged one added. */
+  async stepUpScope(challenged: string | undefined): Promise<string | undefined> {
+    const granted = (await this.tokens())?.scope;
+    if (!granted || !challenged) return challenged ?? granted;
+    // Scope tokens as RFC 6749 section 3.3 spells them (no quote, no backslash): each goes into a header.
+    const union = new Set([...granted.split(" "), ...challenged.split(" ")].filter((s) => /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s)));
+    return [...union].join(" ");
+  }
+
   /**
    * The server answered 403 insufficient_scope: the SDK's next `auth()` should send the user to authorize
    * the larger scope rather than refresh (which keeps the old scope and would be refused again).
@@ -141,8 +152,12 @@ export class McpOAuthProvider implements OAuthClientProvider {
     this.steppingUp = true;
   }
 
-  async saveTokens(tokens: OAuthTokens): Promise<void> {
+  async saveTokens(given: OAuthTokens): Promise<void> {
     this.steppingUp = false;
+    // A token response without scope was granted the scope asked for (RFC 6749 section 5.1): kept, so a
+    // later step-up asks for it again with the new one.
+    const scope = given.scope ?? this.options.requestedScope;
+    const tokens = scope === undefined ? given : { ...given, scope };
     this.tokensText = JSON.stringify(tokens);
     await this.options.vault.write(this.server.name, "tokens", this.tokensText);
     this.cachedTokens = { value: tokens };
@@ -166,6 +181,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
       redirectUrl: this.options.redirectUrl,
       expiresAt: Date.now() + FLOW_TTL_MS,
       ...issuerOf(this.discovery),
+      ...(url.searchParams.get("scope") ? { scope: url.searchParams.get("scope")! } : {}),
     };
     await this.options.vault.saveFlow(await sha256Hex(this.pendingState), flow);
     this.authorizationUrl = url.href;
@@ -188,6 +204,14 @@ export class McpOAuthProvider implements OAuthClientProvider {
     // The SDK's auth() asks this first: a flow has started.
     this.authAttempted = true;
     this.cachedTokens = undefined;
+    // Only a callback completes a flow on the discovery that started it. Every other run discovers again:
+    // a server may have moved to another authorization server (SEP-2352), and the SDK then registers
+    // with that one instead of presenting it the client and tokens of the old (they are stamped with
+    // their issuer). It costs two metadata requests per authorization run, which only a 401 starts.
+    if (this.options.verifier === undefined) {
+      this.discovery = undefined;
+      return undefined;
+    }
     const stored = await this.readJson<OAuthDiscoveryState>("discovery");
     // Stored before the issuer was checked, or by a holder that did not: discovered again, and checked.
     this.discovery = stored && metadataIssuerProblem(stored) === undefined ? stored : undefined;

@@ -19,6 +19,8 @@ export type PendingFlow = {
   issuer?: string;
   /** The metadata promised `iss` in every authorization response: one without it is refused. */
   issRequired?: boolean;
+  /** The scope the user was asked to grant: the tokens' scope when the token response names none (RFC 6749 5.1). */
+  scope?: string;
 };
 
 /** A flow not completed within this time is forgotten (its state no longer completes anything). */
