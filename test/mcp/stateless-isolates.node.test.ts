@@ -38,9 +38,15 @@ type Rpc = { status: number; headers: Headers; messages: Record<string, unknown>
 
 /** POSTs one JSON-RPC message; the answer's messages whether it came as JSON or as an SSE stream. */
 async function post(url: string, message: unknown, headers: Record<string, string> = {}): Promise<Rpc> {
+  // Revision 2026-07-28 repeats the method (and a call's tool name) in headers (SEP-2243).
+  const { method, params } = message as { method: string; params?: { name?: unknown } };
+  const standard =
+    headers["mcp-protocol-version"] === MODERN
+      ? { "mcp-method": method, ...(method === "tools/call" && typeof params?.name === "string" ? { "mcp-name": params.name } : {}) }
+      : {};
   const response = await fetch(`${url}/mcp`, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...standard, ...headers },
     body: JSON.stringify(message),
   });
   const text = await response.text();
@@ -141,6 +147,22 @@ describe("/mcp across two Workers on one state", () => {
       { "mcp-session-id": "eyJjYXBhYmlsaXRpZXMiOnt9fQ.forged", "mcp-protocol-version": "2025-11-25" },
     );
     expect(forged.status).toBe(404);
+  });
+
+  it("refuses a 2026-07-28 request whose Mcp-Method or Mcp-Name header says other than its body (SEP-2243)", async () => {
+    const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echoTool", arguments: {}, _meta: CLIENT_META } };
+    const cases: Record<string, string>[] = [
+      { "mcp-method": "tools/list" },
+      { "mcp-name": "another_tool" },
+      { "mcp-method": "TOOLS/CALL" },
+    ];
+    for (const headers of cases) {
+      const refused = await post(first.url, call, { "mcp-protocol-version": MODERN, ...headers });
+      expect(refused.status, JSON.stringify(headers)).toBe(400);
+      expect(answerOf(refused, 1)?.error).toMatchObject({ code: -32020 });
+    }
+    const spaced = await post(first.url, call, { "mcp-protocol-version": MODERN, "mcp-name": "  echoTool " });
+    expect(answerOf(spaced, 1)?.result).toMatchObject({ content: [{ type: "text", text: "echoed" }] });
   });
 
   it("serves a 2026-07-28 client's Multi Round-Trip call, asked at one Worker and answered at the other", async () => {

@@ -108,7 +108,7 @@ export async function serveModernRequest(request: Request, options: ModernServer
   if (id === null) return new Response(null, { status: 202 });
   try {
     const params = (message.params && typeof message.params === "object" ? message.params : {}) as Params;
-    checkEnvelope(request, params);
+    checkEnvelope(request, message.method, params);
     return await dispatch(message.method, params, id, options);
   } catch (err) {
     if (err instanceof RpcError) return errorResponse(id, err);
@@ -117,7 +117,7 @@ export async function serveModernRequest(request: Request, options: ModernServer
 }
 
 /** The per-request envelope: header and `_meta` must name the same supported version, with the client's capabilities. */
-function checkEnvelope(request: Request, params: Params): void {
+function checkEnvelope(request: Request, method: string, params: Params): void {
   const header = request.headers.get("mcp-protocol-version");
   if (!header) throw new RpcError(400, -32020, "Missing MCP-Protocol-Version header");
   const meta = params._meta;
@@ -129,8 +129,23 @@ function checkEnvelope(request: Request, params: Params): void {
   if (version !== header) throw new RpcError(400, -32020, "MCP-Protocol-Version header does not match _meta protocolVersion");
   if (version !== MODERN_PROTOCOL_VERSION)
     throw new RpcError(400, -32022, "Unsupported protocol version", { supported: SUPPORTED_PROTOCOL_VERSIONS, requested: String(version) });
-  const method = request.headers.get("mcp-method");
-  void method;
+  checkStandardHeaders(request, method, params);
+}
+
+/**
+ * SEP-2243: the request's Mcp-Method (and, for a request naming a tool, Mcp-Name) header must say what
+ * its body says, so what routes or filters by header (a gateway, a WAF rule) sees the request that runs.
+ * Values are compared case-sensitively after trimming the whitespace HTTP allows around them.
+ */
+function checkStandardHeaders(request: Request, method: string, params: Params): void {
+  const header = request.headers.get("mcp-method")?.trim();
+  if (header === undefined) throw new RpcError(400, -32020, "Missing Mcp-Method header");
+  if (header !== method) throw new RpcError(400, -32020, `Mcp-Method header "${header}" does not match the body's method "${method}"`);
+  const named = method === "tools/call" || method === "prompts/get" ? params.name : method === "resources/read" ? params.uri : undefined;
+  if (typeof named !== "string") return;
+  const name = request.headers.get("mcp-name")?.trim();
+  if (name === undefined) throw new RpcError(400, -32020, "Missing Mcp-Name header");
+  if (name !== named) throw new RpcError(400, -32020, `Mcp-Name header "${name}" does not match the body's "${named}"`);
 }
 
 async function dispatch(method: string, params: Params, id: JsonRpcId, options: ModernServerOptions): Promise<Response> {
