@@ -4,13 +4,14 @@
  * streams (mcp-sessions.ts). Each tools/call runs through the core pipeline (served-tool-call.ts): partial
  * results become progress notifications, a tool's context can log (notifications/message, filtered by
  * logging/setLevel), ask the client's user (elicitation), which is also how a call that needs
- * approval gets one, and ask the client's model (sampling). Tools' annotations and output schemas are served. The router checks API_TOKEN.
+ * approval gets one, ask the client's model (sampling) and ask the client's roots (roots/list). Tools' annotations and output schemas are served. The router checks API_TOKEN.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   CreateMessageResultSchema,
   ElicitResultSchema,
+  ListRootsResultSchema,
   ListToolsRequestSchema,
   SetLevelRequestSchema,
   type CallToolResult,
@@ -28,6 +29,7 @@ import {
   type ToolElicitation,
   type ToolElicitationAnswer,
   type ToolLogLevel,
+  type ToolRoot,
   type ToolSampling,
   type ToolSamplingAnswer,
 } from "../mcp-vocabulary.ts";
@@ -94,6 +96,10 @@ export function createMcpServer(env: Readonly<Record<string, unknown>>, levels: 
       });
       return { text: reply.content.type === "text" ? reply.content.text : `[${reply.content.type}]`, model: reply.model };
     };
+    const roots = async (): Promise<ToolRoot[]> => {
+      const reply = await extra.sendRequest({ method: "roots/list" }, ListRootsResultSchema, { signal: extra.signal });
+      return reply.roots.map((r) => ({ uri: r.uri, ...(r.name !== undefined ? { name: r.name } : {}) }));
+    };
     const log = (level: ToolLogLevel, data: unknown) => {
       if (TOOL_LOG_LEVELS.indexOf(level) < TOOL_LOG_LEVELS.indexOf(levels.get())) return;
       void extra
@@ -107,6 +113,7 @@ export function createMcpServer(env: Readonly<Record<string, unknown>>, levels: 
         log,
         ...(canElicit ? { elicit } : {}),
         ...(capabilities?.sampling !== undefined ? { sample } : {}),
+        ...(capabilities?.roots !== undefined ? { roots } : {}),
       },
       elicit: canElicit ? elicit : undefined,
       signal: extra.signal,

@@ -10,7 +10,7 @@ import { cp, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpConnection, type McpElicitation } from "../../../src/mcp/client/mcp-connection.ts";
 import { startWranglerDev, type WranglerDev } from "../../../support/wrangler-dev.ts";
@@ -300,6 +300,23 @@ describe("the official MCP conformance suite", () => {
       expect(JSON.stringify(refused.content)).toContain("no sampling capability");
     } finally {
       await sampler.close();
+      await plain.close();
+    }
+  });
+
+  it("lets a tool ask a 2025-11-25 client for its roots, on the call's own stream", async () => {
+    const client = new Client({ name: "rooted", version: "1.0.0" }, { capabilities: { roots: {} } });
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: "file:///work/repo", name: "repo" }] }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${dev.url}/mcp`)));
+    const plain = new Client({ name: "plain", version: "1.0.0" });
+    await plain.connect(new StreamableHTTPClientTransport(new URL(`${dev.url}/mcp`)));
+    try {
+      const answered = await client.callTool({ name: "test_input_required_result_list_roots", arguments: {} });
+      expect(answered).toMatchObject({ isError: false, content: [{ type: "text", text: "Roots: file:///work/repo" }] });
+      const refused = await plain.callTool({ name: "test_input_required_result_list_roots", arguments: {} });
+      expect(refused.isError).toBe(true);
+    } finally {
+      await client.close();
       await plain.close();
     }
   });
