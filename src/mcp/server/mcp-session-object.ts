@@ -5,7 +5,8 @@
  * set and the end a DELETE made live in the object's storage (two small keys, read on every request), and
  * an exchange that spans requests (an elicitation or sampling answer POSTed while the call waits on its
  * stream, a stream resumed with Last-Event-ID) reaches the live call here. The object's memory holds only
- * that live exchange; after a restart the session is rebuilt from its id and its storage.
+ * that live exchange; after a restart the session is rebuilt from its id and its storage. An id lives
+ * MCP_SESSION_LIFETIME_MS from its initialize; an alarm then erases what its session stored.
  * The SDK loads on the first request (lazy import), as the /mcp route does.
  */
 import { DurableObject } from "cloudflare:workers";
@@ -22,5 +23,11 @@ export class McpSession extends DurableObject<AppEnv> {
       this.host ??= new SessionHost(this.ctx.storage, this.env, (levels) => createMcpServer(this.env, levels));
     }
     return this.host.serve(request);
+  }
+
+  /** Set when the session first stored something: its id has expired, so what it stored goes. */
+  override async alarm(): Promise<void> {
+    if (this.host) await this.host.expire();
+    else await this.ctx.storage.deleteAll();
   }
 }

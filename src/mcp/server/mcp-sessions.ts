@@ -21,6 +21,12 @@ import { BoundedEventStore } from "./mcp-event-store.ts";
 const RETRY_INTERVAL_MS = 1_000;
 /** What a session id seals, and for which purpose (a sealed value opens only for its own purpose). */
 const SESSION_PURPOSE = "mcp-session";
+/**
+ * How long a session id is honoured after its initialize. Past it the id gets 404, which tells a client to
+ * initialize again, and the session's object erases what it stored (an alarm), so stored sessions are
+ * bounded by the sessions of this long, not by all there ever were.
+ */
+export const MCP_SESSION_LIFETIME_MS = 30 * 24 * 60 * 60_000;
 /** The session object's storage keys: its logging level and whether a DELETE ended it. */
 const LEVEL_KEY = "level";
 const ENDED_KEY = "ended";
@@ -32,6 +38,8 @@ export type SealedSession = {
   protocolVersion?: string;
   /** Makes each id unique (two clients that say the same get two sessions) and names the session's object. */
   nonce: string;
+  /** When the initialize was answered (ms); ids sealed before this field existed have none. */
+  issued?: number;
 };
 
 /** The level a session's tools log at: read by each log call, set by logging/setLevel (stored first). */
@@ -62,11 +70,11 @@ export async function serveMcpSession(
 }
 
 /** The session a sealed id names, or undefined when this Worker did not issue it. */
-export async function openSessionId(secret: CryptoKey, id: string): Promise<SealedSession | undefined> {
+export async function openSessionId(secret: CryptoKey, id: string, now = Date.now()): Promise<SealedSession | undefined> {
   const value = (await unseal(secret, SESSION_PURPOSE, id)) as SealedSession | undefined;
-  return value && typeof value === "object" && typeof value.capabilities === "object" && typeof value.nonce === "string"
-    ? value
-    : undefined;
+  if (!value || typeof value !== "object" || typeof value.capabilities !== "object" || typeof value.nonce !== "string") return undefined;
+  if (typeof value.issued === "number" && now - value.issued > MCP_SESSION_LIFETIME_MS) return undefined;
+  return value;
 }
 
 type Live = { id: string; server: Server; transport: WebStandardStreamableHTTPServerTransport };
@@ -95,6 +103,7 @@ export class SessionHost {
     if (stored.get(ENDED_KEY) === true) return sessionNotFound();
     if (request.method === "DELETE") {
       await this.storage.put(ENDED_KEY, true);
+      await this.eraseAtExpiry(sealed);
       const live = this.live;
       this.live = undefined;
       await live?.server.close().catch(() => undefined);
@@ -106,6 +115,21 @@ export class SessionHost {
     return this.live.transport.handleRequest(request);
   }
 
+  /** What a session stores goes when its id does: an alarm at the id's expiry (a day on for ids without one). */
+  private async eraseAtExpiry(sealed: SealedSession): Promise<void> {
+    if ((await this.storage.getAlarm()) !== null) return;
+    const at = typeof sealed.issued === "number" ? sealed.issued + MCP_SESSION_LIFETIME_MS : Date.now() + 24 * 60 * 60_000;
+    await this.storage.setAlarm(at);
+  }
+
+  /** The id has expired: nothing it stored is needed (its requests get 404 before reaching here). */
+  async expire(): Promise<void> {
+    const live = this.live;
+    this.live = undefined;
+    await live?.server.close().catch(() => undefined);
+    await this.storage.deleteAll();
+  }
+
   /**
    * The session rebuilt from its id: a server that knows the client's capabilities and a transport that
    * takes the id as initialized. The SDK keeps both facts private, set only by an initialize it saw itself.
@@ -115,6 +139,7 @@ export class SessionHost {
       get: () => this.level,
       set: async (level) => {
         await this.storage.put(LEVEL_KEY, level);
+        await this.eraseAtExpiry(sealed);
         this.level = level;
       },
     });
@@ -149,6 +174,7 @@ async function initializeOf(request: Request): Promise<SealedSession | undefined
   const capabilities = params.capabilities && typeof params.capabilities === "object" ? params.capabilities : {};
   return {
     nonce: crypto.randomUUID(),
+    issued: Date.now(),
     capabilities: capabilities as ClientCapabilities,
     ...(params.clientInfo && typeof params.clientInfo === "object" ? { clientInfo: params.clientInfo as Implementation } : {}),
     ...(typeof params.protocolVersion === "string" ? { protocolVersion: params.protocolVersion } : {}),
