@@ -86,7 +86,8 @@ type Live = { id: string; server: Server; transport: WebStandardStreamableHTTPSe
  * exchanges that span requests.
  */
 export class SessionHost {
-  private live?: Live;
+  /** The live copy, shared by every request from the first on (two at once must not build two). */
+  private live?: { id: string; ready: Promise<Live> };
   private level: ToolLogLevel = "info";
 
   constructor(
@@ -104,15 +105,23 @@ export class SessionHost {
     if (request.method === "DELETE") {
       await this.storage.put(ENDED_KEY, true);
       await this.eraseAtExpiry(sealed);
-      const live = this.live;
-      this.live = undefined;
-      await live?.server.close().catch(() => undefined);
+      await this.dropLive();
       return new Response(null, { status: 200 });
     }
     const level = stored.get(LEVEL_KEY);
     this.level = typeof level === "string" && (TOOL_LOG_LEVELS as readonly string[]).includes(level) ? (level as ToolLogLevel) : "info";
-    if (this.live?.id !== id) this.live = await this.rebuild(id, sealed);
-    return this.live.transport.handleRequest(request);
+    // No await between the check and the set: concurrent requests share one rebuild. (workerd delivers the
+    // next request only once this one waits on I/O, which a rebuild does not; that is not leaned on.)
+    if (this.live?.id !== id) {
+      const ready = this.rebuild(id, sealed);
+      this.live = { id, ready };
+      // A rebuild that failed is tried again by the next request, not handed to every one after it.
+      ready.catch(() => {
+        if (this.live?.ready === ready) this.live = undefined;
+      });
+    }
+    const live = await this.live.ready;
+    return live.transport.handleRequest(request);
   }
 
   /** What a session stores goes when its id does: an alarm at the id's expiry (a day on for ids without one). */
@@ -124,10 +133,14 @@ export class SessionHost {
 
   /** The id has expired: nothing it stored is needed (its requests get 404 before reaching here). */
   async expire(): Promise<void> {
+    await this.dropLive();
+    await this.storage.deleteAll();
+  }
+
+  private async dropLive(): Promise<void> {
     const live = this.live;
     this.live = undefined;
-    await live?.server.close().catch(() => undefined);
-    await this.storage.deleteAll();
+    if (live) await (await live.ready).server.close().catch(() => undefined);
   }
 
   /**
