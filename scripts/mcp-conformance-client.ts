@@ -50,6 +50,13 @@ function preRegisteredClient(): Pick<McpServerConfig, "clientId" | "clientSecret
     : {};
 }
 
+/** The calls a scenario's context names (MCP_CONFORMANCE_CONTEXT's toolCalls), by tool. */
+function scenarioToolCalls(): Map<string, Record<string, unknown>> {
+  const raw = process.env.MCP_CONFORMANCE_CONTEXT;
+  const calls = raw ? (JSON.parse(raw) as { toolCalls?: { name: string; arguments?: Record<string, unknown> }[] }).toolCalls : undefined;
+  return new Map((calls ?? []).map((c) => [c.name, c.arguments ?? {}]));
+}
+
 /** The user's part: open the authorization URL, follow its redirect to us, complete the flow. */
 async function authorizeAsUser(records: McpOAuthRecords, server: McpServerConfig, authorizationUrl: string): Promise<void> {
   const response = await fetch(authorizationUrl, { redirect: "manual" });
@@ -63,6 +70,7 @@ async function authorizeAsUser(records: McpOAuthRecords, server: McpServerConfig
     back.searchParams.get("state") ?? "",
     back.searchParams.get("code") ?? "",
     () => server,
+    back.searchParams.get("iss") ?? undefined,
   );
   if (!done.ok) throw new Error(done.message);
 }
@@ -102,8 +110,10 @@ async function main(): Promise<void> {
   };
   try {
     const tools = await withAuthorization(() => connection.listTools());
+    // A scenario may name the arguments of its calls (http-custom-headers); a listed tool is called with those.
+    const given = scenarioToolCalls();
     for (const tool of tools) {
-      const args = argumentsFor(tool.inputSchema as Parameters<typeof argumentsFor>[0]);
+      const args = given.get(tool.name) ?? argumentsFor(tool.inputSchema as Parameters<typeof argumentsFor>[0]);
       try {
         const result = await withAuthorization(() => connection.callTool(tool.name, args, {}));
         console.log(`${tool.name}: ${JSON.stringify(result.content).slice(0, 500)}`);

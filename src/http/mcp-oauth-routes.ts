@@ -30,13 +30,15 @@ const callbackQuery = lazySchema(() =>
   z.object({
     state: z.string().max(200),
     code: z.string().max(4_096).optional(),
+    // RFC 9207: the issuer of the response, compared with the one the flow expects (oauth-completion.ts).
+    iss: z.string().max(2_048).optional(),
     error: z.string().max(200).optional(),
     error_description: z.string().max(1_000).optional(),
   }),
 );
 
 mcpOAuthRoutes.get(MCP_OAUTH_CALLBACK_PATH, queryOf(callbackQuery), async (c) => {
-  const { state, code, error, error_description } = c.req.valid("query");
+  const { state, code, iss, error, error_description } = c.req.valid("query");
   const sessionMatch = SESSION_STATE.exec(state);
   if (!WORKER_STATE.test(state) && !sessionMatch) throw new ApiError(400, "bad_request", "Unknown authorization state");
   if (error || !code)
@@ -49,9 +51,9 @@ mcpOAuthRoutes.get(MCP_OAUTH_CALLBACK_PATH, queryOf(callbackQuery), async (c) =>
   if (sessionMatch) {
     const id = await checkSessionId(c.env, sessionMatch[1]);
     if (!id) throw sessionNotFound();
-    done = await sessionStub(c.env, id).completeMcpAuth(state, code);
+    done = await sessionStub(c.env, id).completeMcpAuth(state, code, iss);
   } else {
-    done = await c.env.MCP_CREDENTIALS.get(c.env.MCP_CREDENTIALS.idFromName(WORKER_CREDENTIALS)).complete(state, code);
+    done = await c.env.MCP_CREDENTIALS.get(c.env.MCP_CREDENTIALS.idFromName(WORKER_CREDENTIALS)).complete(state, code, iss);
     // The session that asked lists the server's tools now; others find the tokens at their next run.
     if (done.ok) {
       forgetMcpListing(); // GET /v1/tools lists the server's tools now

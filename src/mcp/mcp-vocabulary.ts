@@ -1,7 +1,7 @@
 /**
  * What MCP adds to the core's vocabulary, merged into its declarations from here: the events of a
  * session's remote MCP servers (a question for the user, an authorization needed, a changed tool list),
- * and the services the /mcp server offers every tool it serves (log, elicit, sample). Declarations and
+ * and the services the /mcp server offers every tool it serves (log, elicit, sample, roots). Declarations and
  * the log levels' order, importing only the core, so every program that reads those unions can load it
  * (src/host-vocabulary.ts).
  */
@@ -26,6 +26,8 @@ declare module "../core/types.ts" {
     elicit?: (request: ToolElicitation) => Promise<ToolElicitationAnswer>;
     /** Where a host can ask its client's model mid-call (MCP sampling over /mcp); absent elsewhere. */
     sample?: (request: ToolSampling) => Promise<ToolSamplingAnswer>;
+    /** Where a host can ask its client which roots (directories, repositories) it works in (MCP roots/list); absent elsewhere. */
+    roots?: (request?: { key?: string }) => Promise<ToolRoot[]>;
   }
 }
 
@@ -49,3 +51,5 @@ export type ToolSampling = {
 };
 /** The model's reply: its text (other kinds named in brackets), and which model wrote it. */
 export type ToolSamplingAnswer = { text: string; model: string };
+/** A root the client works in: a `file://` (or other) URI and, optionally, a name for people. */
+export type ToolRoot = { uri: string; name?: string };

@@ -205,11 +205,15 @@ export class AgentSession extends DurableObject<AppEnv> {
    * McpCredentials object answers for its flows, an AuthCompletion with the status the callback route
    * sends (so not a SessionResult): 404 when this object holds no live session.
    */
-  async completeMcpAuth(state: string, code: string) {
+  async completeMcpAuth(state: string, code: string, iss?: string) {
     const session = this.session;
     if (!session || this.tombstone) return { ok: false as const, status: 404 as const, message: "Session not found" };
-    const done = await completeAuthorization(session.mcpCredentials, state, code, (name) =>
-      readAddedServers(session.meta).find((s) => s.name === name),
+    const done = await completeAuthorization(
+      session.mcpCredentials,
+      state,
+      code,
+      (name) => readAddedServers(session.meta).find((s) => s.name === name),
+      iss,
     );
     if (done.ok) await session.mcp.authorized(done.server);
     return done;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/credentials.ts";
 import { MemoryOAuthRecords } from "../../src/mcp/oauth/memory-oauth-records.ts";
-import { localVault } from "../../src/mcp/oauth/oauth-completion.ts";
+import { completeAuthorization, localVault } from "../../src/mcp/oauth/oauth-completion.ts";
 import { McpOAuthProvider, type McpCredentialVault } from "../../src/mcp/oauth/oauth-provider.ts";
 
 /** A vault over records in memory, with the records and pending flows to read back. */
@@ -77,5 +77,105 @@ describe("McpOAuthProvider", () => {
     expect(await dynamic.clientInformation()).toBeUndefined();
     await dynamic.saveClientInformation({ client_id: "new", redirect_uris: ["https://w.example/v1/mcp/oauth/callback"] });
     expect(await dynamic.clientInformation()).toMatchObject({ client_id: "new" });
+  });
+
+  it("refuses metadata whose issuer is not the authorization server it was found at, before using it", async () => {
+    const { vault, records } = memoryVault();
+    const provider = new McpOAuthProvider(server, options(vault));
+    const found = (issuer: string) => ({
+      authorizationServerUrl: "https://auth.example/",
+      authorizationServerMetadata: {
+        issuer,
+        authorization_endpoint: `${issuer}/authorize`,
+        token_endpoint: `${issuer}/token`,
+        response_types_supported: ["code"],
+      },
+    });
+    await expect(provider.saveDiscoveryState(found("https://attacker.example"))).rejects.toThrow(/issuer "https:\/\/attacker.example"/);
+    expect(records.has("linear/discovery")).toBe(false);
+    // The SDK writes a bare origin with its slash: the same authorization server.
+    await provider.saveDiscoveryState(found("https://auth.example"));
+    expect(records.has("linear/discovery")).toBe(true);
+  });
+
+  it("records the issuer a flow expects back, and whether its metadata promised iss", async () => {
+    const { vault, flows } = memoryVault();
+    const provider = new McpOAuthProvider(server, options(vault));
+    await provider.saveDiscoveryState({
+      authorizationServerUrl: "https://auth.example/",
+      authorizationServerMetadata: {
+        issuer: "https://auth.example",
+        authorization_endpoint: "https://auth.example/authorize",
+        token_endpoint: "https://auth.example/token",
+        response_types_supported: ["code"],
+        authorization_response_iss_parameter_supported: true,
+      } as never,
+    });
+    const state = provider.state();
+    provider.saveCodeVerifier("v");
+    await provider.redirectToAuthorization(new URL("https://auth.example/authorize"));
+    expect(flows.get(await sha256Hex(state))).toMatchObject({ issuer: "https://auth.example", issRequired: true });
+  });
+});
+
+describe("a step-up's scope (SEP-2350)", () => {
+  it("asks for the scope granted before together with the challenged one", async () => {
+    const { vault } = memoryVault();
+    const provider = new McpOAuthProvider(server, options(vault));
+    expect(await provider.stepUpScope("notes:write")).toBe("notes:write"); // nothing granted yet
+    await provider.saveTokens({ access_token: "a", token_type: "bearer", scope: "notes:read profile" });
+    expect(await provider.stepUpScope("notes:write")).toBe("notes:read profile notes:write");
+    expect(await provider.stepUpScope("profile")).toBe("notes:read profile");
+    // A scope token a header cannot carry is left out.
+    expect(await provider.stepUpScope('x" evil="1 ok')).toBe("notes:read profile ok");
+  });
+
+  it("takes a token response without scope as granting the scope its flow asked for", async () => {
+    const { vault } = memoryVault();
+    const completing = new McpOAuthProvider(server, { ...options(vault), verifier: "v", requestedScope: "notes:read" });
+    await completing.saveTokens({ access_token: "a", token_type: "bearer" });
+    const later = new McpOAuthProvider(server, options(vault));
+    expect(await later.stepUpScope("notes:write")).toBe("notes:read notes:write");
+  });
+});
+
+describe("completing an authorization (RFC 9207)", () => {
+  /** A flow stored as the provider stores it; the server is unreachable, so a code that went on would be a 502. */
+  async function flowExpecting(issuer: string | undefined, issRequired = false) {
+    const store = new MemoryOAuthRecords();
+    const state = "w.state-of-this-test";
+    store.saveFlow(await sha256Hex(state), {
+      server: "linear",
+      sessionId: "s_started",
+      verifier: "v",
+      redirectUrl: "https://w.example/v1/mcp/oauth/callback",
+      expiresAt: Date.now() + 60_000,
+      ...(issuer ? { issuer } : {}),
+      ...(issRequired ? { issRequired } : {}),
+    });
+    const unreachable = { name: "linear", url: "http://127.0.0.1:9/mcp" };
+    return (iss?: string) => completeAuthorization(store, state, "code", () => unreachable, iss);
+  }
+
+  it("refuses an iss of another issuer, even one that differs only by a trailing slash, before any token request", async () => {
+    for (const iss of ["https://evil.example", "https://auth.example/", "HTTPS://auth.example"]) {
+      const done = await (await flowExpecting("https://auth.example"))(iss);
+      expect(done).toMatchObject({ ok: false, status: 400, message: expect.stringContaining('not "https://auth.example"') });
+    }
+  });
+
+  it("refuses a response without iss when the metadata promised one, and an iss nothing can be compared with", async () => {
+    expect(await (await flowExpecting("https://auth.example", true))()).toMatchObject({
+      ok: false,
+      status: 400,
+      message: expect.stringContaining("has no iss"),
+    });
+    expect(await (await flowExpecting(undefined))("https://auth.example")).toMatchObject({ ok: false, status: 400 });
+  });
+
+  it("lets a matching iss, or none where none was promised, go on to the token request", async () => {
+    // The token request is where it stops: the server is unreachable (502), past the iss check.
+    expect(await (await flowExpecting("https://auth.example", true))("https://auth.example")).toMatchObject({ ok: false, status: 502 });
+    expect(await (await flowExpecting("https://auth.example"))()).toMatchObject({ ok: false, status: 502 });
   });
 });

@@ -4,7 +4,8 @@
  * one Worker answered them all. A 2025-11-25 client initializes at the first and lists and calls tools at
  * the second; a 2026-07-28 client discovers at one, and a call that asks the user for input (a Multi
  * Round-Trip Request) gets its question from one Worker and finishes at the other. An id or a request
- * state this deployment did not sign is refused.
+ * state this deployment did not sign is refused. What a 2025-11-25 session keeps (its logging level, the
+ * end a DELETE made) is in its Durable Object's storage, shown by restarting the Worker and its objects.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -25,14 +26,27 @@ let project: TempProject;
 let state: string;
 let first: WranglerDev;
 let second: WranglerDev;
+let options: Parameters<typeof startWranglerDev>[0];
+
+/** Stops `dev` and starts another Worker on the same state: no isolate and no object outlives it. */
+async function restart(dev: WranglerDev): Promise<WranglerDev> {
+  await dev.stop();
+  return startWranglerDev(options);
+}
 
 type Rpc = { status: number; headers: Headers; messages: Record<string, unknown>[] };
 
 /** POSTs one JSON-RPC message; the answer's messages whether it came as JSON or as an SSE stream. */
 async function post(url: string, message: unknown, headers: Record<string, string> = {}): Promise<Rpc> {
+  // Revision 2026-07-28 repeats the method (and a call's tool name) in headers (SEP-2243).
+  const { method, params } = message as { method: string; params?: { name?: unknown } };
+  const standard =
+    headers["mcp-protocol-version"] === MODERN
+      ? { "mcp-method": method, ...(method === "tools/call" && typeof params?.name === "string" ? { "mcp-name": params.name } : {}) }
+      : {};
   const response = await fetch(`${url}/mcp`, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...standard, ...headers },
     body: JSON.stringify(message),
   });
   const text = await response.text();
@@ -49,11 +63,33 @@ async function post(url: string, message: unknown, headers: Record<string, strin
 
 const answerOf = (rpc: Rpc, id: number) => rpc.messages.find((m) => m.id === id);
 
+/** Opens a 2025-11-25 session at `url` (initialize, then its notification); its sealed id. */
+async function initialize(url: string, capabilities: Record<string, unknown>): Promise<string> {
+  const init = await post(url, {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities, clientInfo: { name: "old-client", version: "1.0.0" } },
+  });
+  expect(init.status).toBe(200);
+  const sessionId = init.headers.get("mcp-session-id")!;
+  expect(sessionId).toBeTruthy();
+  const headers = { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" };
+  expect((await post(url, { jsonrpc: "2.0", method: "notifications/initialized" }, headers)).status).toBe(202);
+  return sessionId;
+}
+
 beforeAll(async () => {
-  const elicitation = await readFile(path.join(REPO_ROOT, "test", "mcp", "conformance", "tools", "test_elicitation.ts"), "utf8");
-  project = await copyProject({ tools: { "echoTool.ts": plainToolSource("echoTool", "echoed"), "test_elicitation.ts": elicitation } });
+  const fixture = (name: string) => readFile(path.join(REPO_ROOT, "test", "mcp", "conformance", "tools", name), "utf8");
+  project = await copyProject({
+    tools: {
+      "echoTool.ts": plainToolSource("echoTool", "echoed"),
+      "test_elicitation.ts": await fixture("test_elicitation.ts"),
+      "test_tool_with_logging.ts": await fixture("test_tool_with_logging.ts"),
+    },
+  });
   state = await mkdtemp(path.join(tmpdir(), "mcp-isolates-"));
-  const options = {
+  options = {
     cwd: project.root,
     config: path.join(project.root, "wrangler.toml"),
     persistTo: state,
@@ -113,6 +149,22 @@ describe("/mcp across two Workers on one state", () => {
     expect(forged.status).toBe(404);
   });
 
+  it("refuses a 2026-07-28 request whose Mcp-Method or Mcp-Name header says other than its body (SEP-2243)", async () => {
+    const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echoTool", arguments: {}, _meta: CLIENT_META } };
+    const cases: Record<string, string>[] = [
+      { "mcp-method": "tools/list" },
+      { "mcp-name": "another_tool" },
+      { "mcp-method": "TOOLS/CALL" },
+    ];
+    for (const headers of cases) {
+      const refused = await post(first.url, call, { "mcp-protocol-version": MODERN, ...headers });
+      expect(refused.status, JSON.stringify(headers)).toBe(400);
+      expect(answerOf(refused, 1)?.error).toMatchObject({ code: -32020 });
+    }
+    const spaced = await post(first.url, call, { "mcp-protocol-version": MODERN, "mcp-name": "  echoTool " });
+    expect(answerOf(spaced, 1)?.result).toMatchObject({ content: [{ type: "text", text: "echoed" }] });
+  });
+
   it("serves a 2026-07-28 client's Multi Round-Trip call, asked at one Worker and answered at the other", async () => {
     const headers = { "mcp-protocol-version": MODERN };
     const discover = await post(first.url, { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: CLIENT_META } }, headers);
@@ -156,4 +208,36 @@ describe("/mcp across two Workers on one state", () => {
     expect(tampered.status).toBe(400);
     expect(answerOf(tampered, 4)?.error).toMatchObject({ code: -32602 });
   });
+  // Two live copies of one object (which two processes on one state make, and production never does) do
+  // not see each other's storage: what a session's object keeps is shown to outlive the Worker and its
+  // objects instead, by restarting them between requests.
+  it("keeps a 2025-11-25 session's logging level and its end across a restart of the Worker and its objects", async () => {
+    const sessionId = await initialize(second.url, {});
+    const headers = { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" };
+    const logged = async (url: string, id: number) => {
+      const call = await post(
+        url,
+        { jsonrpc: "2.0", id, method: "tools/call", params: { name: "test_tool_with_logging", arguments: {} } },
+        headers,
+      );
+      expect(answerOf(call, id)?.result).toMatchObject({ content: [{ type: "text", text: "Logging test completed" }] });
+      return call.messages.filter((m) => m.method === "notifications/message").length;
+    };
+    expect(await logged(second.url, 2)).toBe(3); // "info" until the client sets another level
+    const set = await post(second.url, { jsonrpc: "2.0", id: 3, method: "logging/setLevel", params: { level: "error" } }, headers);
+    expect(answerOf(set, 3)?.result).toEqual({});
+    expect(await logged(second.url, 4)).toBe(0);
+
+    second = await restart(second);
+    expect(await logged(second.url, 5)).toBe(0);
+    await post(second.url, { jsonrpc: "2.0", id: 6, method: "logging/setLevel", params: { level: "debug" } }, headers);
+    expect(await logged(second.url, 7)).toBe(3);
+    expect((await fetch(`${second.url}/mcp`, { method: "DELETE", headers })).status).toBe(200);
+
+    second = await restart(second);
+    const after = await post(second.url, { jsonrpc: "2.0", id: 8, method: "tools/list", params: {} }, headers);
+    expect(after.status).toBe(404);
+    expect(after.messages[0]).toMatchObject({ error: { code: -32001 } });
+    expect((await fetch(`${second.url}/mcp`, { method: "DELETE", headers })).status).toBe(404);
+  }, 180_000);
 });

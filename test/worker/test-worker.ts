@@ -11,5 +11,6 @@ addGuardrailModules(fixtureGuardrails);
 
 export { AgentSession } from "../../src/session/agent-session.ts";
 export { McpCredentials } from "../../src/mcp/oauth/mcp-credentials-object.ts";
+export { McpSession } from "../../src/mcp/server/mcp-session-object.ts";
 export { UserStore } from "../../src/users/user-store.ts";
 export { default } from "../../src/index.ts";

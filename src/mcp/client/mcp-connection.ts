@@ -155,7 +155,7 @@ export class McpConnection {
       const transport = new StreamableHTTPClientTransport(url, {
         requestInit: { headers },
         authProvider: auth,
-        ...(auth ? { fetch: noticingStepUp(auth) } : {}),
+        ...(auth ? { fetch: noticingStepUp(sdk, auth) } : {}),
       });
       return await this.openWith(transport, deadline);
     } catch (err) {
@@ -185,8 +185,13 @@ export class McpConnection {
   private async authorize(sdk: ClientSdk, url: URL, response: Response): Promise<void> {
     const auth = this.auth!;
     const { resourceMetadataUrl, scope, error } = sdk.extractWWWAuthenticateParams(response);
-    if (response.status === 403 && error === "insufficient_scope") auth.stepUp();
-    const result = await sdk.auth(auth, { serverUrl: url, resourceMetadataUrl, scope });
+    let asked = scope;
+    if (response.status === 403 && error === "insufficient_scope") {
+      // SEP-2350: ask for what was granted and what is challenged, or the new grant loses the old scope.
+      asked = await auth.stepUpScope(scope);
+      auth.stepUp();
+    }
+    const result = await sdk.auth(auth, { serverUrl: url, resourceMetadataUrl, scope: asked });
     if (result !== "AUTHORIZED") throw new sdk.UnauthorizedError();
   }
 
@@ -298,12 +303,24 @@ function authRefusal(
   return unauthorized ? new McpAuthRequiredError(server.name, auth?.authorizationUrl) : undefined;
 }
 
-/** A fetch that tells the OAuth client when the server wants more scope, before the SDK reacts to it. */
-function noticingStepUp(auth: McpOAuthProvider): typeof fetch {
+/**
+ * A fetch that tells the OAuth client when the server wants more scope, before the SDK reacts to it, and
+ * shows the SDK the challenge with the scope already granted added (SEP-2350): the SDK asks for exactly
+ * the challenged scope, and a grant of that alone would lose what the earlier requests needed.
+ */
+function noticingStepUp(sdk: ClientSdk, auth: McpOAuthProvider): typeof fetch {
   return async (input, init) => {
     const response = await fetch(input, init);
-    if (response.status === 403 && /error="?insufficient_scope/.test(response.headers.get("www-authenticate") ?? "")) auth.stepUp();
-    return response;
+    if (response.status !== 403 || !/error="?insufficient_scope/.test(response.headers.get("www-authenticate") ?? "")) return response;
+    const { resourceMetadataUrl, scope } = sdk.extractWWWAuthenticateParams(response);
+    const union = await auth.stepUpScope(scope);
+    auth.stepUp();
+    if (union === undefined || union === scope) return response;
+    const headers = new Headers(response.headers);
+    const params = [`error="insufficient_scope"`, `scope="${union}"`];
+    if (resourceMetadataUrl) params.push(`resource_metadata="${resourceMetadataUrl.href}"`);
+    headers.set("www-authenticate", `Bearer ${params.join(", ")}`);
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
   };
 }
 

@@ -10,6 +10,7 @@
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpCallOptions, McpElicitationHandler } from "./mcp-connection.ts";
+import { type ParamHeaders, paramHeaderValues, paramHeadersOf } from "./param-headers.ts";
 
 export const MODERN_PROTOCOL_VERSION = "2026-07-28";
 /** A server that keeps asking past this many rounds is broken, not thorough. */
@@ -30,6 +31,8 @@ export class McpRpcError extends Error {
 
 /** -32022: the server does not take the version asked; its data lists the ones it does. */
 const UNSUPPORTED_VERSION = -32022;
+/** SEP-2243: a standard or Mcp-Param header that does not say what the body says. */
+const HEADER_MISMATCH = -32020;
 let nextId = 1;
 
 type Envelope = {
@@ -46,6 +49,11 @@ type Envelope = {
 type InputRequest = { method?: string; params?: Record<string, unknown> };
 
 export class ModernMcpClient {
+  /** The x-mcp-header marks of the tools this connection listed, by tool. */
+  private readonly paramHeaders = new Map<string, ParamHeaders>();
+  /** Whether this connection has listed the tools (so it knows every tool's marks). */
+  private listed = false;
+
   private constructor(private readonly envelope: Envelope) {}
 
   /** A client for `url` when its server speaks 2026-07-28 (discovered), else undefined; auth refusals throw. */
@@ -73,15 +81,25 @@ export class ModernMcpClient {
   /** Nothing to end: no connection outlives a request. */
   async close(): Promise<void> {}
 
+  /** Tools whose x-mcp-header marks are malformed are left out (param-headers.ts); the others' marks are kept. */
   async listTools(cursor?: string): Promise<{ tools: Tool[]; nextCursor?: string }> {
     const result = await this.request("tools/list", cursor ? { cursor } : {});
-    return { tools: (result.tools ?? []) as Tool[], ...(typeof result.nextCursor === "string" ? { nextCursor: result.nextCursor } : {}) };
+    const tools: Tool[] = [];
+    for (const tool of (result.tools ?? []) as Tool[]) {
+      const marks = paramHeadersOf(tool.inputSchema);
+      if (!marks.ok) continue;
+      if (marks.headers.size > 0) this.paramHeaders.set(tool.name, marks.headers);
+      else this.paramHeaders.delete(tool.name);
+      tools.push(tool);
+    }
+    if (!cursor) this.listed = true;
+    return { tools, ...(typeof result.nextCursor === "string" ? { nextCursor: result.nextCursor } : {}) };
   }
 
   async callTool(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
     let retry: { inputResponses: Record<string, unknown>; requestState?: string } | undefined;
     for (let round = 1; round <= MAX_ROUNDS; round++) {
-      const result = await this.request("tools/call", { name, arguments: args, ...(retry ?? {}) }, options);
+      const result = await this.callOnce(name, { name, arguments: args, ...(retry ?? {}) }, args, options);
       if (result.resultType !== "input_required") return result as CallToolResult;
       const requests = (result.inputRequests ?? {}) as Record<string, InputRequest>;
       const inputResponses: Record<string, unknown> = {};
@@ -89,6 +107,29 @@ export class ModernMcpClient {
       retry = { inputResponses, ...(typeof result.requestState === "string" ? { requestState: result.requestState } : {}) };
     }
     throw new Error(`the server asked for input more than ${MAX_ROUNDS} times in one call`);
+  }
+
+  /**
+   * One round of a call, with the Mcp-Param headers its tool's marks ask for. A connection that calls
+   * without having listed (the session listed at another time) learns the marks when the server refuses
+   * the headers (-32020) and sends the call once more.
+   */
+  private async callOnce(
+    name: string,
+    params: Record<string, unknown>,
+    args: Record<string, unknown>,
+    options: McpCallOptions,
+  ): Promise<Record<string, unknown>> {
+    const headers = () => paramHeaderValues(this.paramHeaders.get(name) ?? new Map(), args);
+    try {
+      return await this.request("tools/call", params, options, false, headers());
+    } catch (err) {
+      if (this.listed || !(err instanceof McpRpcError) || err.code !== HEADER_MISMATCH) throw err;
+      let cursor: string | undefined;
+      do cursor = (await this.listTools(cursor)).nextCursor;
+      while (cursor);
+      return this.request("tools/call", params, options, false, headers());
+    }
   }
 
   /** One input request's answer, in the shape its method's result has. */
@@ -116,6 +157,7 @@ export class ModernMcpClient {
     params: Record<string, unknown>,
     options: McpCallOptions = {},
     authorized = false,
+    extraHeaders: Record<string, string> = {},
   ): Promise<Record<string, unknown>> {
     const token = options.onProgress ? crypto.randomUUID() : undefined;
     const body = {
@@ -142,6 +184,7 @@ export class ModernMcpClient {
         "mcp-protocol-version": MODERN_PROTOCOL_VERSION,
         "mcp-method": method,
         ...name,
+        ...extraHeaders,
       },
       body: JSON.stringify(body),
       signal: options.signal,
@@ -150,7 +193,7 @@ export class ModernMcpClient {
     if ((response.status === 401 || askedScope) && this.envelope.onUnauthorized && !authorized) {
       await response.body?.cancel();
       await this.envelope.onUnauthorized(response);
-      return this.request(method, params, options, true);
+      return this.request(method, params, options, true, extraHeaders);
     }
     const messages = await messagesOf(response);
     for (const m of messages) {

@@ -43,9 +43,15 @@ export class McpCredentials extends DurableObject<AppEnv> {
     this.store.saveFlow(stateHash, flow);
   }
 
-  complete(state: string, code: string): Promise<AuthCompletion> {
+  complete(state: string, code: string, iss?: string): Promise<AuthCompletion> {
     const parsed = readMcpServers(this.env);
-    return completeAuthorization(this.store, state, code, (name) => (parsed.ok ? parsed.servers.find((s) => s.name === name) : undefined));
+    return completeAuthorization(
+      this.store,
+      state,
+      code,
+      (name) => (parsed.ok ? parsed.servers.find((s) => s.name === name) : undefined),
+      iss,
+    );
   }
 }
 

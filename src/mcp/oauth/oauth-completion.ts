@@ -2,11 +2,14 @@
  * The second half of an MCP OAuth flow, run by whichever Durable Object holds the flow (the Worker's
  * McpCredentials object or the session): the callback's `state` is looked up by its hash (one-time,
  * expiring), and the SDK's `auth()` exchanges the code with the stored PKCE verifier and stores the
- * tokens. A state this object never issued completes nothing. Errors name the server, never a secret.
+ * tokens. A state this object never issued completes nothing. Before the code goes anywhere, the
+ * response's `iss` is compared, as a plain string, with the issuer the flow recorded (RFC 9207): another
+ * issuer, an `iss` the flow cannot check, or none where the metadata promised one refuses the code, which
+ * is never sent to a token endpoint. Errors name the server, never a secret.
  */
 import { sha256Hex } from "../../credentials.ts";
 import { McpOAuthProvider, type McpCredentialVault } from "./oauth-provider.ts";
-import type { McpOAuthRecords } from "./oauth-store.ts";
+import type { McpOAuthRecords, PendingFlow } from "./oauth-store.ts";
 import type { McpServerConfig } from "../client/servers-config.ts";
 
 export type AuthCompletion = { ok: true; server: string; sessionId: string } | { ok: false; status: 400 | 404 | 502; message: string };
@@ -27,9 +30,12 @@ export async function completeAuthorization(
   state: string,
   code: string,
   findServer: (name: string) => McpServerConfig | undefined,
+  iss?: string,
 ): Promise<AuthCompletion> {
   const flow = store.takeFlow(await sha256Hex(state));
   if (!flow) return { ok: false, status: 400, message: "Unknown or expired authorization state; start again from the Connect link" };
+  const mixUp = issuerProblem(flow, iss);
+  if (mixUp) return { ok: false, status: 400, message: `MCP server "${flow.server}": ${mixUp}; start again from the Connect link` };
   const server = findServer(flow.server);
   if (!server) return { ok: false, status: 404, message: `MCP server "${flow.server}" is no longer configured` };
   const provider = new McpOAuthProvider(server, {
@@ -38,6 +44,7 @@ export async function completeAuthorization(
     stateRoute: "",
     sessionId: flow.sessionId,
     verifier: flow.verifier,
+    ...(flow.scope !== undefined ? { requestedScope: flow.scope } : {}),
   });
   try {
     // Loaded here, not at start-up: only an OAuth callback needs the SDK's auth flow.
@@ -53,4 +60,14 @@ export async function completeAuthorization(
     };
   }
   return { ok: true, server: server.name, sessionId: flow.sessionId };
+}
+
+/** Why an authorization response must be refused for its `iss`, or undefined when it may be used. */
+function issuerProblem(flow: PendingFlow, iss: string | undefined): string | undefined {
+  if (iss === undefined) return flow.issRequired ? "the authorization response has no iss, which its server promised" : undefined;
+  if (flow.issuer === undefined) return "the authorization response names an issuer, but none was discovered to compare it with";
+  // Exact comparison: RFC 9207 allows no normalisation (a trailing slash is another issuer).
+  return iss === flow.issuer
+    ? undefined
+    : `the authorization response comes from issuer ${JSON.stringify(iss)}, not ${JSON.stringify(flow.issuer)}`;
 }

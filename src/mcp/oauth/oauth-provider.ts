@@ -4,6 +4,9 @@
  * drives discovery, dynamic registration, PKCE and refresh; this class only keeps what it hands over.
  * `state` is 32 random bytes behind a routing prefix (who holds the flow); the flow is stored under the
  * state's hash with the verifier and the session that started it, so only that state completes it.
+ * Mix-up defence (RFC 8414 section 3.3, RFC 9207): metadata whose `issuer` is not the authorization server
+ * it was fetched for is refused before any of its endpoints is used, and the flow records the issuer so
+ * the callback (oauth-completion.ts) refuses a response whose `iss` is another, or lacks a promised one.
  */
 import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
@@ -36,6 +39,8 @@ export type McpOAuthOptions = {
   sessionId: string;
   /** Set only when completing a flow: the verifier stored with it. */
   verifier?: string;
+  /** Set only when completing a flow: the scope it asked for (what the tokens carry unless they say). */
+  requestedScope?: string;
 };
 
 /**
@@ -75,6 +80,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   private steppingUp = false;
   /** Whether the SDK ran its OAuth flow since the connection opened (a 401 came, and was answered). */
   authAttempted = false;
+  /** The discovery the running `auth()` uses (read or saved): the flow it starts records its issuer. */
+  private discovery?: OAuthDiscoveryState;
 
   constructor(
     private readonly server: McpServerConfig,
@@ -128,6 +135,15 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return tokens;
   }
 
+  /** The scope to ask for on a step-up: the scope the tokens held now carry, with the challenged one added. */
+  async stepUpScope(challenged: string | undefined): Promise<string | undefined> {
+    const granted = (await this.tokens())?.scope;
+    if (!granted || !challenged) return challenged ?? granted;
+    // Scope tokens as RFC 6749 section 3.3 spells them (no quote, no backslash): each goes into a header.
+    const union = new Set([...granted.split(" "), ...challenged.split(" ")].filter((s) => /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s)));
+    return [...union].join(" ");
+  }
+
   /**
    * The server answered 403 insufficient_scope: the SDK's next `auth()` should send the user to authorize
    * the larger scope rather than refresh (which keeps the old scope and would be refused again).
@@ -136,8 +152,12 @@ export class McpOAuthProvider implements OAuthClientProvider {
     this.steppingUp = true;
   }
 
-  async saveTokens(tokens: OAuthTokens): Promise<void> {
+  async saveTokens(given: OAuthTokens): Promise<void> {
     this.steppingUp = false;
+    // A token response without scope was granted the scope asked for (RFC 6749 section 5.1): kept, so a
+    // later step-up asks for it again with the new one.
+    const scope = given.scope ?? this.options.requestedScope;
+    const tokens = scope === undefined ? given : { ...given, scope };
     this.tokensText = JSON.stringify(tokens);
     await this.options.vault.write(this.server.name, "tokens", this.tokensText);
     this.cachedTokens = { value: tokens };
@@ -160,6 +180,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
       verifier: this.pendingVerifier,
       redirectUrl: this.options.redirectUrl,
       expiresAt: Date.now() + FLOW_TTL_MS,
+      ...issuerOf(this.discovery),
+      ...(url.searchParams.get("scope") ? { scope: url.searchParams.get("scope")! } : {}),
     };
     await this.options.vault.saveFlow(await sha256Hex(this.pendingState), flow);
     this.authorizationUrl = url.href;
@@ -182,10 +204,29 @@ export class McpOAuthProvider implements OAuthClientProvider {
     // The SDK's auth() asks this first: a flow has started.
     this.authAttempted = true;
     this.cachedTokens = undefined;
-    return this.readJson<OAuthDiscoveryState>("discovery");
+    // Only a callback completes a flow on the discovery that started it. Every other run discovers again:
+    // a server may have moved to another authorization server (SEP-2352), and the SDK then registers
+    // with that one instead of presenting it the client and tokens of the old (they are stamped with
+    // their issuer). It costs two metadata requests per authorization run, which only a 401 starts.
+    if (this.options.verifier === undefined) {
+      this.discovery = undefined;
+      return undefined;
+    }
+    const stored = await this.readJson<OAuthDiscoveryState>("discovery");
+    // Stored before the issuer was checked, or by a holder that did not: discovered again, and checked.
+    this.discovery = stored && metadataIssuerProblem(stored) === undefined ? stored : undefined;
+    return this.discovery;
   }
 
+  /** The SDK saves what it discovered before it registers or sends anyone to authorize: checked here. */
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    const problem = metadataIssuerProblem(state);
+    if (problem) {
+      this.discovery = undefined;
+      await this.options.vault.drop(this.server.name, ["discovery"]);
+      throw new Error(`MCP server "${this.server.name}": ${problem}`);
+    }
+    this.discovery = state;
     await this.options.vault.write(this.server.name, "discovery", JSON.stringify(state));
   }
 
@@ -206,4 +247,38 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const text = await this.options.vault.read(this.server.name, kind);
     return text === undefined ? undefined : (JSON.parse(text) as T);
   }
+}
+
+/**
+ * Why discovered metadata must not be used, or undefined when it may: its `issuer` must name the
+ * authorization server whose well-known URL served it (RFC 8414 section 3.3), else a server could send
+ * the client to another's endpoints. The SDK writes that server's URL through `new URL()`, which adds a
+ * slash to a bare origin and lowercases scheme and host; both spellings build the same well-known URL.
+ */
+export function metadataIssuerProblem(state: OAuthDiscoveryState): string | undefined {
+  const issuer = state.authorizationServerMetadata?.issuer;
+  if (issuer === undefined) return undefined; // no metadata: the 2025-03-26 endpoint fallback
+  const expected = state.authorizationServerUrl;
+  if (sameAuthorizationServer(issuer, expected)) return undefined;
+  return `the authorization server metadata names issuer ${JSON.stringify(issuer)}, not ${JSON.stringify(expected)} where it was found; refused`;
+}
+
+function sameAuthorizationServer(issuer: string, url: string): boolean {
+  if (issuer === url) return true;
+  try {
+    const a = new URL(issuer).href;
+    const b = new URL(url).href;
+    return a === b || a === `${b}/` || b === `${a}/`;
+  } catch {
+    return false;
+  }
+}
+
+/** What a flow records of the issuer it expects back, from the checked metadata. */
+function issuerOf(discovery: OAuthDiscoveryState | undefined): Pick<PendingFlow, "issuer" | "issRequired"> {
+  const metadata = discovery?.authorizationServerMetadata as
+    | { issuer?: string; authorization_response_iss_parameter_supported?: boolean }
+    | undefined;
+  if (typeof metadata?.issuer !== "string") return {};
+  return { issuer: metadata.issuer, ...(metadata.authorization_response_iss_parameter_supported === true ? { issRequired: true } : {}) };
 }

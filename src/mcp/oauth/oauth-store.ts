@@ -9,7 +9,19 @@
 export type OAuthRecordKind = "client" | "tokens" | "discovery";
 
 /** An authorization a user was sent to and has not completed; `state` is its only handle. */
-export type PendingFlow = { server: string; sessionId: string; verifier: string; redirectUrl: string; expiresAt: number };
+export type PendingFlow = {
+  server: string;
+  sessionId: string;
+  verifier: string;
+  redirectUrl: string;
+  expiresAt: number;
+  /** The authorization server's issuer as its checked metadata names it: what a response's `iss` must be (RFC 9207). */
+  issuer?: string;
+  /** The metadata promised `iss` in every authorization response: one without it is refused. */
+  issRequired?: boolean;
+  /** The scope the user was asked to grant: the tokens' scope when the token response names none (RFC 6749 5.1). */
+  scope?: string;
+};
 
 /** A flow not completed within this time is forgotten (its state no longer completes anything). */
 export const FLOW_TTL_MS = 10 * 60_000;

@@ -4,13 +4,14 @@
  * streams (mcp-sessions.ts). Each tools/call runs through the core pipeline (served-tool-call.ts): partial
  * results become progress notifications, a tool's context can log (notifications/message, filtered by
  * logging/setLevel), ask the client's user (elicitation), which is also how a call that needs
- * approval gets one, and ask the client's model (sampling). Tools' annotations and output schemas are served. The router checks API_TOKEN.
+ * approval gets one, ask the client's model (sampling) and ask the client's roots (roots/list). Tools' annotations and output schemas are served. The router checks API_TOKEN.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   CreateMessageResultSchema,
   ElicitResultSchema,
+  ListRootsResultSchema,
   ListToolsRequestSchema,
   SetLevelRequestSchema,
   type CallToolResult,
@@ -18,6 +19,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
+import type { AppEnv } from "../../env.ts";
 import { ToolStore, loadTools, type AgentTool } from "../../core/index.ts";
 import { bundledRegistry } from "../../tools/catalog.ts";
 import { contextFor, type ToolHost } from "../../tools/tool-context.ts";
@@ -27,10 +29,11 @@ import {
   type ToolElicitation,
   type ToolElicitationAnswer,
   type ToolLogLevel,
+  type ToolRoot,
   type ToolSampling,
   type ToolSamplingAnswer,
 } from "../mcp-vocabulary.ts";
-import { serveMcpSession } from "./mcp-sessions.ts";
+import { serveMcpSession, type SessionLevels } from "./mcp-sessions.ts";
 import { isModernRequest, serveModernRequest } from "./modern-server.ts";
 import { sealingKeyOf } from "../signing.ts";
 import { progressOf } from "./progress.ts";
@@ -52,17 +55,16 @@ export function servedToolStore(): ToolStore {
   return store;
 }
 
-export function createMcpServer(env: Readonly<Record<string, unknown>>): Server {
+export function createMcpServer(env: Readonly<Record<string, unknown>>, levels: SessionLevels): Server {
   const store = servedToolStore();
   const host: ToolHost = { sessionId: "", env, capabilities: { registerDraft: () => false, bundledToolNames: () => [] } };
   const server = new Server(MCP_SERVER_INFO, {
     capabilities: { tools: {}, logging: {} },
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
   });
-  // One server per MCP session, so its level is this session's (the SDK's own handler keys it by header).
-  let logLevel: ToolLogLevel = "info";
-  server.setRequestHandler(SetLevelRequestSchema, (request) => {
-    logLevel = request.params.level;
+  // The session's level, kept by its object (mcp-sessions.ts); the SDK's own handler keeps it in memory.
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    await levels.set(request.params.level);
     return {};
   });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: store.list().map(describeTool) }));
@@ -94,8 +96,12 @@ export function createMcpServer(env: Readonly<Record<string, unknown>>): Server 
       });
       return { text: reply.content.type === "text" ? reply.content.text : `[${reply.content.type}]`, model: reply.model };
     };
+    const roots = async (): Promise<ToolRoot[]> => {
+      const reply = await extra.sendRequest({ method: "roots/list" }, ListRootsResultSchema, { signal: extra.signal });
+      return reply.roots.map((r) => ({ uri: r.uri, ...(r.name !== undefined ? { name: r.name } : {}) }));
+    };
     const log = (level: ToolLogLevel, data: unknown) => {
-      if (TOOL_LOG_LEVELS.indexOf(level) < TOOL_LOG_LEVELS.indexOf(logLevel)) return;
+      if (TOOL_LOG_LEVELS.indexOf(level) < TOOL_LOG_LEVELS.indexOf(levels.get())) return;
       void extra
         .sendNotification({ method: "notifications/message", params: { level: level as LoggingLevel, logger: request.params.name, data } })
         .catch(() => undefined);
@@ -107,6 +113,7 @@ export function createMcpServer(env: Readonly<Record<string, unknown>>): Server 
         log,
         ...(canElicit ? { elicit } : {}),
         ...(capabilities?.sampling !== undefined ? { sample } : {}),
+        ...(capabilities?.roots !== undefined ? { roots } : {}),
       },
       elicit: canElicit ? elicit : undefined,
       signal: extra.signal,
@@ -135,10 +142,10 @@ function describeTool(t: AgentTool): Tool {
  * Serves one HTTP request of /mcp: a 2026-07-28 client's statelessly (modern-server.ts), an older
  * client's through the handshake with a sealed session id (mcp-sessions.ts).
  */
-export async function handleMcpRequest(request: Request, env: Readonly<Record<string, unknown>>): Promise<Response> {
+export async function handleMcpRequest(request: Request, env: AppEnv): Promise<Response> {
   const secret = await sealingKeyOf(env);
   if (await isModernRequest(request)) {
     return serveModernRequest(request, { store: servedToolStore(), env, secret, serverInfo: MCP_SERVER_INFO, describeTool });
   }
-  return serveMcpSession(request, () => createMcpServer(env), secret);
+  return serveMcpSession(request, env, (levels) => createMcpServer(env, levels), secret);
 }

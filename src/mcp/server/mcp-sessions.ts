@@ -1,121 +1,175 @@
 /**
- * The /mcp sessions of 2025-11-25 clients (Streamable HTTP `Mcp-Session-Id`), kept nowhere but in the id
- * itself: initialize answers with an id that seals the client's capabilities and identity (signing.ts),
- * and any isolate that receives a request naming such an id rebuilds the session from it. So a client's
- * requests may land on any isolate, before or after a reload, and no number of newer sessions ends an
- * older one. An isolate keeps the sessions it served lately (at most MAX_MCP_SESSIONS, idle ones expire)
- * only as a cache: their live server carries what a single exchange spans (a call's own stream, an
- * elicitation answered on that stream, the replay buffer of a stream the client resumes at the same
- * isolate). An id this Worker did not issue (or whose seal does not hold) gets 404, the transport spec's
- * answer for an unknown session. DELETE ends the session at the isolate that receives it (404 there from
- * then on); another isolate, holding nothing, would still accept the id: a client that ended a session
- * does not use its id again. logging/setLevel sets the level of the isolate's copy; another isolate starts at "info".
+ * The /mcp sessions of 2025-11-25 clients (Streamable HTTP `Mcp-Session-Id`), kept in no isolate's memory.
+ * initialize answers, at whatever isolate receives it, with an id that seals the client's capabilities and
+ * identity (signing.ts); nothing is stored then. A request naming an id is checked first (an id this
+ * Worker did not seal, or whose seal does not hold, gets 404, the transport spec's answer for an unknown
+ * session, before any object is addressed), then served by the session's Durable Object (McpSession,
+ * named by the id's nonce), which every isolate addresses alike. There the level logging/setLevel set and
+ * the end a DELETE made are stored, and a call waiting on its stream gets the answer to its elicitation
+ * or sampling request, whichever isolate the client's POST reached. The object rebuilds its session from
+ * the id after a restart, so no reload and no number of newer sessions ends one.
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { ClientCapabilities, Implementation } from "@modelcontextprotocol/sdk/types.js";
+import type { AppEnv } from "../../env.ts";
+import { TOOL_LOG_LEVELS, type ToolLogLevel } from "../mcp-vocabulary.ts";
+import { seal, sealingKeyOf, unseal } from "../signing.ts";
 import { BoundedEventStore } from "./mcp-event-store.ts";
-import { seal, unseal } from "../signing.ts";
 
-export const MAX_MCP_SESSIONS = 100;
-/** A client that has said nothing for this long to this isolate: its copy and replay buffer are freed. */
-export const MCP_SESSION_IDLE_MS = 30 * 60_000;
 /** What the priming event's `retry` tells a client to wait before it reconnects a closed stream. */
 const RETRY_INTERVAL_MS = 1_000;
 /** What a session id seals, and for which purpose (a sealed value opens only for its own purpose). */
 const SESSION_PURPOSE = "mcp-session";
+/**
+ * How long a session id is honoured after its initialize. Past it the id gets 404, which tells a client to
+ * initialize again, and the session's object erases what it stored (an alarm), so stored sessions are
+ * bounded by the sessions of this long, not by all there ever were.
+ */
+export const MCP_SESSION_LIFETIME_MS = 30 * 24 * 60 * 60_000;
+/** The session object's storage keys: its logging level and whether a DELETE ended it. */
+const LEVEL_KEY = "level";
+const ENDED_KEY = "ended";
 
 /** What an initialize told the server, sealed in the session id. */
 export type SealedSession = {
   capabilities: ClientCapabilities;
   clientInfo?: Implementation;
   protocolVersion?: string;
-  /** Makes each id unique: two clients that say the same get two sessions. */
+  /** Makes each id unique (two clients that say the same get two sessions) and names the session's object. */
   nonce: string;
+  /** When the initialize was answered (ms); ids sealed before this field existed have none. */
+  issued?: number;
 };
 
-type Entry = { transport: WebStandardStreamableHTTPServerTransport; server: Server; lastUsed: number };
-
-const sessions = new Map<string, Entry>();
-/** Ids a DELETE ended at this isolate (bounded, oldest forgotten first): they answer 404 here from then on. */
-const ended = new Set<string>();
-const MAX_ENDED_SESSIONS = 1_000;
+/** The level a session's tools log at: read by each log call, set by logging/setLevel (stored first). */
+export type SessionLevels = { get(): ToolLogLevel; set(level: ToolLogLevel): Promise<void> };
 
 /** Serves one request of a 2025-11-25 client: an initialize opens a session, later requests name it. */
 export async function serveMcpSession(
   request: Request,
-  createServer: () => Server,
+  env: Pick<AppEnv, "MCP_SESSION">,
+  createServer: (levels: SessionLevels) => Server,
   secret: CryptoKey,
-  now = Date.now(),
 ): Promise<Response> {
-  expireIdle(now);
   const id = request.headers.get("mcp-session-id");
   if (id) {
-    if (ended.has(id)) return jsonRpcError(404, -32001, "Session not found: initialize a new session");
-    if (request.method === "DELETE") remember(id);
-    let entry = sessions.get(id);
-    if (!entry) {
-      const sealed = await openSessionId(secret, id);
-      if (!sealed) return jsonRpcError(404, -32001, "Session not found: initialize a new session");
-      // Nothing to end: the copy held here (none) is all there is.
-      if (request.method === "DELETE") return new Response(null, { status: 200 });
-      entry = await rebuild(id, sealed, createServer);
-    }
-    entry.lastUsed = now;
-    // Most recently used last, so the first key is the one to evict.
-    sessions.delete(id);
-    sessions.set(id, entry);
-    return entry.transport.handleRequest(request);
+    const sealed = await openSessionId(secret, id);
+    if (!sealed) return sessionNotFound();
+    return env.MCP_SESSION.get(env.MCP_SESSION.idFromName(sealed.nonce)).fetch(request);
   }
   const sealed = await initializeOf(request);
   // A request without a session id that is not an initialize is refused by the transport (400).
   const sessionId = sealed ? await seal(secret, SESSION_PURPOSE, sealed) : crypto.randomUUID();
-  const server = createServer();
-  const transport = newTransport(server, () => sessionId);
+  // An initialize carries nothing a level applies to; the session's object serves what follows.
+  let level: ToolLogLevel = "info";
+  const server = createServer({ get: () => level, set: async (l) => void (level = l) });
+  const transport = newTransport(() => sessionId);
   await server.connect(transport);
   return transport.handleRequest(request);
 }
 
 /** The session a sealed id names, or undefined when this Worker did not issue it. */
-export async function openSessionId(secret: CryptoKey, id: string): Promise<SealedSession | undefined> {
+export async function openSessionId(secret: CryptoKey, id: string, now = Date.now()): Promise<SealedSession | undefined> {
   const value = (await unseal(secret, SESSION_PURPOSE, id)) as SealedSession | undefined;
-  return value && typeof value === "object" && typeof value.capabilities === "object" ? value : undefined;
+  if (!value || typeof value !== "object" || typeof value.capabilities !== "object" || typeof value.nonce !== "string") return undefined;
+  if (typeof value.issued === "number" && now - value.issued > MCP_SESSION_LIFETIME_MS) return undefined;
+  return value;
 }
 
-/** Sessions held now (tests check the bound). */
-export const mcpSessionCount = (): number => sessions.size;
+type Live = { id: string; server: Server; transport: WebStandardStreamableHTTPServerTransport };
 
-function newTransport(server: Server, sessionId: () => string): WebStandardStreamableHTTPServerTransport {
-  const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+/**
+ * One session, served inside its Durable Object. Storage is the truth for the level and the end, read on
+ * every request (so a second live copy of the object, which only a test's two processes on one state
+ * make, sees what the first stored); the live server is the object's copy of the session, kept for the
+ * exchanges that span requests.
+ */
+export class SessionHost {
+  /** The live copy, shared by every request from the first on (two at once must not build two). */
+  private live?: { id: string; ready: Promise<Live> };
+  private level: ToolLogLevel = "info";
+
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly env: AppEnv,
+    private readonly createServer: (levels: SessionLevels) => Server,
+  ) {}
+
+  async serve(request: Request): Promise<Response> {
+    const id = request.headers.get("mcp-session-id") ?? "";
+    const sealed = await openSessionId(await sealingKeyOf(this.env), id);
+    if (!sealed) return sessionNotFound();
+    const stored = await this.storage.get([LEVEL_KEY, ENDED_KEY]);
+    if (stored.get(ENDED_KEY) === true) return sessionNotFound();
+    if (request.method === "DELETE") {
+      await this.storage.put(ENDED_KEY, true);
+      await this.eraseAtExpiry(sealed);
+      await this.dropLive();
+      return new Response(null, { status: 200 });
+    }
+    const level = stored.get(LEVEL_KEY);
+    this.level = typeof level === "string" && (TOOL_LOG_LEVELS as readonly string[]).includes(level) ? (level as ToolLogLevel) : "info";
+    // No await between the check and the set: concurrent requests share one rebuild. (workerd delivers the
+    // next request only once this one waits on I/O, which a rebuild does not; that is not leaned on.)
+    if (this.live?.id !== id) {
+      const ready = this.rebuild(id, sealed);
+      this.live = { id, ready };
+      // A rebuild that failed is tried again by the next request, not handed to every one after it.
+      ready.catch(() => {
+        if (this.live?.ready === ready) this.live = undefined;
+      });
+    }
+    const live = await this.live.ready;
+    return live.transport.handleRequest(request);
+  }
+
+  /** What a session stores goes when its id does: an alarm at the id's expiry (a day on for ids without one). */
+  private async eraseAtExpiry(sealed: SealedSession): Promise<void> {
+    if ((await this.storage.getAlarm()) !== null) return;
+    const at = typeof sealed.issued === "number" ? sealed.issued + MCP_SESSION_LIFETIME_MS : Date.now() + 24 * 60 * 60_000;
+    await this.storage.setAlarm(at);
+  }
+
+  /** The id has expired: nothing it stored is needed (its requests get 404 before reaching here). */
+  async expire(): Promise<void> {
+    await this.dropLive();
+    await this.storage.deleteAll();
+  }
+
+  private async dropLive(): Promise<void> {
+    const live = this.live;
+    this.live = undefined;
+    if (live) await (await live.ready).server.close().catch(() => undefined);
+  }
+
+  /**
+   * The session rebuilt from its id: a server that knows the client's capabilities and a transport that
+   * takes the id as initialized. The SDK keeps both facts private, set only by an initialize it saw itself.
+   */
+  private async rebuild(id: string, sealed: SealedSession): Promise<Live> {
+    const server = this.createServer({
+      get: () => this.level,
+      set: async (level) => {
+        await this.storage.put(LEVEL_KEY, level);
+        await this.eraseAtExpiry(sealed);
+        this.level = level;
+      },
+    });
+    Object.assign(server, { _clientCapabilities: sealed.capabilities, _clientVersion: sealed.clientInfo });
+    const transport = newTransport(() => id);
+    await server.connect(transport);
+    Object.assign(transport, { sessionId: id, _initialized: true });
+    return { id, server, transport };
+  }
+}
+
+function newTransport(sessionId: () => string): WebStandardStreamableHTTPServerTransport {
+  return new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: sessionId,
     eventStore: new BoundedEventStore(),
     retryInterval: RETRY_INTERVAL_MS,
-    onsessioninitialized: (id) => {
-      while (sessions.size >= MAX_MCP_SESSIONS) close(sessions.keys().next().value!);
-      sessions.set(id, { transport, server, lastUsed: Date.now() });
-    },
-    onsessionclosed: (id) => {
-      sessions.delete(id);
-    },
   });
-  return transport;
-}
-
-/**
- * A session another isolate (or this one, before a reload or an eviction) opened, rebuilt from its id: a
- * server that knows the client's capabilities and a transport that takes the id as initialized. The SDK
- * keeps both facts private, set only by an initialize it saw itself.
- */
-async function rebuild(id: string, sealed: SealedSession, createServer: () => Server): Promise<Entry> {
-  const server = createServer();
-  Object.assign(server, { _clientCapabilities: sealed.capabilities, _clientVersion: sealed.clientInfo });
-  const transport = newTransport(server, () => id);
-  await server.connect(transport);
-  Object.assign(transport, { sessionId: id, _initialized: true });
-  while (sessions.size >= MAX_MCP_SESSIONS) close(sessions.keys().next().value!);
-  const entry = { transport, server, lastUsed: Date.now() };
-  sessions.set(id, entry);
-  return entry;
 }
 
 /** What an initialize request (alone in its body) tells the server, or undefined for any other request. */
@@ -133,29 +187,16 @@ async function initializeOf(request: Request): Promise<SealedSession | undefined
   const capabilities = params.capabilities && typeof params.capabilities === "object" ? params.capabilities : {};
   return {
     nonce: crypto.randomUUID(),
+    issued: Date.now(),
     capabilities: capabilities as ClientCapabilities,
     ...(params.clientInfo && typeof params.clientInfo === "object" ? { clientInfo: params.clientInfo as Implementation } : {}),
     ...(typeof params.protocolVersion === "string" ? { protocolVersion: params.protocolVersion } : {}),
   };
 }
 
-function remember(id: string): void {
-  ended.add(id);
-  if (ended.size > MAX_ENDED_SESSIONS) ended.delete(ended.values().next().value!);
-}
-
-function expireIdle(now: number): void {
-  for (const [id, entry] of sessions) {
-    if (now - entry.lastUsed > MCP_SESSION_IDLE_MS) close(id);
-  }
-}
-
-function close(id: string): void {
-  const entry = sessions.get(id);
-  sessions.delete(id);
-  void entry?.server.close().catch(() => undefined);
-}
-
-function jsonRpcError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
+function sessionNotFound(): Response {
+  return Response.json(
+    { jsonrpc: "2.0", error: { code: -32001, message: "Session not found: initialize a new session" }, id: null },
+    { status: 404 },
+  );
 }

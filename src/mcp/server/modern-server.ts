@@ -22,6 +22,7 @@ import {
   type ToolElicitationAnswer,
   type ToolLogLevel,
   type ToolSampling,
+  type ToolRoot,
   type ToolSamplingAnswer,
 } from "../mcp-vocabulary.ts";
 import { progressOf } from "./progress.ts";
@@ -64,7 +65,7 @@ type JsonRpcId = string | number;
 type Incoming = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
 type Params = Record<string, unknown> & { _meta?: Record<string, unknown> };
 /** One question of a round, as the client sees it (its key names the answer in inputResponses). */
-type InputRequest = { method: "elicitation/create" | "sampling/createMessage"; params: Record<string, unknown> };
+type InputRequest = { method: "elicitation/create" | "sampling/createMessage" | "roots/list"; params: Record<string, unknown> };
 /** The sealed state of a call between rounds: which call, and every answer so far in asking order. */
 type RequestState = { tool: string; args: string; answers: unknown[]; issued: number };
 
@@ -108,7 +109,7 @@ export async function serveModernRequest(request: Request, options: ModernServer
   if (id === null) return new Response(null, { status: 202 });
   try {
     const params = (message.params && typeof message.params === "object" ? message.params : {}) as Params;
-    checkEnvelope(request, params);
+    checkEnvelope(request, message.method, params);
     return await dispatch(message.method, params, id, options);
   } catch (err) {
     if (err instanceof RpcError) return errorResponse(id, err);
@@ -117,7 +118,7 @@ export async function serveModernRequest(request: Request, options: ModernServer
 }
 
 /** The per-request envelope: header and `_meta` must name the same supported version, with the client's capabilities. */
-function checkEnvelope(request: Request, params: Params): void {
+function checkEnvelope(request: Request, method: string, params: Params): void {
   const header = request.headers.get("mcp-protocol-version");
   if (!header) throw new RpcError(400, -32020, "Missing MCP-Protocol-Version header");
   const meta = params._meta;
@@ -129,8 +130,23 @@ function checkEnvelope(request: Request, params: Params): void {
   if (version !== header) throw new RpcError(400, -32020, "MCP-Protocol-Version header does not match _meta protocolVersion");
   if (version !== MODERN_PROTOCOL_VERSION)
     throw new RpcError(400, -32022, "Unsupported protocol version", { supported: SUPPORTED_PROTOCOL_VERSIONS, requested: String(version) });
-  const method = request.headers.get("mcp-method");
-  void method;
+  checkStandardHeaders(request, method, params);
+}
+
+/**
+ * SEP-2243: the request's Mcp-Method (and, for a request naming a tool, Mcp-Name) header must say what
+ * its body says, so what routes or filters by header (a gateway, a WAF rule) sees the request that runs.
+ * Values are compared case-sensitively after trimming the whitespace HTTP allows around them.
+ */
+function checkStandardHeaders(request: Request, method: string, params: Params): void {
+  const header = request.headers.get("mcp-method")?.trim();
+  if (header === undefined) throw new RpcError(400, -32020, "Missing Mcp-Method header");
+  if (header !== method) throw new RpcError(400, -32020, `Mcp-Method header "${header}" does not match the body's method "${method}"`);
+  const named = method === "tools/call" || method === "prompts/get" ? params.name : method === "resources/read" ? params.uri : undefined;
+  if (typeof named !== "string") return;
+  const name = request.headers.get("mcp-name")?.trim();
+  if (name === undefined) throw new RpcError(400, -32020, "Missing Mcp-Name header");
+  if (name !== named) throw new RpcError(400, -32020, `Mcp-Name header "${name}" does not match the body's "${named}"`);
 }
 
 async function dispatch(method: string, params: Params, id: JsonRpcId, options: ModernServerOptions): Promise<Response> {
@@ -197,7 +213,11 @@ async function callTool(params: Params, id: JsonRpcId, options: ModernServerOpti
     params.inputResponses && typeof params.inputResponses === "object" ? (params.inputResponses as Record<string, unknown>) : {};
 
   let asked = 0;
-  let pending: { key: string; request: InputRequest } | undefined;
+  /**
+   * The questions this round leaves open. A tool that asks several at once (Promise.all) asks each before
+   * the first one's refusal reaches it, so the round carries them all; one that awaits each asks one.
+   */
+  const pending = new Map<string, InputRequest>();
   /** An answer that breaks the protocol: the call ends with this error, whatever the tool made of it. */
   let invalid: RpcError | undefined;
   /** The answer to the next question: from an earlier round, from this retry, or none yet (the round ends). */
@@ -206,10 +226,11 @@ async function callTool(params: Params, id: JsonRpcId, options: ModernServerOpti
     if (index < answers.length) return answers[index];
     const key = named && /^[A-Za-z0-9_.-]{1,64}$/.test(named) ? named : `input_${index + 1}`;
     if (key in responses) {
-      answers.push(responses[key]);
+      // The state keeps answers by asking order: one after a still-open question is asked again next round.
+      if (answers.length === index) answers.push(responses[key]);
       return responses[key];
     }
-    pending ??= { key, request };
+    pending.set(key, request);
     throw new InputRequired();
   };
   const elicit = async (question: ToolElicitation): Promise<ToolElicitationAnswer> => {
@@ -244,6 +265,17 @@ async function callTool(params: Params, id: JsonRpcId, options: ModernServerOpti
     return { text: content.type === "text" ? String(content.text ?? "") : `[${content.type}]`, model: String(reply?.model ?? "") };
   };
 
+  const roots = async (question?: { key?: string }): Promise<ToolRoot[]> => {
+    const reply = answer({ method: "roots/list", params: {} }, question?.key) as { roots?: unknown } | undefined;
+    if (!reply || typeof reply !== "object" || !Array.isArray(reply.roots)) {
+      invalid ??= new RpcError(400, -32602, "Invalid params: a roots/list answer needs roots");
+      throw invalid;
+    }
+    return reply.roots
+      .filter((r): r is { uri: string; name?: unknown } => !!r && typeof r === "object" && typeof (r as { uri?: unknown }).uri === "string")
+      .map((r) => ({ uri: r.uri, ...(typeof r.name === "string" ? { name: r.name } : {}) }));
+  };
+
   const notes: unknown[] = [];
   let count = 0;
   const log = (logLevel: ToolLogLevel, data: unknown) => {
@@ -252,9 +284,9 @@ async function callTool(params: Params, id: JsonRpcId, options: ModernServerOpti
   };
   const canElicit = capabilities.elicitation !== undefined;
   // A tool that asks what the client did not declare it can answer ends the call with -32021.
-  let missing: "elicitation" | "sampling" | undefined;
+  let missing: "elicitation" | "sampling" | "roots" | undefined;
   const requiring =
-    <Q, A>(capability: "elicitation" | "sampling", ask: (question: Q) => Promise<A>) =>
+    <Q, A>(capability: "elicitation" | "sampling" | "roots", ask: (question: Q) => Promise<A>) =>
     (question: Q): Promise<A> => {
       if (capabilities[capability] !== undefined) return ask(question);
       missing ??= capability;
@@ -268,6 +300,7 @@ async function callTool(params: Params, id: JsonRpcId, options: ModernServerOpti
       log,
       elicit: requiring("elicitation", elicit),
       sample: requiring("sampling", sample),
+      roots: requiring("roots", roots),
     },
     elicit: canElicit ? elicit : undefined,
     onPartialResult: (partial) => {
@@ -279,11 +312,11 @@ async function callTool(params: Params, id: JsonRpcId, options: ModernServerOpti
   if (missing)
     throw new RpcError(400, -32021, `Missing required client capability: ${missing}`, { requiredCapabilities: { [missing]: {} } });
   let result: Record<string, unknown>;
-  if (pending) {
+  if (pending.size > 0) {
     const state: RequestState = { tool: name, args: argsText, answers, issued: now };
     result = {
       resultType: "input_required",
-      inputRequests: { [pending.key]: pending.request },
+      inputRequests: Object.fromEntries(pending),
       requestState: await seal(options.secret, REQUEST_STATE_PURPOSE, state),
     };
   } else {

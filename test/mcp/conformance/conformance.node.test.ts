@@ -10,7 +10,7 @@ import { cp, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpConnection, type McpElicitation } from "../../../src/mcp/client/mcp-connection.ts";
 import { startWranglerDev, type WranglerDev } from "../../../support/wrangler-dev.ts";
@@ -300,6 +300,73 @@ describe("the official MCP conformance suite", () => {
       expect(JSON.stringify(refused.content)).toContain("no sampling capability");
     } finally {
       await sampler.close();
+      await plain.close();
+    }
+  });
+
+  it("answers a 2025-11-25 elicitation through the session's object, a stream opened with the call", async () => {
+    const post = (body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${dev.url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        body: JSON.stringify(body),
+      });
+    const init = await post({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: { elicitation: {} }, clientInfo: { name: "raw", version: "1.0.0" } },
+    });
+    await init.text();
+    const session = { "mcp-session-id": init.headers.get("mcp-session-id")!, "mcp-protocol-version": "2025-11-25" };
+    // The session's object has served nothing yet: a stream and a call reach it together.
+    const listening = new AbortController();
+    const [stream, call] = await Promise.all([
+      fetch(`${dev.url}/mcp`, { headers: { accept: "text/event-stream", ...session }, signal: listening.signal }),
+      post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "test_elicitation", arguments: { message: "Who?" } } }, session),
+    ]);
+    expect(stream.status).toBe(200);
+    const reader = call.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const messages: { id?: number | string; method?: string; result?: unknown }[] = [];
+    let buffered = "";
+    const next = async (match: (m: (typeof messages)[number]) => boolean) => {
+      for (;;) {
+        const found = messages.find(match);
+        if (found) return found;
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the call's stream ended without it: ${JSON.stringify(messages)}`);
+        buffered += value;
+        const events = buffered.split("\n\n");
+        buffered = events.pop()!;
+        for (const event of events)
+          for (const line of event.split("\n"))
+            if (line.startsWith("data:") && line.slice(5).trim()) messages.push(JSON.parse(line.slice(5)));
+      }
+    };
+    const question = await next((m) => m.method === "elicitation/create");
+    const answered = await post(
+      { jsonrpc: "2.0", id: question.id, result: { action: "accept", content: { username: "ada", email: "ada@example.com" } } },
+      session,
+    );
+    expect(answered.status).toBe(202);
+    const result = await next((m) => m.id === 2);
+    expect(JSON.stringify(result.result)).toContain('\\"username\\":\\"ada\\"');
+    listening.abort();
+  });
+
+  it("lets a tool ask a 2025-11-25 client for its roots, on the call's own stream", async () => {
+    const client = new Client({ name: "rooted", version: "1.0.0" }, { capabilities: { roots: {} } });
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: "file:///work/repo", name: "repo" }] }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${dev.url}/mcp`)));
+    const plain = new Client({ name: "plain", version: "1.0.0" });
+    await plain.connect(new StreamableHTTPClientTransport(new URL(`${dev.url}/mcp`)));
+    try {
+      const answered = await client.callTool({ name: "test_input_required_result_list_roots", arguments: {} });
+      expect(answered).toMatchObject({ isError: false, content: [{ type: "text", text: "Roots: file:///work/repo" }] });
+      const refused = await plain.callTool({ name: "test_input_required_result_list_roots", arguments: {} });
+      expect(refused.isError).toBe(true);
+    } finally {
+      await client.close();
       await plain.close();
     }
   });

@@ -107,4 +107,19 @@ describe("MCP servers a session adds", () => {
     expect(((await theirs.json()) as { status: string }).status).toBe("authRequired");
     await waitFor(async () => (await snapshotOf(stranger)).mcpServers[0]?.status === "authRequired");
   });
+
+  it("refuses an authorization response naming another issuer (RFC 9207), before its code reaches the token endpoint", async () => {
+    const session = await createSession({ mcpServers: [] });
+    const view = (await (await addServer(session, { name: "mixed", url: `${base()}/mcp` })).json()) as { authorizationUrl: string };
+    const location = new URL((await fetch(view.authorizationUrl, { redirect: "manual" })).headers.get("location")!);
+    const grants = async () =>
+      ((await (await fetch(`${base()}/control/state`)).json()) as { grants: { authorization_code: number } }).grants;
+    const before = (await grants()).authorization_code;
+    location.searchParams.set("iss", "https://attacker.example");
+    const res = await SELF.fetch(location.href);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toContain('issuer "https://attacker.example"');
+    expect((await grants()).authorization_code).toBe(before);
+    expect((await snapshotOf(session)).mcpServers[0]?.status).toBe("authRequired");
+  });
 });

@@ -5,9 +5,11 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
-import { env, SELF } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { app } from "../../../src/http/app.ts";
+import { MCP_SESSION_LIFETIME_MS, openSessionId } from "../../../src/mcp/server/mcp-sessions.ts";
+import { seal, sealingKeyOf } from "../../../src/mcp/signing.ts";
 
 type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 const clients: Client[] = [];
@@ -98,5 +100,35 @@ describe("the /mcp server", () => {
       body: "{}",
     });
     expect(res.status).toBe(403);
+  });
+
+  it("keeps a session's level in its object, erases it when the id expires, and refuses an expired id", async () => {
+    const client = await connect();
+    const transport = (client as unknown as { _transport: StreamableHTTPClientTransport })._transport;
+    await client.setLoggingLevel("error");
+    const key = await sealingKeyOf(env);
+    const sealed = (await openSessionId(key, transport.sessionId!))!;
+    const stub = env.MCP_SESSION.get(env.MCP_SESSION.idFromName(sealed.nonce));
+    await runInDurableObject(stub, async (_object, state) => {
+      expect(await state.storage.get("level")).toBe("error");
+      expect(await state.storage.getAlarm()).toBe(sealed.issued! + MCP_SESSION_LIFETIME_MS);
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    await runInDurableObject(stub, async (_object, state) => {
+      expect(await state.storage.list()).toEqual(new Map());
+    });
+
+    const expired = await seal(key, "mcp-session", { ...sealed, issued: Date.now() - MCP_SESSION_LIFETIME_MS - 1 });
+    const res = await local("http://localhost/mcp", {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": expired,
+        "mcp-protocol-version": "2025-11-25",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    });
+    expect(res.status).toBe(404);
   });
 });
