@@ -8,7 +8,14 @@
  * from `executing` (prepared and run again), so its `executing` row is not written. The run driver clears
  * the journal when its run ends: it never holds more than one run's calls.
  */
-import { fitJson, type AgentToolCall, type AgentToolResult, type ToolCallJournal, type ToolCallJournalEntry } from "../../core/index.ts";
+import {
+  fitJson,
+  nestedCallKey,
+  type AgentToolCall,
+  type AgentToolResult,
+  type ToolCallJournal,
+  type ToolCallJournalEntry,
+} from "../../core/index.ts";
 import type { StepWrites } from "./step-writes.ts";
 
 type Row = { tool_call_id: string; state: string; json: string | null };
@@ -42,22 +49,25 @@ export class SqlToolJournal implements ToolCallJournal {
   markStarted(toolCall: AgentToolCall): void {
     // Never moves a call back: a call known in any state stays as it is.
     if (this.entries.has(toolCall.id)) return;
-    this.entries.set(toolCall.id, { state: "started" });
-    this.writes.exec(UPSERT, [this.runId, toolCall.id, "started", null]);
+    const key = keyOf(toolCall);
+    this.entries.set(toolCall.id, { state: "started", key });
+    this.writes.exec(UPSERT, [this.runId, toolCall.id, "started", key === undefined ? null : JSON.stringify({ key })]);
   }
 
   markExecuting(toolCall: AgentToolCall): void {
     if (this.entries.get(toolCall.id)?.state === "ended") return;
-    this.entries.set(toolCall.id, { state: "executing" });
+    const key = keyOf(toolCall);
+    this.entries.set(toolCall.id, { state: "executing", key });
     if (this.isIdempotent(toolCall.name)) return;
-    this.writes.exec(UPSERT, [this.runId, toolCall.id, "executing", null]);
+    this.writes.exec(UPSERT, [this.runId, toolCall.id, "executing", key === undefined ? null : JSON.stringify({ key })]);
     // At most once across restarts: the row is stored before the tool runs.
     this.writes.flush();
   }
 
   markEnded(toolCall: AgentToolCall, result: AgentToolResult, isError: boolean): void {
-    this.entries.set(toolCall.id, { state: "ended", result, isError });
-    this.writes.exec(UPSERT, [this.runId, toolCall.id, "ended", fitJson({ result, isError })]);
+    const key = keyOf(toolCall);
+    this.entries.set(toolCall.id, { state: "ended", result, isError, key });
+    this.writes.exec(UPSERT, [this.runId, toolCall.id, "ended", fitJson({ result, isError, key })]);
   }
 
   /** The run is over: no call of it is ever looked up again (rows an interrupted clear left go too). */
@@ -67,10 +77,13 @@ export class SqlToolJournal implements ToolCallJournal {
   }
 }
 
+/** A nested call (code mode) is stored with the fingerprint of its name and arguments; a model's call needs none. */
+const keyOf = (toolCall: AgentToolCall): string | undefined =>
+  toolCall.parentToolCallId === undefined ? undefined : nestedCallKey(toolCall.name, toolCall.arguments);
+
 function toEntry(row: Row): ToolCallJournalEntry {
-  if (row.state === "ended" && row.json) {
-    const { result, isError } = JSON.parse(row.json) as { result: AgentToolResult; isError: boolean };
-    return { state: "ended", result, isError };
-  }
-  return { state: row.state === "executing" ? "executing" : "started" };
+  const stored = row.json ? (JSON.parse(row.json) as { result?: AgentToolResult; isError?: boolean; key?: string }) : {};
+  const key = typeof stored.key === "string" ? { key: stored.key } : {};
+  if (row.state === "ended" && stored.result) return { state: "ended", result: stored.result, isError: stored.isError === true, ...key };
+  return { state: row.state === "executing" ? "executing" : "started", ...key };
 }
