@@ -10,6 +10,7 @@
 import { RpcTarget } from "cloudflare:workers";
 import { describeError } from "../core/index.ts";
 import { instrumentProgram } from "./instrument.ts";
+import { pausableDeadline } from "./pausable-deadline.ts";
 import { CPU_LIMIT_MESSAGE, RUNNER_MODULE, RUNTIME_MODULE } from "./runner-module.ts";
 
 /** The isolate's compatibility date: the Worker's own (as drafts). */
@@ -139,39 +140,4 @@ function readReply(reply: RunnerReply): ProgramOutcome {
     };
   }
   return { ok: true, returned: JSON.parse(text) as unknown, logs };
-}
-
-/** A timer that stands still while any nested call waits for a person. */
-function pausableDeadline(ms: number, onHumanWait: RunProgramOptions["onHumanWait"]) {
-  let left = ms;
-  let startedAt = Date.now();
-  let waiting = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let done = false;
-  let fire!: () => void;
-  const expired = new Promise<void>((resolve) => {
-    fire = resolve;
-  });
-  const arm = () => {
-    if (done) return;
-    startedAt = Date.now();
-    timer = setTimeout(fire, Math.max(0, left));
-  };
-  onHumanWait((isWaiting) => {
-    if (isWaiting) {
-      if (waiting++ === 0 && timer !== undefined) {
-        clearTimeout(timer);
-        timer = undefined;
-        left -= Date.now() - startedAt;
-      }
-    } else if (--waiting === 0) arm();
-  });
-  arm();
-  return {
-    expired,
-    clear: () => {
-      done = true;
-      if (timer !== undefined) clearTimeout(timer);
-    },
-  };
 }

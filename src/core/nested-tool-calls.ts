@@ -75,7 +75,10 @@ type Parts = {
   maxParallel?: number;
 };
 
-export function createNestedToolCalls(parts: Parts): NestedToolCalls {
+/** What a program's earlier attempt started and its re-run never reached gets, so no start is left without its end. */
+export const NOT_REACHED_AGAIN = "The program ran again after the session restarted and did not reach this call again";
+
+export function createNestedToolCalls(parts: Parts): { calls: NestedToolCalls; finish(): Promise<void> } {
   const { context, assistantMessage, parent, emit } = parts;
   let count = 0;
   const listeners: ((waiting: boolean) => void)[] = [];
@@ -152,10 +155,26 @@ export function createNestedToolCalls(parts: Parts): NestedToolCalls {
     });
   }
 
+  /** The caller ended: calls of an earlier attempt past the last one this attempt made end now. */
+  async function finish(): Promise<void> {
+    for (let n = count + 1; ; n++) {
+      const id = `${parent.id}.${n}`;
+      const known = config.journal?.lookup(id);
+      if (!known) return;
+      if (known.state === "ended") continue;
+      // The fingerprint starts with the tool's name (nestedCallKey).
+      const name = known.key?.slice(0, known.key.indexOf(":")) || "unknown";
+      await fail({ type: "function", id, name, arguments: {}, parentToolCallId: parent.id }, NOT_REACHED_AGAIN);
+    }
+  }
+
   return {
-    tools: () => [...context.tools.values()].filter((tool: AgentTool) => tool.name !== parent.name),
-    call,
-    onHumanWait: (listener) => void listeners.push(listener),
+    calls: {
+      tools: () => [...context.tools.values()].filter((tool: AgentTool) => tool.name !== parent.name),
+      call,
+      onHumanWait: (listener) => void listeners.push(listener),
+    },
+    finish,
   };
 }
 

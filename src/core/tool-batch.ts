@@ -116,20 +116,17 @@ async function startToolCall(
     return { pending: Promise.resolve(finalized) };
   }
   // A tool that calls other tools (code mode) gets its nested calls in its context, bound to this call.
-  const callConfig = prepared.tool.capabilities?.includes("toolCalls")
-    ? {
-        ...config,
-        toolContext: {
-          ...config.toolContext,
-          env: config.toolContext?.env ?? {},
-          toolCalls: createNestedToolCalls({ context, assistantMessage, parent: tc, config, emit }),
-        },
-      }
+  const nested = prepared.tool.capabilities?.includes("toolCalls")
+    ? createNestedToolCalls({ context, assistantMessage, parent: tc, config, emit })
+    : undefined;
+  const callConfig = nested
+    ? { ...config, toolContext: { ...config.toolContext, env: config.toolContext?.env ?? {}, toolCalls: nested.calls } }
     : config;
   const pending = runner(async () => {
     const executed = signal?.aborted
       ? { kind: "executed" as const, result: createErrorToolResult(ABORTED_MESSAGE), isError: true }
       : await executePreparedToolCall(prepared, callConfig, emit, signal);
+    await nested?.finish();
     const finalized = await finalizeExecutedToolCall(context, assistantMessage, prepared, executed, config, signal);
     await endCall(finalized, config, emit);
     return finalized;
