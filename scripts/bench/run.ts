@@ -14,6 +14,7 @@ import { startWranglerDev, type WranglerDev } from "../../support/wrangler-dev.t
 import { startBenchLlm, type BenchLlm } from "./bench-llm.ts";
 import { benchVars, createBenchClient, createBenchSession, nowMs, runTurn, streamVars } from "./driver.ts";
 import { buildHeadlines, startupHeadlines, type BenchResults } from "./headlines.ts";
+import { measureCodeMode } from "./measure-code-mode.ts";
 import { measureColdStart } from "./measure-cold-start.ts";
 import { measureCompaction } from "./measure-compaction.ts";
 import { measureFanout } from "./measure-fanout.ts";
@@ -180,6 +181,7 @@ async function main(): Promise<void> {
     await dev.stop();
     stepOverheadTracing.spansExported = sink.spans();
     await sink.close();
+    const codeMode = await timed("code mode", () => measureCodeMode(copy.dir, benchVars, quick ? 3 : 10));
     const peersRun = peers ? await runPeers(copy, llm, peers) : undefined;
 
     const results: BenchResults = {
@@ -198,8 +200,8 @@ async function main(): Promise<void> {
       ...(peersRun ? { peers: peersRun } : {}),
     };
     writeOutput(
-      [...buildHeadlines(results), ...subAgentHop.headlines, ...compaction.headlines],
-      { ...results, subAgentHop, compaction, peers: peersRun?.details },
+      [...buildHeadlines(results), ...subAgentHop.headlines, ...compaction.headlines, ...codeMode.headlines],
+      { ...results, subAgentHop, compaction, codeMode, peers: peersRun?.details },
       { durationS: (nowMs() - started) / 1000, devReadyMs },
     );
   } finally {
