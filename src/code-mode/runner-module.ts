@@ -114,3 +114,27 @@ export class CodeRunner extends WorkerEntrypoint {
 
 export default { fetch: () => new Response("code mode runner") };
 `;
+
+/** The guard module of a written tool's draft: the same step check, reset at each request (draft-tool.ts). */
+export const DRAFT_GUARD_MODULE = "guard.js";
+export const DRAFT_GUARD_IMPORTS =
+  "step as __codeModeStep, reset as __codeModeReset, tripped as __codeModeTripped, LIMIT_MESSAGE as __codeModeLimit";
+export const DRAFT_LIMIT_MESSAGE = "CPU limit: the tool ran too long without waiting (an endless loop?) and was stopped";
+export const DRAFT_GUARD_SOURCE = `
+let steps = 0;
+let over = false;
+const Fail = Error;
+export const LIMIT_MESSAGE = ${JSON.stringify(DRAFT_LIMIT_MESSAGE)};
+export function step(count = 1) {
+  steps += count;
+  if (steps > ${MAX_PROGRAM_STEPS} || over) {
+    over = true;
+    throw new Fail(LIMIT_MESSAGE);
+  }
+}
+export function reset() {
+  steps = 0;
+  over = false;
+}
+export const tripped = () => over;
+`;
