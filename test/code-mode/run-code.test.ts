@@ -84,6 +84,13 @@ describe("runCode", () => {
     expect(JSON.parse(textOf(endOf(events, "c1"))).returned).toBe("caught: boom went the tool");
   });
 
+  it("holds a nested call to its tool's timeout", async () => {
+    const s = await createSession();
+    const events = await runProgram(s, "try { await tools.hangs(); return 'returned'; } catch (e) { return e.message; }");
+    expect(endOf(events, "c1.1")).toMatchObject({ isError: true, parentToolCallId: "c1" });
+    expect(JSON.parse(textOf(endOf(events, "c1"))).returned).toBe('Tool "hangs" timed out after 200 ms');
+  });
+
   it("names the line of a syntax error", async () => {
     const s = await createSession();
     const events = await runProgram(s, "const x = 1;\nconst y = ;\nreturn x;");
