@@ -81,14 +81,15 @@ export async function runProgram(options: RunProgramOptions): Promise<ProgramOut
   if (!instrumented.ok)
     return { ok: false, error: instrumented.error, ...(instrumented.line ? { line: instrumented.line } : {}), logs: [] };
   const dispatcher = new ToolDispatcher(options.dispatch);
-  const stub = options.loader.get(`code-mode:${crypto.randomUUID()}`, () => ({
+  // load(), not get(id): a one-off isolate nothing else can reach or reuse.
+  const stub = options.loader.load({
     compatibilityDate: COMPATIBILITY_DATE,
     mainModule: "runner.js",
     modules: { "runner.js": RUNNER_MODULE, "runtime.js": RUNTIME_MODULE, "program.js": instrumented.module },
     env: {},
     globalOutbound: null,
     limits: { cpuMs: CODE_CPU_MS },
-  }));
+  });
   const runner = stub.getEntrypoint("CodeRunner") as unknown as CodeRunnerRpc & Partial<Disposable>;
   const deadline = pausableDeadline(options.timeoutMs, options.onHumanWait);
   const stopped = new Promise<ProgramOutcome>((resolve) => {
