@@ -5,7 +5,7 @@
  */
 import { abortAllDurableObjects, env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createSession, openEvents, script, send, type TestSession } from "../session/support.ts";
+import { api, createSession, openEvents, script, send, type TestSession } from "../session/support.ts";
 import { sleep } from "../support/time.ts";
 
 async function restartSessionObject(session: TestSession): Promise<void> {
@@ -73,5 +73,33 @@ describe("runCode across a restart", () => {
     // The call the re-run never reached again still gets its end.
     const unreached = after.find((e) => e.event === "toolExecEnd" && e.json.toolCallId === "m1.2")!;
     expect(unreached.json).toMatchObject({ toolName: "countedWork", isError: true, parentToolCallId: "m1" });
+  });
+});
+
+describe("a nested call waiting for a person across a restart", () => {
+  it("waits again without asking twice, and runs once approved", async () => {
+    const session = await createSession({ requireApproval: ["countedWork"] });
+    const code = "const a = await tools.countedWork({ ms: 0 });\nreturn a;";
+    await script(session, { toolCalls: [{ id: "p1", name: "runCode", arguments: { code } }] }, { text: "done" });
+    const events = await openEvents(session);
+    await send(session, "run it");
+    const before = await events.until("toolApprovalRequired");
+    expect(before.at(-1)!.json).toMatchObject({ toolCallId: "p1.1", parentToolCallId: "p1" });
+    await events.cancel();
+    await restartSessionObject(session);
+    const resumed = await openEvents(session, Number(before.at(-1)!.id));
+    await sleep(300); // the program runs again and reaches its call, which waits again
+    const decided = await api(`/v1/sessions/${session.id}/tool-calls/p1.1/approval`, {
+      method: "POST",
+      key: session.key,
+      json: { approve: true },
+    });
+    expect(decided.status).toBe(200);
+    const after = await resumed.until("runEnd");
+    await resumed.cancel();
+    expect(after.filter((e) => e.event === "toolApprovalRequired")).toEqual([]);
+    const end = after.find((e) => e.event === "toolExecEnd" && e.json.toolCallId === "p1")!;
+    expect(JSON.parse((end.json.result as { content: { text: string }[] }).content[0]!.text).returned).toBe("worked 1 time(s)");
+    expect(await runs("p1.1")).toBe("1");
   });
 });
