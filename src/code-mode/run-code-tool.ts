@@ -56,8 +56,8 @@ export function createRunCodeTool(store: ToolStore, loader: WorkerLoader): Agent
         loader,
         code: String(args.code),
         toolNames: nested.tools().map((t) => t.name),
-        dispatch: async (name, callArgs) => {
-          const { result, isError } = await nested.call(name, callArgs, signal);
+        dispatch: async (name, callArgs, stopped) => {
+          const { result, isError } = await nested.call(name, callArgs, signal ? AbortSignal.any([signal, stopped]) : stopped);
           return { isError, text: textOf(result.content) };
         },
         timeoutMs: RUN_CODE_TIMEOUT_MS,

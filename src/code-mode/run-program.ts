@@ -35,7 +35,10 @@ class ToolDispatcher extends RpcTarget {
   closed = false;
   readonly inFlight = new Set<Promise<unknown>>();
 
-  constructor(private readonly dispatch: (name: string, args: unknown) => Promise<DispatchReply>) {
+  /** Aborted when the program is stopped (timeout, abort): its calls still running stop too. */
+  readonly stop = new AbortController();
+
+  constructor(private readonly dispatch: (name: string, args: unknown, signal: AbortSignal) => Promise<DispatchReply>) {
     super();
   }
 
@@ -54,7 +57,7 @@ class ToolDispatcher extends RpcTarget {
     } catch {
       return { isError: true, text: "The arguments are not JSON" };
     }
-    const pending = this.dispatch(name, args);
+    const pending = this.dispatch(name, args, this.stop.signal);
     this.inFlight.add(pending);
     try {
       return await pending;
@@ -68,7 +71,8 @@ export type RunProgramOptions = {
   loader: WorkerLoader;
   code: string;
   toolNames: string[];
-  dispatch: (name: string, args: unknown) => Promise<DispatchReply>;
+  /** Runs one nested call; `signal` aborts when the program is stopped. */
+  dispatch: (name: string, args: unknown, signal: AbortSignal) => Promise<DispatchReply>;
   /** Wall-clock limit, not counting time a nested call waits for a person. */
   timeoutMs: number;
   /** Tells when nested calls start and stop waiting for a person. */
@@ -110,10 +114,15 @@ export async function runProgram(options: RunProgramOptions): Promise<ProgramOut
     if (/cpu|exceeded/i.test(message)) return { ok: false, error: CPU_LIMIT_MESSAGE, logs: [] };
     return { ok: false, error: `The program's isolate failed: ${message}`, logs: [] };
   });
+  let ended = false;
   try {
-    return await Promise.race([ran, stopped]);
+    const first = await Promise.race([ran.then((o) => ({ o, ended: true })), stopped.then((o) => ({ o, ended: false }))]);
+    ended = first.ended;
+    return first.o;
   } finally {
     dispatcher.closed = true;
+    // A program that ended on its own lets the calls it did not await finish; a stopped one stops them.
+    if (!ended) dispatcher.stop.abort();
     deadline.clear();
     // Calls the program started but did not await still end inside the runCode call, never after it.
     await Promise.allSettled([...dispatcher.inFlight]);

@@ -91,6 +91,28 @@ describe("runCode", () => {
     expect(JSON.parse(textOf(endOf(events, "c1"))).returned).toBe('Tool "hangs" timed out after 200 ms');
   });
 
+  it("stops the program and its running calls when the run is aborted", async () => {
+    const s = await createSession();
+    await script(
+      s,
+      {
+        toolCalls: [
+          { id: "c1", name: "runCode", arguments: { code: "await tools.slowEcho({ text: 'slow', ms: 10000 }); return 'finished';" } },
+        ],
+      },
+      { text: "done" },
+    );
+    const events = await openEvents(s);
+    await send(s, "run it");
+    await events.until("toolExecUpdate");
+    expect((await api(`/v1/sessions/${s.id}/abort`, { method: "POST", key: s.key })).status).toBe(202);
+    const rest = await events.until("runEnd");
+    await events.cancel();
+    expect(rest.at(-1)!.json.stopReason).toBe("aborted");
+    expect(endOf(rest, "c1.1")).toMatchObject({ isError: true, parentToolCallId: "c1" });
+    expect(endOf(rest, "c1").isError).toBe(true);
+  });
+
   it("names the line of a syntax error", async () => {
     const s = await createSession();
     const events = await runProgram(s, "const x = 1;\nconst y = ;\nreturn x;");
