@@ -159,6 +159,30 @@ describe("runCode", () => {
     expect(JSON.parse(textOf(endOf(events, "c1"))).returned).toMatch(/^blocked: /);
   });
 
+  it("keeps nothing from one program to the next", async () => {
+    const s = await createSession();
+    await script(
+      s,
+      {
+        toolCalls: [
+          { id: "k1", name: "runCode", arguments: { code: "globalThis.kept = (globalThis.kept ?? 0) + 1; return globalThis.kept;" } },
+        ],
+      },
+      {
+        toolCalls: [
+          { id: "k2", name: "runCode", arguments: { code: "globalThis.kept = (globalThis.kept ?? 0) + 1; return globalThis.kept;" } },
+        ],
+      },
+      { text: "done" },
+    );
+    const events = await openEvents(s);
+    await send(s, "run it twice");
+    const seen = await events.until("runEnd");
+    await events.cancel();
+    expect(JSON.parse(textOf(endOf(seen, "k1"))).returned).toBe(1);
+    expect(JSON.parse(textOf(endOf(seen, "k2"))).returned).toBe(1);
+  });
+
   it("has no way to build code the instrumentation did not see", async () => {
     const s = await createSession();
     const events = await runProgram(s, "try { return new Function('return 1')(); } catch (e) { return 'refused: ' + e.message; }");
