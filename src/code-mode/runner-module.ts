@@ -1,10 +1,12 @@
 /**
  * The JavaScript the code-mode isolate runs besides the program: `runtime.js` (the step check the
  * instrumented program calls) and `runner.js` (the CodeRunner entrypoint: builds `tools` and `console`,
- * runs the program, answers `{ok, returned | error, line, logs}`). Text, not host code: it runs in the
- * Worker Loader isolate (run-program.ts). Logs are bounded by lines and characters; a thrown error's line
- * is read from its stack's frame in program.js.
+ * runs the program, answers `{ok, returned | error, line, logs}`), and `guard.js`, the same step check for
+ * written tools' drafts (reset at each request: a draft's isolate serves many). Text, not host code: it
+ * runs in Worker Loader isolates (run-program.ts, draft-tool.ts). Logs are bounded by lines and characters;
+ * a thrown error's line is read from its stack's frame in program.js.
  */
+import { PROGRAM_LINE_OFFSET } from "./instrument.ts";
 
 /** Steps (loop iterations and function entries) a program may take; about a second of the tightest loop. */
 export const MAX_PROGRAM_STEPS = 100_000_000;
@@ -48,7 +50,7 @@ function show(value) {
 function lineOf(err) {
   try {
     const match = /program\\.js:(\\d+):\\d+/.exec(String(err && err.stack));
-    return match ? Number(match[1]) - ${1} : undefined;
+    return match ? Number(match[1]) - ${PROGRAM_LINE_OFFSET} : undefined;
   } catch {
     return undefined;
   }
