@@ -11,6 +11,8 @@ function workersProject(
   fileParallelism = true,
   configPath = "./test/worker/wrangler.test.toml",
   users = false,
+  /** More bindings of this project's Worker (e.g. a setting turned on). */
+  extraBindings: Record<string, string> = {},
 ): TestProjectInlineConfiguration {
   return {
     plugins: [
@@ -45,6 +47,7 @@ function workersProject(
                   USER_DAILY_TOKEN_BUDGET: "100000",
                 }
               : {}),
+            ...extraBindings,
           },
         },
       })),
@@ -130,6 +133,10 @@ export default defineConfig({
       ),
       // Signed-in users (a JWKS server of the test's own), their sessions and memory: one file at a time.
       workersProject("workers-users", ["test/users/**/*.test.ts"], ["test/**/*.node.test.ts"], false, false, undefined, true),
+      // Code mode on (runCode), restarts included: a Worker of its own, one file at a time.
+      workersProject("workers-code-mode", ["test/code-mode/**/*.test.ts"], ["test/**/*.node.test.ts"], false, false, undefined, false, {
+        CODE_MODE: "true",
+      }),
       // Restart tests reset every Durable Object of their Worker: a Worker of their own, one file at a time.
       workersProject(
         "workers-restarts",

@@ -145,6 +145,9 @@ export const SETTINGS = {
   /** Sent as the hook's bearer token as given. */
   REDEPLOY_HOOK_SECRET: verbatim("secret"),
 
+  // Code mode (src/code-mode/): the bundled tool runCode, with a LOADER binding.
+  CODE_MODE: exactlyTrue("var"),
+
   // Sessions.
   /** How long a tool call waits for a human's approval (and an MCP server's question for its answer): 10 minutes. */
   APPROVAL_TIMEOUT_MS: positiveInteger(600_000),

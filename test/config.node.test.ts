@@ -58,6 +58,7 @@ const CASES: Record<SettingName, Case> = {
   },
   CORS_ORIGINS: { default: [], valid: [["https://a.example, *", ["https://a.example", "*"]]], malformed: [","] },
   WRITE_TOOL_ENABLED: { default: false, valid: [["true", true]], malformed: ["TRUE", " true ", "1", "false"] },
+  CODE_MODE: { default: false, valid: [["true", true]], malformed: ["TRUE", " true ", "1", "false"] },
   REDEPLOY_HOOK_URL: { default: "", valid: [[" https://hook.example/x ", "https://hook.example/x"]], malformed: [] },
   // A bearer secret is sent as given: only blank text is unset.
   REDEPLOY_HOOK_SECRET: { default: "", valid: [[" s ", " s "]], malformed: [] },

@@ -1,6 +1,6 @@
 /**
  * What a new isolate does at start-up (every module's top level, before any request): the runtime builds
- * no zod schema and initialises none of the MCP SDK nor jose; each happens on first use (src/lazy-schema.ts, the
+ * no zod schema and initialises none of the MCP SDK, jose nor acorn; each happens on first use (src/lazy-schema.ts, the
  * /mcp route, McpConnection). Checked on the Worker bundled by esbuild as wrangler bundles it: the static
  * import graph from src/index.ts, and the bundle loaded in Node with zod's factories counted. The tool
  * registry is left out there: tools/ files are their authors' (ours build their schemas in getTool()).
@@ -73,7 +73,7 @@ beforeAll(async () => {
   await writeFile(path.join(dir, "counting-zod.mjs"), countingZod());
   await writeFile(
     path.join(dir, "workers-stub.mjs"),
-    "export class DurableObject { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }\n",
+    "export class DurableObject { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }\nexport class RpcTarget {}\n",
   );
   await writeFile(
     path.join(dir, "no-tools.mjs"),
@@ -111,6 +111,11 @@ describe("start-up", () => {
     const all = Object.keys(metafile.inputs).filter((p) => p.includes("@modelcontextprotocol/sdk"));
     expect(all.length).toBeGreaterThan(0);
     expect([...staticallyLoaded(metafile, "src/index.ts")].filter((p) => p.includes("@modelcontextprotocol/sdk"))).toEqual([]);
+  });
+
+  it("loads acorn (code mode's parser) only when a program first runs", () => {
+    expect(Object.keys(metafile.inputs).filter((p) => p.includes("node_modules/acorn/")).length).toBeGreaterThan(0);
+    expect([...staticallyLoaded(metafile, "src/index.ts")].filter((p) => p.includes("node_modules/acorn/"))).toEqual([]);
   });
 
   it("loads jose (sign-in tokens) only on a request that carries a token", () => {

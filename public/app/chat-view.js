@@ -137,7 +137,7 @@ export class ChatView {
 
   /** @param {EventOf<"toolExecStart">} event */
   toolStart(event) {
-    const card = this.card(event.toolCallId, event.toolName, event.arguments);
+    const card = this.card(event.toolCallId, event.toolName, event.arguments, event.parentToolCallId);
     card.start(event.ts);
   }
 
@@ -318,14 +318,18 @@ export class ChatView {
    * @param {string} toolCallId
    * @param {string} [toolName]
    * @param {unknown} [args]
+   * @param {string} [parentToolCallId] the runCode call whose program made this call
    */
-  card(toolCallId, toolName, args) {
+  card(toolCallId, toolName, args, parentToolCallId) {
     let card = this.cards.get(toolCallId);
     if (!card) {
       this.finishStreaming();
       card = new ToolCard(toolCallId, toolName ?? "tool", args);
       this.cards.set(toolCallId, card);
-      this.list.append(card.element);
+      // A program's call (code mode) sits inside its runCode card; its id is `<runCode id>.<n>`.
+      const parent = this.cards.get(parentToolCallId ?? toolCallId.slice(0, Math.max(0, toolCallId.lastIndexOf("."))));
+      if (parent?.nested) parent.addNested(card);
+      else this.list.append(card.element);
       this.scrollToEnd();
     }
     return card;

@@ -3,6 +3,8 @@
  * One tool call as a live card in the conversation: name, arguments, partial results as they arrive,
  * the approval question when the session asks for one, then the result or error with its duration. A
  * sub-agent call's card holds its child session's steps (sub-agent-view.js) instead of raw partial results.
+ * A runCode card (code mode) shows the program, holds the cards of its nested calls, and reads its result
+ * as what the program returned and logged.
  * Created by ChatView (from toolExecStart, or from the assistant message when restoring history).
  * Invariants: `data-state` always names the card's state; once finished, later updates are ignored.
  */
@@ -10,6 +12,9 @@ import { el, formatDuration, formatJson, textOfContent } from "./dom.js";
 import { SubAgentView, subAgentUpdate } from "./sub-agent-view.js";
 
 /** @typedef {"pending" | "running" | "approval" | "done" | "error"} CardState */
+
+/** The code-mode tool, whose card shows a program and the calls it makes. */
+export const RUN_CODE = "runCode";
 
 /** @type {Record<CardState, string>} */
 const STATE_LABELS = {
@@ -43,22 +48,42 @@ export class ToolCard {
     this.partials = el("ol", { class: "tool-partials", "aria-label": "Partial results" });
     this.approval = el("div", { class: "tool-approval", hidden: true });
     this.result = el("div", { class: "tool-result", hidden: true });
+    /** @type {HTMLOListElement | undefined} the cards of a program's nested calls */
+    this.nested = toolName === RUN_CODE ? el("ol", { class: "tool-nested", "aria-label": "Tool calls of the program" }) : undefined;
     this.element = el(
       "li",
       { class: "tool-card", dataset: { toolCallId, toolName }, "aria-label": `Tool call ${toolName}` },
       el("div", { class: "tool-head" }, el("span", { class: "tool-icon", "aria-hidden": "true", text: "⚙" }), el("span", { class: "tool-name", text: toolName }), this.stateLabel, this.durationLabel),
       el("details", { class: "tool-args" }, el("summary", { text: "Arguments" }), this.argsView),
+      ...(this.nested ? [this.nested] : []),
       this.partials,
       this.approval,
       this.result,
     );
+    if (this.nested) this.element.classList.add("is-code");
     this.setArguments(args);
     this.setState("pending");
+  }
+
+  /** @param {ToolCard} card a call the program of this runCode card made */
+  addNested(card) {
+    this.nested?.append(card.element);
   }
 
   /** @param {unknown} args */
   setArguments(args) {
     if (args === undefined) return;
+    const code = this.nested ? programCode(args) : undefined;
+    if (typeof code === "string") {
+      // The program itself, open: it is what the model did.
+      this.argsView.textContent = code;
+      this.argsView.classList.add("tool-code");
+      const details = this.element.querySelector(".tool-args");
+      if (details instanceof HTMLDetailsElement) details.open = true;
+      const summary = this.element.querySelector(".tool-args summary");
+      if (summary) summary.textContent = `Program (${code.split("\n").length} lines)`;
+      return;
+    }
     const text = formatJson(args);
     this.argsView.textContent = text;
     const summary = this.element.querySelector(".tool-args summary");
@@ -157,6 +182,16 @@ export class ToolCard {
     this.setState(isError ? "error" : "done");
     if (this.startedAt !== undefined && endedAt !== undefined) this.durationLabel.textContent = formatDuration(endedAt - this.startedAt);
     const text = textOfContent(content) || "(no output)";
+    const program = this.nested && !isError ? programResult(text) : undefined;
+    if (program) {
+      this.result.replaceChildren(
+        el("p", { class: "tool-result-label", text: "Returned" }),
+        el("pre", { class: "program-returned", text: formatJson(program.returned) }),
+        ...(program.logs.length > 0 ? [el("p", { class: "tool-result-label", text: "Logs" }), el("pre", { class: "program-logs", text: program.logs.join("\n") })] : []),
+      );
+      this.result.hidden = false;
+      return;
+    }
     this.result.replaceChildren(el("span", { class: "visually-hidden", text: isError ? "Error: " : "Result: " }), el("pre", { text }));
     this.result.classList.toggle("is-error", Boolean(isError));
     this.result.hidden = false;
@@ -167,6 +202,38 @@ export class ToolCard {
     this.state = state;
     this.element.dataset.state = state;
     this.stateLabel.textContent = STATE_LABELS[state] ?? state;
+  }
+}
+
+/**
+ * The program of runCode's arguments (an object, or the model's JSON text of one), if any.
+ * @param {unknown} args
+ * @returns {unknown}
+ */
+function programCode(args) {
+  let value = args;
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return undefined;
+    }
+  }
+  return value && typeof value === "object" && "code" in value ? value.code : undefined;
+}
+
+/**
+ * A runCode result's `{returned, logs}`, or undefined when the text is not one.
+ * @param {string} text
+ * @returns {{ returned: unknown; logs: string[] } | undefined}
+ */
+function programResult(text) {
+  try {
+    const parsed = JSON.parse(text);
+    if (!parsed || typeof parsed !== "object" || !("returned" in parsed) || !Array.isArray(parsed.logs)) return undefined;
+    return { returned: parsed.returned, logs: parsed.logs.map(String) };
+  } catch {
+    return undefined;
   }
 }
 

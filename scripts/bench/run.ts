@@ -14,6 +14,7 @@ import { startWranglerDev, type WranglerDev } from "../../support/wrangler-dev.t
 import { startBenchLlm, type BenchLlm } from "./bench-llm.ts";
 import { benchVars, createBenchClient, createBenchSession, nowMs, runTurn, streamVars } from "./driver.ts";
 import { buildHeadlines, startupHeadlines, type BenchResults } from "./headlines.ts";
+import { measureCodeMode } from "./measure-code-mode.ts";
 import { measureColdStart } from "./measure-cold-start.ts";
 import { measureCompaction } from "./measure-compaction.ts";
 import { costHeadlines, measureOurCost } from "./measure-cost.ts";
@@ -200,6 +201,7 @@ async function main(): Promise<void> {
     await dev.stop();
     copy.removeBenchGuardrails(guardrailFiles);
     const heldDeltas = await timed("held deltas", () => measureHeldDeltas());
+    const codeMode = await timed("code mode", () => measureCodeMode(copy.dir, benchVars, quick ? 3 : 10));
     const peersRun = peers ? await runPeers(copy, llm, peers) : undefined;
 
     const results: BenchResults = {
@@ -220,8 +222,8 @@ async function main(): Promise<void> {
     };
     const costs = [cost, ...(peersRun?.agentsSdkCost ? [peersRun.agentsSdkCost] : [])];
     writeOutput(
-      [...buildHeadlines(results), ...costHeadlines(costs), ...subAgentHop.headlines, ...compaction.headlines],
-      { ...results, cost: costs, subAgentHop, compaction, peers: peersRun?.details },
+      [...buildHeadlines(results), ...costHeadlines(costs), ...subAgentHop.headlines, ...compaction.headlines, ...codeMode.headlines],
+      { ...results, cost: costs, subAgentHop, compaction, codeMode, peers: peersRun?.details },
       { durationS: (nowMs() - started) / 1000, devReadyMs },
     );
   } finally {

@@ -15,10 +15,11 @@ export interface CoreEvents {
   messageStart: { role: "assistant" };
   messageDelta: { text: string };
   messageEnd: { message: AgentMessage };
-  toolExecStart: { toolCallId: string; toolName: string; arguments: unknown };
-  toolExecUpdate: { toolCallId: string; toolName: string; arguments: unknown; partialResult: unknown };
-  toolExecEnd: { toolCallId: string; toolName: string; result: AgentToolResult; isError: boolean };
-  toolApprovalRequired: { toolCallId: string; toolName: string; arguments: unknown; reason?: string };
+  /** `parentToolCallId`: the call (runCode) whose program made this nested call. */
+  toolExecStart: { toolCallId: string; toolName: string; arguments: unknown; parentToolCallId?: string };
+  toolExecUpdate: { toolCallId: string; toolName: string; arguments: unknown; partialResult: unknown; parentToolCallId?: string };
+  toolExecEnd: { toolCallId: string; toolName: string; result: AgentToolResult; isError: boolean; parentToolCallId?: string };
+  toolApprovalRequired: { toolCallId: string; toolName: string; arguments: unknown; reason?: string; parentToolCallId?: string };
   runEnd: { response: AssistantMessage; stopReason: StopReason };
   /** An LLM request failed and will be tried again after `delayMs` (retry number `retry`, from 1). */
   llmRetry: { retry: number; delayMs: number; message: string };

@@ -12,6 +12,7 @@ export * from "./tool-arguments.ts";
 export * from "./tool-contract.ts";
 export * from "./tool-pipeline.ts";
 export * from "./tool-batch.ts";
+export * from "./nested-tool-calls.ts";
 export * from "./tool-call-extraction.ts";
 export * from "./llm-request.ts";
 export * from "./format-messages.ts";

@@ -12,6 +12,7 @@ import {
   finalizeExecutedToolCall,
   prepareToolCall,
 } from "./tool-pipeline.ts";
+import { createNestedToolCalls } from "./nested-tool-calls.ts";
 import { parseToolArguments } from "./tool-arguments.ts";
 import { createErrorToolResult, createToolResultMessage } from "./tool-results.ts";
 import type { AgentContext, AgentLoopConfig, AgentToolCall, AgentToolCallBatch, AssistantMessage, FinalizedOutcome } from "./types.ts";
@@ -114,10 +115,18 @@ async function startToolCall(
     await endCall(finalized, config, emit);
     return { pending: Promise.resolve(finalized) };
   }
+  // A tool that calls other tools (code mode) gets its nested calls in its context, bound to this call.
+  const nested = prepared.tool.capabilities?.includes("toolCalls")
+    ? createNestedToolCalls({ context, assistantMessage, parent: tc, config, emit })
+    : undefined;
+  const callConfig = nested
+    ? { ...config, toolContext: { ...config.toolContext, env: config.toolContext?.env ?? {}, toolCalls: nested.calls } }
+    : config;
   const pending = runner(async () => {
     const executed = signal?.aborted
       ? { kind: "executed" as const, result: createErrorToolResult(ABORTED_MESSAGE), isError: true }
-      : await executePreparedToolCall(prepared, config, emit, signal);
+      : await executePreparedToolCall(prepared, callConfig, emit, signal);
+    await nested?.finish();
     const finalized = await finalizeExecutedToolCall(context, assistantMessage, prepared, executed, config, signal);
     await endCall(finalized, config, emit);
     return finalized;

@@ -122,6 +122,8 @@ export type OnPartialResult = (partialResult: unknown) => void;
  */
 export interface ToolCapabilities {
   registerDraft: "registerDraft" | "bundledToolNames";
+  /** Granted by the loop itself, per call: the tool may call the run's other tools (code mode, nested-tool-calls.ts). */
+  toolCalls: "toolCalls";
 }
 export type ToolCapability = keyof ToolCapabilities;
 
@@ -139,7 +141,22 @@ export interface ToolExecutionContext {
   registerDraft?: (tool: AgentTool) => boolean;
   /** With "registerDraft": the bundled tools' names, which a draft can never take. */
   bundledToolNames?: () => readonly string[];
+  /** Capability "toolCalls": this call's nested calls of the run's tools, through the whole pipeline. */
+  toolCalls?: NestedToolCalls;
 }
+
+/**
+ * A call's way to call the run's other tools (nested-tool-calls.ts): each goes through the whole pipeline
+ * (validation, approval, hooks, timeout, journal) as call `<parent id>.<n>`, with its events carrying
+ * `parentToolCallId`. Never rejects: a failure is an outcome with isError.
+ */
+export type NestedToolCalls = {
+  /** The tools a nested call may name (the run's tools but the caller itself). */
+  tools(): AgentTool[];
+  call(name: string, args: unknown, signal?: AbortSignal): Promise<{ result: AgentToolResult; isError: boolean }>;
+  /** Called with true when a nested call starts waiting for a person, false when it stops. */
+  onHumanWait(listener: (waiting: boolean) => void): void;
+};
 
 /** Hints about a tool's behaviour for the clients a host serves its tools to; never a security boundary. */
 export type ToolAnnotations = {
@@ -191,6 +208,8 @@ export type AgentToolCall = {
   name: string;
   arguments: ToolArguments | string;
   invalid?: string;
+  /** Set on a call another call made (code mode): the id of that call. */
+  parentToolCallId?: string;
 };
 
 // ── Pipeline outcomes (prepare → execute → finalize) ─────────────────────
@@ -285,7 +304,10 @@ export type ToolCallJournal = {
 };
 export type ToolCallJournalEntry =
   /** Announced (toolExecStart sent) but not yet executing, e.g. waiting for approval: prepare again. */
-  { state: "started" } | { state: "executing" } | { state: "ended"; result: AgentToolResult; isError: boolean };
+  ({ state: "started" } | { state: "executing" } | { state: "ended"; result: AgentToolResult; isError: boolean }) & {
+    /** A nested call's fingerprint of its name and arguments (nestedCallKey), so a replay can tell it is the same call. */
+    key?: string;
+  };
 
 export type ToolExecutionMode = "sequential" | "parallel";
 

@@ -20,6 +20,7 @@ import {
 } from "../core/index.ts";
 import { abortedError } from "./llm-error.ts";
 import { planToolCalls } from "./offline-intent.ts";
+import { planProgram, programResultLines, RUN_CODE_TOOL } from "./offline-program.ts";
 import { listJsonLength } from "./request-json.ts";
 import { sleep } from "./retry.ts";
 import { estimateUsage } from "./usage.ts";
@@ -71,7 +72,9 @@ function decideReply(request: LlmRequest, reason: OfflineReason): Reply {
   const latest = conversation[conversation.length - 1];
   if (latest?.role === "tool") return { kind: "text", text: summarizeToolResults(conversation) };
   if (latest?.role === "user") {
-    const planned = planToolCalls(userText(latest), request.tools);
+    // Code mode: several calls become one program.
+    const program = planProgram(userText(latest), request.tools);
+    const planned = program ? [{ name: RUN_CODE_TOOL, arguments: { code: program } }] : planToolCalls(userText(latest), request.tools);
     if (planned.length > 0) {
       // Numbered after the calls already in the history, so ids stay unique across a conversation.
       const earlier = conversation.reduce((n, m) => n + (m.role === "assistant" ? (m.tool_calls?.length ?? 0) : 0), 0);
@@ -105,9 +108,14 @@ function summarizeToolResults(conversation: readonly ChatMessage[]): string {
   }
   const caller = conversation[i];
   const names = new Map((caller?.role === "assistant" ? (caller.tool_calls ?? []) : []).map((c) => [c.id, c.function.name]));
-  const lines = results.map((r) => `- ${names.get(r.tool_call_id) ?? r.tool_call_id}: ${quote(r.content)}`);
+  const lines = results.flatMap((r) => {
+    const name = names.get(r.tool_call_id) ?? r.tool_call_id;
+    return (name === RUN_CODE_TOOL ? programResultLines(r.content)?.map(quoteLine) : undefined) ?? [`- ${name}: ${quote(r.content)}`];
+  });
   return `Here is what I found:\n${lines.join("\n")}`;
 }
+
+const quoteLine = (line: string): string => quote(line);
 
 function quote(content: string): string {
   const flat = content.replace(/\s+/g, " ").trim() || "(no output)";

@@ -8,6 +8,7 @@
  * once for a session that wrote none, or with writeTool off); it never rejects.
  */
 import { ToolStore, loadTools, type AgentState } from "../core/index.ts";
+import { createRunCodeTool, RUN_CODE } from "../code-mode/run-code-tool.ts";
 import type { AppEnv } from "../env.ts";
 import { attachMcpTools } from "../mcp/client/attach.ts";
 import { McpOAuthStore } from "../mcp/oauth/oauth-store.ts";
@@ -94,6 +95,10 @@ export function loadSession(
     ...(memory ? { memory } : {}),
   };
   loadTools(store, withToolContexts(allowed, { ...host, capabilities }), writtenToolListing(env, store));
+  // Code mode: programs run in Loader isolates, so it needs the binding too.
+  if (readSetting(env, "CODE_MODE") && env.LOADER && (!settings.tools || settings.tools.includes(RUN_CODE))) {
+    store.register(createRunCodeTool(store, env.LOADER));
+  }
 
   const record = new RunRecord(meta);
   const queues = new SessionQueues(sql);

@@ -38,5 +38,6 @@ export function sessionRegistry(env: Readonly<Record<string, unknown>>): ToolReg
 }
 
 export function bundledToolNames(): string[] {
-  return [...Object.keys(bundledRegistry()), "listTools"];
+  // runCode is built by the session loader (src/code-mode/run-code-tool.ts), not a file of tools/.
+  return [...Object.keys(bundledRegistry()), "listTools", "runCode"];
 }

@@ -53,6 +53,9 @@ function grant(context: ToolExecutionContext, capability: ToolCapability, host: 
       // Absent where the host has no schedules (then the tool answers that it cannot schedule).
       if (host.capabilities.schedules) context.schedules = host.capabilities.schedules;
       return;
+    case "toolCalls":
+      // Granted by the loop per call (core/nested-tool-calls.ts), never bound at load.
+      return;
     case "memory":
       // Absent in a session of no user (whose loader offers no memory tool at all).
       if (host.capabilities.memory) context.memory = host.capabilities.memory;

@@ -57,6 +57,31 @@ describe("limits on what a draft sends back", () => {
   });
 });
 
+describe("a draft's CPU limit, which holds under local workerd too", () => {
+  it("stops an endless loop, even one whose error the draft catches, and names the limit", async () => {
+    const outcome = await run(spec("for (;;) { try { while (true) {} } catch (e) {} }"));
+    expect(outcome.ok).toBe(false);
+    expect(outcome.ok ? "" : outcome.error).toMatch(/^CPU limit/);
+    const caught = await run(spec("try { while (true) {} } catch (e) { return 'swallowed'; }"));
+    expect(caught.ok ? "" : caught.error).toMatch(/^CPU limit/);
+  });
+
+  it("starts each call with a fresh budget, so the same draft answers again", async () => {
+    const s = spec("if (args.spin) { while (true) {} } let n = 0; for (let i = 0; i < 1000; i++) n += i; return String(n);", {
+      type: "object",
+      properties: { spin: { type: "boolean" } },
+    });
+    expect((await run(s, { spin: true })).ok).toBe(false);
+    const again = await run(s, {});
+    expect(again.ok ? again.result.content : again.error).toEqual([{ type: "text", text: "499500" }]);
+  });
+
+  it("refuses code that names the guard", async () => {
+    const outcome = await run(spec("__codeModeReset(); return 'reset';"));
+    expect(outcome.ok ? "" : outcome.error).toMatch(/reserved for the CPU limit/);
+  });
+});
+
 describe("a written schema's patterns", () => {
   it("are enforced for drafts by the draft itself, never by the session's validator", async () => {
     // The session's own schema validation would answer "Invalid arguments for tool …"; this answer

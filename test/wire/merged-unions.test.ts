@@ -82,7 +82,7 @@ describe("the merged event union", () => {
 
 describe("the merged tool capabilities", () => {
   it("names the core's and every host feature's, each granting fields of the tool's context", () => {
-    expectTypeOf<ToolCapability>().toEqualTypeOf<"registerDraft" | "subAgent" | "schedules" | "memory">();
+    expectTypeOf<ToolCapability>().toEqualTypeOf<"registerDraft" | "toolCalls" | "subAgent" | "schedules" | "memory">();
     expectTypeOf<ToolExecutionContext>().toHaveProperty("memory");
     expectTypeOf<ToolCapabilities[ToolCapability]>().toExtend<keyof ToolExecutionContext>();
     expectTypeOf<ToolExecutionContext>().toHaveProperty("runSubAgent");

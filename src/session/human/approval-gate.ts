@@ -39,7 +39,13 @@ export class ApprovalGate {
         toolCall.name,
         expiresAt,
       );
-      this.emit({ type: "toolApprovalRequired", toolCallId: toolCall.id, toolName: toolCall.name, arguments: args });
+      this.emit({
+        type: "toolApprovalRequired",
+        toolCallId: toolCall.id,
+        toolName: toolCall.name,
+        arguments: args,
+        ...(toolCall.parentToolCallId ? { parentToolCallId: toolCall.parentToolCallId } : {}),
+      });
       row = { run_id: runId, tool_call_id: toolCall.id, status: "waiting", reason: null, expires_at: expiresAt, tool_name: toolCall.name };
     }
     if (row.status !== "waiting") return toDecision(row);

@@ -10,7 +10,13 @@
  * `executing` row is not written: a step of idempotent tools writes no journal row at all (rows written
  * are billed). The run driver clears the table when its run ends: it never holds more than one run's calls.
  */
-import type { AgentToolCall, AgentToolResult, ToolCallJournal, ToolCallJournalEntry } from "../../core/index.ts";
+import {
+  nestedCallKey,
+  type AgentToolCall,
+  type AgentToolResult,
+  type ToolCallJournal,
+  type ToolCallJournalEntry,
+} from "../../core/index.ts";
 import type { StepWrites } from "./step-writes.ts";
 
 type Row = { tool_call_id: string; state: string; json: string | null };
@@ -38,12 +44,15 @@ export class SqlToolJournal implements ToolCallJournal {
       `SELECT type, json FROM events WHERE type IN ('toolExecStart', 'toolExecEnd') AND json_extract(json, '$.runId') = ? ORDER BY seq`,
       runId,
     )) {
-      const event = JSON.parse(row.json) as { toolCallId: string; result?: AgentToolResult; isError?: boolean };
+      const event = JSON.parse(row.json) as StoredToolEvent;
+      // A nested call's fingerprint (code mode) comes from its start: the end carries no arguments.
+      const key = row.type === "toolExecStart" ? eventKey(event) : this.entries.get(event.toolCallId)?.key;
+      const keyed = key === undefined ? {} : { key };
       this.entries.set(
         event.toolCallId,
         row.type === "toolExecEnd" && event.result
-          ? { state: "ended", result: event.result, isError: event.isError === true }
-          : { state: "started" },
+          ? { state: "ended", result: event.result, isError: event.isError === true, ...keyed }
+          : { state: "started", ...keyed },
       );
     }
     // Rows: `executing` (and, from versions that stored every transition, `started` and `ended`).
@@ -60,21 +69,22 @@ export class SqlToolJournal implements ToolCallJournal {
   markStarted(toolCall: AgentToolCall): void {
     // Never moves a call back: a call known in any state stays as it is.
     if (this.entries.has(toolCall.id)) return;
-    this.entries.set(toolCall.id, { state: "started" });
+    this.entries.set(toolCall.id, { state: "started", ...keyed(toolCall) });
   }
 
   markExecuting(toolCall: AgentToolCall): void {
     if (this.entries.get(toolCall.id)?.state === "ended") return;
-    this.entries.set(toolCall.id, { state: "executing" });
+    const key = keyOf(toolCall);
+    this.entries.set(toolCall.id, { state: "executing", ...keyed(toolCall) });
     if (this.isIdempotent(toolCall.name)) return;
-    this.writes.exec(UPSERT, [this.runId, toolCall.id, "executing", null]);
+    this.writes.exec(UPSERT, [this.runId, toolCall.id, "executing", key === undefined ? null : JSON.stringify({ key })]);
     // At most once across restarts: the row is stored before the tool runs.
     this.writes.flush();
   }
 
   /** Stored as the call's toolExecEnd event (its result and isError), queued just before. */
   markEnded(toolCall: AgentToolCall, result: AgentToolResult, isError: boolean): void {
-    this.entries.set(toolCall.id, { state: "ended", result, isError });
+    this.entries.set(toolCall.id, { state: "ended", result, isError, ...keyed(toolCall) });
   }
 
   /** The run is over: no call of it is ever looked up again (rows an interrupted clear left go too). */
@@ -84,10 +94,29 @@ export class SqlToolJournal implements ToolCallJournal {
   }
 }
 
+/** A nested call (code mode) is stored with the fingerprint of its name and arguments; a model's call needs none. */
+const keyOf = (toolCall: AgentToolCall): string | undefined =>
+  toolCall.parentToolCallId === undefined ? undefined : nestedCallKey(toolCall.name, toolCall.arguments);
+const keyed = (toolCall: AgentToolCall): { key?: string } => {
+  const key = keyOf(toolCall);
+  return key === undefined ? {} : { key };
+};
+
+type StoredToolEvent = {
+  toolCallId: string;
+  toolName?: string;
+  arguments?: unknown;
+  parentToolCallId?: string;
+  result?: AgentToolResult;
+  isError?: boolean;
+};
+/** The fingerprint of a nested call from its stored toolExecStart. */
+const eventKey = (event: StoredToolEvent): string | undefined =>
+  event.parentToolCallId === undefined || event.toolName === undefined ? undefined : nestedCallKey(event.toolName, event.arguments);
+
 function toEntry(row: Row): ToolCallJournalEntry {
-  if (row.state === "ended" && row.json) {
-    const { result, isError } = JSON.parse(row.json) as { result: AgentToolResult; isError: boolean };
-    return { state: "ended", result, isError };
-  }
-  return { state: row.state === "executing" ? "executing" : "started" };
+  const stored = row.json ? (JSON.parse(row.json) as { result?: AgentToolResult; isError?: boolean; key?: string }) : {};
+  const key = typeof stored.key === "string" ? { key: stored.key } : {};
+  if (row.state === "ended" && stored.result) return { state: "ended", result: stored.result, isError: stored.isError === true, ...key };
+  return { state: row.state === "executing" ? "executing" : "started", ...key };
 }

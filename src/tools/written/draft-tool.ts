@@ -10,6 +10,8 @@
 import { validateAgainstSchema } from "../../core/index.ts";
 import { describeError, normalizeToolResult } from "../../core/index.ts";
 import type { AgentTool, AgentToolResult, ToolArguments } from "../../core/index.ts";
+import { instrumentBody } from "../../code-mode/instrument.ts";
+import { DRAFT_GUARD_IMPORTS, DRAFT_GUARD_MODULE, DRAFT_GUARD_SOURCE } from "../../code-mode/runner-module.ts";
 import { DRAFT_MAIN_MODULE, renderDraftModule, type CodeField, type RenderedModule } from "./render.ts";
 import { hasPatterns, withoutPatterns } from "./schema-patterns.ts";
 import type { WrittenToolSpec } from "./spec.ts";
@@ -17,7 +19,11 @@ import { sha256Hex } from "./tool-index.ts";
 
 /** The Worker Loader's compatibility date for drafts: the Worker's own, so drafts see the same runtime. */
 export const DRAFT_COMPATIBILITY_DATE = "2026-11-01";
-/** CPU time one draft request may use; a written tool is small glue code, and a loop must not spin for long. */
+/**
+ * CPU time one draft request may use; a written tool is small glue code, and a loop must not spin for long.
+ * Production enforces it; local workerd does not, so the draft's code bodies also carry code mode's step
+ * check (src/code-mode/instrument.ts), reset at each request.
+ */
 export const DRAFT_CPU_MS = 5_000;
 
 /** Bytes of one reply the host reads from a draft; a tool result is stored in a row of at most 2 MB. */
@@ -56,25 +62,49 @@ export function locateInCode(message: string, rendered: RenderedModule, spec: Wr
   });
 }
 
+/** The draft module with the step check in each code body (line for line, so error lines still map). */
+async function renderGuardedDraft(spec: WrittenToolSpec): Promise<RenderedModule> {
+  const guarded: WrittenToolSpec = { ...spec };
+  const bodies: [CodeField, boolean, string][] = [
+    ["executeCode", true, "args, signal, onPartialResult, context"],
+    ["validateCode", false, "args"],
+    ["prepareCode", false, "args"],
+  ];
+  for (const [field, isAsync, params] of bodies) {
+    const code = spec[field];
+    if (code === undefined) continue;
+    const instrumented = await instrumentBody(code, { async: isAsync, params });
+    if (!instrumented.ok) {
+      // Worded as the runtime words a module that fails to start (Draft.call), with the line in the field.
+      const where = instrumented.line ? ` at ${field} line ${instrumented.line}, column ${instrumented.column ?? 1}` : ` in ${field}`;
+      const problem = instrumented.syntax ? `Uncaught SyntaxError: ${instrumented.syntax.message}` : instrumented.error;
+      const hint = instrumented.syntax ? " Write plain JavaScript: drafts run without a TypeScript compiler." : "";
+      throw new Error(`The draft of tool "${spec.name}" failed to load: ${problem}${where}.${hint}`);
+    }
+    guarded[field] = instrumented.body;
+  }
+  return renderDraftModule(guarded, { module: DRAFT_GUARD_MODULE, imports: DRAFT_GUARD_IMPORTS });
+}
+
 class Draft {
-  private readonly rendered: RenderedModule;
+  private rendered?: Promise<RenderedModule>;
   private id?: Promise<string>;
 
   constructor(
     private readonly loader: WorkerLoader,
     readonly spec: WrittenToolSpec,
     private readonly scope: string,
-  ) {
-    this.rendered = renderDraftModule(spec);
-  }
+  ) {}
 
   /** Posts one request to the draft's isolate; a module that fails to start becomes a readable Error. */
   async call(body: Record<string, unknown>, signal?: AbortSignal): Promise<DraftReply> {
-    this.id ??= sha256Hex(this.rendered.code).then((hash) => `written-draft:${this.spec.name}:${hash}:${this.scope}`);
+    this.rendered ??= renderGuardedDraft(this.spec);
+    const rendered = await this.rendered;
+    this.id ??= sha256Hex(rendered.code).then((hash) => `written-draft:${this.spec.name}:${hash}:${this.scope}`);
     const stub = this.loader.get(await this.id, () => ({
       compatibilityDate: DRAFT_COMPATIBILITY_DATE,
       mainModule: DRAFT_MAIN_MODULE,
-      modules: { [DRAFT_MAIN_MODULE]: this.rendered.code },
+      modules: { [DRAFT_MAIN_MODULE]: rendered.code, [DRAFT_GUARD_MODULE]: DRAFT_GUARD_SOURCE },
       env: {},
       globalOutbound: null,
       limits: { cpuMs: DRAFT_CPU_MS },
@@ -84,7 +114,7 @@ class Draft {
       response = await stub.getEntrypoint().fetch("https://draft.invalid/", { method: "POST", body: JSON.stringify(body), signal });
     } catch (err) {
       if (signal?.aborted) throw err;
-      const message = locateInCode(describeError(err).replace(/^Failed to start Worker:\s*/, ""), this.rendered, this.spec);
+      const message = locateInCode(describeError(err).replace(/^Failed to start Worker:\s*/, ""), rendered, this.spec);
       const hint = /SyntaxError/.test(message) ? " Write plain JavaScript: drafts run without a TypeScript compiler." : "";
       throw new Error(`The draft of tool "${this.spec.name}" failed to load: ${message.trim()}.${hint}`);
     }

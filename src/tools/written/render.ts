@@ -151,9 +151,11 @@ export function renderToolSource(spec: WrittenToolSpec, meta: RenderMeta): Rende
  * one, the schema's patterns: schema-patterns.ts), "execute"
  * runs execute and answers `{ok, result, partials}`; failures answer `{ok:false, error}`.
  */
-export function renderDraftModule(spec: WrittenToolSpec): RenderedModule {
+export function renderDraftModule(spec: WrittenToolSpec, guard?: { module: string; imports: string }): RenderedModule {
   const w = new ModuleWriter();
   w.add(`// Draft of written tool ${spec.name}, run by a Worker Loader without network or bindings.`, "");
+  // The CPU-limit guard (draft-tool.ts): its step check, called by the instrumented bodies, and its reset.
+  if (guard) w.add(`import { ${guard.imports} } from "./${guard.module}";`, "");
   writeToolFunctions(w, spec, false);
   w.add(
     "",
@@ -161,6 +163,8 @@ export function renderDraftModule(spec: WrittenToolSpec): RenderedModule {
     PATTERN_CHECK_JS,
     "const message = (err) => (err instanceof Error ? err.message || err.name : String(err));",
     "const answer = (body) => {",
+    // A draft that caught the CPU limit's error still answers the limit.
+    ...(guard ? ["  if (__codeModeTripped()) body = { ok: false, error: __codeModeLimit, partials: body.partials };"] : []),
     "  try {",
     "    return Response.json(body);",
     "  } catch (err) {",
@@ -172,6 +176,7 @@ export function renderDraftModule(spec: WrittenToolSpec): RenderedModule {
     "  async fetch(request, env) {",
     "    const call = await request.json();",
     "    const partials = [];",
+    ...(guard ? ["    __codeModeReset();"] : []),
     "    try {",
     "      const tool = getTool();",
     '      if (call.phase === "probe") return answer({ ok: true, name: tool.name });',
