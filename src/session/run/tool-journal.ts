@@ -11,10 +11,10 @@
  * are billed). The run driver clears the table when its run ends: it never holds more than one run's calls.
  */
 import type { AgentToolCall, AgentToolResult, ToolCallJournal, ToolCallJournalEntry } from "../../core/index.ts";
+import { runEvents } from "../events/event-log.ts";
 import type { StepWrites } from "./step-writes.ts";
 
 type Row = { tool_call_id: string; state: string; json: string | null };
-type EventRow = { type: string; json: string };
 
 const UPSERT =
   `INSERT INTO tool_call_journal (run_id, tool_call_id, state, json) VALUES (?, ?, ?, ?) ` +
@@ -34,10 +34,7 @@ export class SqlToolJournal implements ToolCallJournal {
   ) {
     if (!resumed) return;
     // The run's own events, in order: a call's toolExecEnd comes after its toolExecStart.
-    for (const row of sql.exec<EventRow>(
-      `SELECT type, json FROM events WHERE type IN ('toolExecStart', 'toolExecEnd') AND json_extract(json, '$.runId') = ? ORDER BY seq`,
-      runId,
-    )) {
+    for (const row of runEvents(sql, runId, ["toolExecStart", "toolExecEnd"])) {
       const event = JSON.parse(row.json) as { toolCallId: string; result?: AgentToolResult; isError?: boolean };
       this.entries.set(
         event.toolCallId,
