@@ -114,6 +114,7 @@ export default defineConfig({
           "test/session/restarts.test.ts",
           "test/session/schedule-restarts.test.ts",
           "test/session/write-tool-restarts.test.ts",
+          "test/session/event-rows-migration.test.ts",
           "test/**/*.node.test.ts",
         ],
       ),
@@ -140,7 +141,12 @@ export default defineConfig({
       // Restart tests reset every Durable Object of their Worker: a Worker of their own, one file at a time.
       workersProject(
         "workers-restarts",
-        ["test/session/restarts.test.ts", "test/session/schedule-restarts.test.ts", "test/session/write-tool-restarts.test.ts"],
+        [
+          "test/session/restarts.test.ts",
+          "test/session/schedule-restarts.test.ts",
+          "test/session/write-tool-restarts.test.ts",
+          "test/session/event-rows-migration.test.ts",
+        ],
         [],
         false,
         false,

@@ -15,9 +15,9 @@ import { createSession, llmRequests, script, snapshotOf, type TestSession, stubO
 const eventTypes = (s: TestSession) =>
   runInDurableObject(stubOf(s), (_i, state) =>
     state.storage.sql
-      .exec<{ type: string }>("SELECT type FROM events ORDER BY seq")
+      .exec<{ types: string }>("SELECT types FROM events ORDER BY seq")
       .toArray()
-      .map((r) => r.type),
+      .flatMap((r) => r.types.trim().split(" ")),
   );
 
 async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {

@@ -21,9 +21,10 @@ const makeDue = makeScheduleDue;
 const eventsOf = (s: TestSession, type: string) =>
   runInDurableObject(stubOf(s), (_i, state) =>
     state.storage.sql
-      .exec<{ json: string }>("SELECT json FROM events WHERE type = ? ORDER BY seq", type)
+      .exec<{ json: string }>("SELECT json FROM events ORDER BY seq")
       .toArray()
-      .map((r) => JSON.parse(r.json) as Record<string, unknown>),
+      .flatMap((r) => r.json.split("\n").map((text) => JSON.parse(text) as Record<string, unknown>))
+      .filter((e) => e.type === type),
   );
 
 async function waitFor(condition: () => Promise<boolean>, timeoutMs = 8_000): Promise<void> {

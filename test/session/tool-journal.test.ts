@@ -29,7 +29,13 @@ function storeEvent(sql: SqlStorage, runId: string, toolCallId: string, end?: { 
     ? { type: "toolExecEnd", toolCallId, toolName: "slowEcho", ...end }
     : { type: "toolExecStart", toolCallId, toolName: "slowEcho" };
   seq += 1;
-  sql.exec(`INSERT INTO events (seq, type, json) VALUES (?, ?, ?)`, seq, event.type, JSON.stringify({ ...event, seq, runId }));
+  sql.exec(
+    `INSERT INTO events (seq, last_seq, types, json) VALUES (?, ?, ?, ?)`,
+    seq,
+    seq,
+    ` ${event.type} `,
+    JSON.stringify({ ...event, seq, runId }),
+  );
 }
 const stateOf = (sql: SqlStorage, runId: string, id: string) =>
   sql.exec<{ state: string }>(`SELECT state FROM tool_call_journal WHERE run_id = ? AND tool_call_id = ?`, runId, id).toArray()[0]?.state;

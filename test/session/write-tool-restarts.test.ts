@@ -74,6 +74,9 @@ describe("drafts across a restart", () => {
     await runInDurableObject(stubOf(session), (_instance, state) => {
       state.storage.sql.exec(`DELETE FROM meta WHERE key = 'wroteTools'`);
       state.storage.sql.exec(`UPDATE meta SET value = '7' WHERE key = 'schema_version'`);
+      // Step 10 reads the events table as it was before it (one event a row).
+      state.storage.sql.exec(`DROP TABLE events`);
+      state.storage.sql.exec(`CREATE TABLE events (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, json TEXT NOT NULL)`);
     });
     await abortAllDurableObjects();
     expect((await snapshotOf(session)).tools).toContain(name);

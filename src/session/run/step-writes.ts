@@ -9,7 +9,7 @@
  * Kept: at 1,000 messages an interleaved bench:ab puts the step at 0.84 (non-streaming), 0.87 (streaming) of writing at once.
  */
 
-type Statement = { sql: string; values: SqlStorageValue[] };
+export type Statement = { sql: string; values: SqlStorageValue[] };
 
 /** The storage a batch runs against: its SQL and a synchronous transaction (DurableObjectStorage has both). */
 export type WriteTarget = { readonly sql: SqlStorage; transactionSync<T>(work: () => T): T };
@@ -25,6 +25,8 @@ export class StepWrites {
   private queued: Statement[] = [];
   private then: (() => void)[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Writers that gather what they queued into fewer statements (the event log: one row per commit). */
+  private readonly gatherers: (() => Statement[])[] = [];
   private failure: StorageWriteFailed | undefined;
   /** Told of the first failed write (the session then restarts from what was stored); must not throw. */
   onFailure: (failure: StorageWriteFailed) => void = () => {};
@@ -40,10 +42,24 @@ export class StepWrites {
   exec(sql: string, values: SqlStorageValue[], then?: () => void): void {
     if (this.failure) return;
     this.queued.push({ sql, values });
+    this.after(then);
+  }
+
+  /**
+   * Work to run once the next commit is stored, for a write a gatherer holds (it hands its statements
+   * over as the commit is made). Keeps its place among the `then` work of the statements queued around it.
+   */
+  after(then?: () => void): void {
+    if (this.failure) return;
     if (then) this.then.push(then);
     // Nothing waits past the current macrotask: a run that goes quiet (a slow tool, an approval) still
     // gets its rows stored and its events published.
     this.timer ??= setTimeout(() => this.flushLater(), 0);
+  }
+
+  /** A writer whose queued writes become statements only at the commit (called at each flush, in order). */
+  gather(statements: () => Statement[]): void {
+    this.gatherers.push(statements);
   }
 
   /** Runs every queued statement in one transaction, then the work that waited for them; throws StorageWriteFailed. */
@@ -53,6 +69,7 @@ export class StepWrites {
     if (this.failure) throw this.failure;
     // Taken first, so a statement is never run twice (a `then` may queue more, for the next flush).
     const queued = this.queued;
+    for (const gather of this.gatherers) queued.push(...gather());
     const then = this.then;
     this.queued = [];
     this.then = [];

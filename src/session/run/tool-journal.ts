@@ -17,10 +17,10 @@ import {
   type ToolCallJournal,
   type ToolCallJournalEntry,
 } from "../../core/index.ts";
+import { runEvents } from "../events/event-log.ts";
 import type { StepWrites } from "./step-writes.ts";
 
 type Row = { tool_call_id: string; state: string; json: string | null };
-type EventRow = { type: string; json: string };
 
 const UPSERT =
   `INSERT INTO tool_call_journal (run_id, tool_call_id, state, json) VALUES (?, ?, ?, ?) ` +
@@ -40,10 +40,7 @@ export class SqlToolJournal implements ToolCallJournal {
   ) {
     if (!resumed) return;
     // The run's own events, in order: a call's toolExecEnd comes after its toolExecStart.
-    for (const row of sql.exec<EventRow>(
-      `SELECT type, json FROM events WHERE type IN ('toolExecStart', 'toolExecEnd') AND json_extract(json, '$.runId') = ? ORDER BY seq`,
-      runId,
-    )) {
+    for (const row of runEvents(sql, runId, ["toolExecStart", "toolExecEnd"])) {
       const event = JSON.parse(row.json) as StoredToolEvent;
       // A nested call's fingerprint (code mode) comes from its start: the end carries no arguments.
       const key = row.type === "toolExecStart" ? eventKey(event) : this.entries.get(event.toolCallId)?.key;

@@ -81,6 +81,12 @@ const MIGRATIONS: readonly string[] = [
    DROP TABLE meta;
    ALTER TABLE meta_by_key RENAME TO meta;
    DROP INDEX IF EXISTS idempotency_keys_created`,
+  // 10: the events one commit stores share a row (event-log.ts): `seq` is the first event's, `last_seq`
+  //     the last's, `types` their types between spaces, `json` their texts joined by newlines.
+  `CREATE TABLE event_rows (seq INTEGER PRIMARY KEY, last_seq INTEGER NOT NULL, types TEXT NOT NULL, json TEXT NOT NULL);
+   INSERT INTO event_rows (seq, last_seq, types, json) SELECT seq, seq, ' ' || type || ' ', json FROM events;
+   DROP TABLE events;
+   ALTER TABLE event_rows RENAME TO events`,
 ];
 
 const VERSION_KEY = "schema_version";
