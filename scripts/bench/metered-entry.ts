@@ -4,7 +4,7 @@
  * app, the same Durable Object classes; AgentSession gets a metered ctx and the app metered stubs.
  * `GET /__bench/meter[?reset]` answers the counters (module state of the one workerd isolate).
  */
-import app, { AgentSession as Base, McpCredentials, UserStore } from "../../src/index.ts";
+import app, { AgentSession as Base } from "../../src/index.ts";
 import type { AppEnv } from "../../src/env.ts";
 import { countRequest, meterNamespace, meterState, readMeter } from "./sql-meter.ts";
 
@@ -19,7 +19,8 @@ export class AgentSession extends Base {
   }
 }
 
-export { McpCredentials, UserStore };
+// Every other class the Worker exports, as it exports them (a class defined here, AgentSession, takes precedence).
+export * from "../../src/index.ts";
 
 export default {
   fetch(request: Request, env: AppEnv, ctx: ExecutionContext): Response | Promise<Response> {
