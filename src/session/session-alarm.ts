@@ -8,7 +8,7 @@
 import { sessionIdleTtlMs } from "../config.ts";
 import { fireDueSchedules } from "../schedules/schedule-firing.ts";
 import type { Session } from "./session.ts";
-import { sessionBudget, tighter } from "./run/token-budget.ts";
+import { isSpent, sessionBudget, tighter } from "./run/token-budget.ts";
 
 /** While a run is active an alarm fires this often: it keeps the object alive and resumes it after a restart. */
 export const RUN_HEARTBEAT_MS = 10_000;
@@ -26,8 +26,8 @@ export function startDueWork({ runs, ctx, schedules, queues, sink, meta, record,
   if (runs.isShutdown) return;
   // The user's count as last learnt: a session that has not asked yet fires, and its run asks before any model call.
   const spentBudget = () => {
-    const budget = tighter(sessionBudget(env, meta, record.sessionUsage(), settings.subAgent?.tokenBudget), userBudget?.lastKnown());
-    return budget && budget.used >= budget.limit ? budget : undefined;
+    const budget = tighter(sessionBudget({ env, meta, record, settings }), userBudget?.lastKnown());
+    return budget && isSpent(budget) ? budget : undefined;
   };
   fireDueSchedules({ schedules, queues, sink, storage: ctx.storage, spentBudget }, Date.now());
   runs.startIfReady();

@@ -111,7 +111,7 @@ export function loadSession(
     settings,
     log,
     runId: () => record.runId,
-    tokensLeft: () => sessionTokensLeft(env, meta, record.sessionUsage(), settings.subAgent?.tokenBudget),
+    tokensLeft: () => sessionTokensLeft({ env, meta, record, settings }),
   });
   const sockets = new EventSockets(ctx);
   const hub = new LiveFanout(sockets);

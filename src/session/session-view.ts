@@ -42,7 +42,7 @@ export function describeSession(
     activeRunId: runs.activeRunId,
     responsesEvicted: meta.read<number>("responsesEvicted") ?? 0,
     /** Token usage of the session's LLM calls and of tool results that report one, summed. */
-    usage: { ...usage, budget: tighter(sessionBudget(env, meta, usage, settings.subAgent?.tokenBudget), userBudget) },
+    usage: { ...usage, budget: tighter(sessionBudget({ env, meta, record, settings }), userBudget) },
     contextSummary: readContextSummary(meta),
     requireApproval: settings.requireApproval,
     ...(settings.subAgent

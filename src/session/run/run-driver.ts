@@ -15,7 +15,7 @@ import { QUEUE_CAPACITY, type QueueKind } from "../storage/session-queues.ts";
 import { readContextSummary } from "./context-summary.ts";
 import { contextTokens, trimToWindow, windowChars } from "./memory-window.ts";
 import type { StoredRun } from "./run-record.ts";
-import { sessionBudget } from "./token-budget.ts";
+import { isSpent, sessionBudget } from "./token-budget.ts";
 import { Run, type RunParts, type RunStart } from "./run.ts";
 
 /** The session's parts the driver uses, and what it is told to call. */
@@ -61,13 +61,8 @@ export class RunDriver {
     const budget = readSessionMaxBytes(this.parts.env);
     if (stored >= budget)
       return refuse("over_budget", `This session stores ${stored} bytes, its budget (SESSION_MAX_BYTES) is ${budget}; start a new session`);
-    const tokens = sessionBudget(
-      this.parts.env,
-      this.parts.meta,
-      this.parts.record.sessionUsage(),
-      this.parts.settings.subAgent?.tokenBudget,
-    );
-    if (tokens && tokens.used >= tokens.limit)
+    const tokens = sessionBudget(this.parts);
+    if (tokens && isSpent(tokens))
       return refuse("budget_exceeded", `This session used ${tokens.used} tokens of its budget of ${tokens.limit} (SESSION_TOKEN_BUDGET)`);
     const messageId = crypto.randomUUID();
     // Not marked active here: the run the message starts (or waits for) stores `lastActiveAt` at its end, in

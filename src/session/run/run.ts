@@ -143,13 +143,7 @@ export class Run {
           journal: this.journal,
           resumed,
           guardrails: deploymentGuardrails(),
-          checkBudget: async () =>
-            verdictOf(
-              tighter(
-                sessionBudget(env, this.parts.meta, record.sessionUsage(), settings.subAgent?.tokenBudget),
-                await this.parts.userBudget?.report(record.ownTokens()),
-              ),
-            ),
+          checkBudget: async () => verdictOf(tighter(sessionBudget(this.parts), await this.parts.userBudget?.report(record.ownTokens()))),
           // The queue rows go in the same commit as the drained messages' storing (never lost between).
           drainPending: () => queues.drainPending((sql, values) => writes.exec(sql, values)),
           onMessage: (message) => {

@@ -10,7 +10,7 @@
  */
 import type { BudgetState, BudgetVerdict, Usage } from "../../core/index.ts";
 import { readSetting } from "../../config.ts";
-import type { SessionMeta } from "../storage/session-meta.ts";
+import type { SessionMeta, SessionSettings } from "../storage/session-meta.ts";
 import { refuse, type SessionFailure } from "../session-result.ts";
 import type { RunRecord } from "./run-record.ts";
 
@@ -42,13 +42,17 @@ export function secondsUntilNextUtcDay(now: number = Date.now()): number {
 /** New input to a session whose user has spent today's budget: refused until the next UTC day (429, Retry-After). */
 export async function refuseSpentUser(parts: { userBudget?: UserBudget; record: RunRecord }): Promise<SessionFailure | undefined> {
   if (!parts.userBudget) return undefined;
-  const { used, limit } = await parts.userBudget.report(parts.record.ownTokens());
-  if (used < limit) return undefined;
+  const budget = await parts.userBudget.report(parts.record.ownTokens());
+  if (!isSpent(budget)) return undefined;
+  const { used, limit } = budget;
   const message = `This user's sessions used ${used} tokens today, their daily budget is ${limit} (USER_DAILY_TOKEN_BUDGET)`;
   return { ...refuse("budget_exceeded", message), retryAfterSeconds: secondsUntilNextUtcDay() };
 }
 
 const left = (b: BudgetState): number => b.limit - b.used;
+
+/** Whether nothing is left of `budget`. */
+export const isSpent = (budget: BudgetState): boolean => left(budget) <= 0;
 
 /** Of the budgets that apply, the one with less left (the snapshot's `usage.budget`), or null. */
 export function tighter(...budgets: (BudgetState | undefined)[]): BudgetState | null {
@@ -60,26 +64,30 @@ export function tighter(...budgets: (BudgetState | undefined)[]): BudgetState | 
 /** Before a model call: the tighter budget spent, or what it leaves for `max_tokens`. */
 export function verdictOf(budget: BudgetState | null): BudgetVerdict {
   if (!budget) return { remaining: undefined };
-  return left(budget) <= 0 ? { exceeded: budget } : { remaining: left(budget) };
+  return isSpent(budget) ? { exceeded: budget } : { remaining: left(budget) };
 }
+
+/** What a session's budget is read from. */
+export type SessionBudgetParts = {
+  env: { SESSION_TOKEN_BUDGET?: string | undefined };
+  meta: SessionMeta;
+  record: Pick<RunRecord, "sessionUsage">;
+  settings: Pick<SessionSettings, "subAgent">;
+};
 
 /**
  * The session's budget as it stands, or undefined without one. A sub-agent's child is also held to what
- * its parent had left when it started it (`inherited`): the lower limit applies.
+ * its parent had left when it started it (`subAgent.tokenBudget`): the lower limit applies.
  */
-export function sessionBudget(
-  env: { SESSION_TOKEN_BUDGET?: string | undefined },
-  meta: SessionMeta,
-  usage: Usage,
-  inherited?: number,
-): BudgetState | undefined {
+export function sessionBudget({ env, meta, record, settings }: SessionBudgetParts): BudgetState | undefined {
   const own = meta.read<number>(SESSION_BUDGET_KEY) ?? readSessionTokenBudget(env);
+  const inherited = settings.subAgent?.tokenBudget;
   const limit = own === undefined ? inherited : inherited === undefined ? own : Math.min(own, inherited);
-  return limit === undefined ? undefined : { scope: "session", limit, used: tokensUsed(usage) };
+  return limit === undefined ? undefined : { scope: "session", limit, used: tokensUsed(record.sessionUsage()) };
 }
 
 /** Tokens left of the session's budget, or undefined without one. */
-export function sessionTokensLeft(...args: Parameters<typeof sessionBudget>): number | undefined {
-  const budget = sessionBudget(...args);
-  return budget && budget.limit - budget.used;
+export function sessionTokensLeft(parts: SessionBudgetParts): number | undefined {
+  const budget = sessionBudget(parts);
+  return budget && left(budget);
 }
