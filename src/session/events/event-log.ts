@@ -31,6 +31,9 @@ function eventsOf(row: EventRow): StoredEvent[] {
   return types.map((type, i) => ({ seq: row.seq + i, type, json: texts[i]! }));
 }
 
+/** A field of a stored event (its JSON parsed only when a lookup needs it). */
+const fieldOf = (event: StoredEvent, name: "runId" | "toolCallId"): unknown => (JSON.parse(event.json) as Record<string, unknown>)[name];
+
 /** Rows holding an event of one of `types`, newest first (a lazy cursor: reading stops when the caller does). */
 function rowsWithType(sql: SqlStorage, types: readonly string[], where = "", ...values: SqlStorageValue[]): Iterable<EventRow> {
   const any = types.map(() => "types LIKE ?").join(" OR ");
@@ -45,7 +48,7 @@ function rowsWithType(sql: SqlStorage, types: readonly string[], where = "", ...
 export function runEvents(sql: SqlStorage, runId: string, types: readonly string[]): StoredEvent[] {
   const newestFirst: StoredEvent[][] = [];
   for (const row of rowsWithType(sql, types)) {
-    newestFirst.push(eventsOf(row).filter((e) => types.includes(e.type) && (JSON.parse(e.json) as { runId?: unknown }).runId === runId));
+    newestFirst.push(eventsOf(row).filter((e) => types.includes(e.type) && fieldOf(e, "runId") === runId));
   }
   return newestFirst.reverse().flat();
 }
@@ -144,7 +147,7 @@ export class EventLog {
    */
   beforeRun(runId: string): number {
     for (const row of rowsWithType(this.sql, ["runStart"])) {
-      const start = eventsOf(row).find((e) => e.type === "runStart" && (JSON.parse(e.json) as { runId?: unknown }).runId === runId);
+      const start = eventsOf(row).find((e) => e.type === "runStart" && fieldOf(e, "runId") === runId);
       if (start) return start.seq - 1;
     }
     return this.oldestSeq() - 1;
@@ -162,9 +165,7 @@ export class EventLog {
   /** The newest event of `type` (for a tool call, the newest of that call), as stored; undefined when none. */
   newest(type: string, toolCallId?: string): StoredEvent | undefined {
     for (const row of rowsWithType(this.sql, [type])) {
-      const found = eventsOf(row).findLast(
-        (e) => e.type === type && (toolCallId === undefined || (JSON.parse(e.json) as { toolCallId?: unknown }).toolCallId === toolCallId),
-      );
+      const found = eventsOf(row).findLast((e) => e.type === type && (toolCallId === undefined || fieldOf(e, "toolCallId") === toolCallId));
       if (found) return found;
     }
     return undefined;
