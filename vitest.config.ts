@@ -70,6 +70,8 @@ function workersProject(
 
 /** Node-side tests that take tens of seconds each: `npm test` runs them, `npm run test:unit` does not. */
 const SLOW_SCRIPT_TESTS = ["test/scripts/**/*.e2e.test.ts"];
+/** Node-side MCP tests that start `wrangler dev` themselves: in `npm test`, not in the quick check. */
+const MCP_WRANGLER_TESTS = ["test/mcp/conformance/**/*.node.test.ts", "test/mcp/stateless-isolates.node.test.ts"];
 
 export default defineConfig({
   test: {
@@ -90,9 +92,20 @@ export default defineConfig({
           ],
           // Slow tests that run whole scripts against a project copy live in "scripts-e2e" below, so this
           // project (`npm run test:unit`) stays a quick check of well under a minute.
-          exclude: SLOW_SCRIPT_TESTS,
+          exclude: [...SLOW_SCRIPT_TESTS, ...MCP_WRANGLER_TESTS],
           environment: "node",
           globalSetup: ["test/support/generated-setup.ts"],
+        },
+      },
+      {
+        // The conformance suite and the two-isolate test against `wrangler dev` servers they start themselves.
+        test: {
+          name: "mcp-e2e",
+          include: MCP_WRANGLER_TESTS,
+          environment: "node",
+          globalSetup: ["test/support/generated-setup.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
         },
       },
       {
