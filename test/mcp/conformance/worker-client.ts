@@ -3,7 +3,8 @@
  * <server-url>`, with MCP_CONFORMANCE_WORKER_URL naming a running `wrangler dev` (whose MCP_ALLOWED_URLS
  * admits the suite's servers and whose model is the scripted one of tool-caller.ts). Everything goes
  * through the Worker's public API, as a person at the web page would: it creates a session, adds the
- * scenario's server to it (POST …/mcp-servers), opens the authorization URL the session reports when the
+ * scenario's server to it (POST …/mcp-servers, with the client the scenario registered beforehand, if
+ * any), opens the authorization URL the session reports when the
  * server wants OAuth (following the redirects to the Worker's callback, which completes the flow), asks
  * the model to call every tool of the server once, and answers each `mcpElicitation` through the
  * elicitations route with what the page's form holds when submitted untouched (the schema's defaults).
@@ -46,6 +47,15 @@ function scenarioToolCalls(): Record<string, Record<string, unknown>> {
   const raw = process.env.MCP_CONFORMANCE_CONTEXT;
   const calls = raw ? (JSON.parse(raw) as { toolCalls?: { name: string; arguments?: Record<string, unknown> }[] }).toolCalls : undefined;
   return Object.fromEntries((calls ?? []).map((c) => [c.name, c.arguments ?? {}]));
+}
+
+/** A client registered beforehand, when the scenario hands one over (auth/pre-registration): the person gives it with the server. */
+function preRegisteredClient(): { clientId?: string; clientSecret?: string } {
+  const raw = process.env.MCP_CONFORMANCE_CONTEXT;
+  const context = raw ? (JSON.parse(raw) as { client_id?: string; client_secret?: string }) : {};
+  return context.client_id
+    ? { clientId: context.client_id, ...(context.client_secret ? { clientSecret: context.client_secret } : {}) }
+    : {};
 }
 
 /** The person's part: open the authorization URL and follow it back to the Worker's callback. */
@@ -134,7 +144,7 @@ async function main(): Promise<void> {
     await authorizeAsUser(authorizationUrl, worker);
   };
   try {
-    const added = await session.addMcpServer({ name: SUITE_SERVER, url });
+    const added = await session.addMcpServer({ name: SUITE_SERVER, url, ...preRegisteredClient() });
     console.log(`added: ${JSON.stringify(added)}`);
     if (added.authorizationUrl) await authorize(added.authorizationUrl);
     const request = askForEveryTool(scenarioToolCalls());
