@@ -25,13 +25,13 @@ import { callEveryTool } from "./tool-caller.ts";
 const HERE = path.join(REPO_ROOT, "test", "mcp", "conformance");
 /** Expected failures of revision 2025-11-25 (and the client scenarios). */
 const BASELINE = path.join(HERE, "baseline.yml");
-/** Expected failures of revision 2026-07-28's server scenarios. */
+/** Expected failures of revision 2026-07-28, server and client. */
 const BASELINE_2026 = path.join(HERE, "baseline-2026-07-28.yml");
 const BIN = path.join(REPO_ROOT, "node_modules", ".bin");
 const CLIENT_COMMAND = `${path.join(BIN, "node")} --experimental-transform-types --disable-warning=ExperimentalWarning ${path.join(HERE, "worker-client.ts")}`;
 /** Client scenarios run this many at a time: each is a session of its own, on its own suite server. */
 const CLIENT_CONCURRENCY = 4;
-/** The client scenarios besides the auth suite (its 14 scenarios run as one suite, in parallel). */
+/** The client scenarios besides the auth suite, at the revision each scenario names. */
 const CLIENT_SCENARIOS = [
   "initialize",
   "tools_call",
@@ -65,7 +65,7 @@ const AUTH_SUITE = [
   "auth/pre-registration",
 ];
 
-/** Revision 2026-07-28's client requirements, run one at a time at that revision. */
+/** Revision 2026-07-28's client requirements, run at that revision. */
 const CLIENT_SCENARIOS_2026 = [
   "tools_call",
   "request-metadata",
