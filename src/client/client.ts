@@ -177,7 +177,14 @@ export class SessionHandle {
   }
 
   /** Attaches an MCP server of your own (its URL must match the Worker's MCP_ALLOWED_URLS; 403 otherwise). */
-  addMcpServer(server: { name: string; url: string; headers?: Record<string, string> }): Promise<McpServerEntry> {
+  addMcpServer(server: {
+    name: string;
+    url: string;
+    headers?: Record<string, string>;
+    /** A client registered beforehand with the server's authorization server (else it registers itself). */
+    clientId?: string;
+    clientSecret?: string;
+  }): Promise<McpServerEntry> {
     return this.call("POST", "/mcp-servers", server);
   }
 

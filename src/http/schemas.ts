@@ -83,6 +83,9 @@ export const addMcpServerBody = lazySchema(() =>
     name: z.string().regex(MCP_SERVER_NAME_PATTERN, "must start with a letter and use at most 32 letters, digits, _ or -"),
     url: z.string().max(2_048),
     headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/, "must be a header name"), z.string().max(4_096)).optional(),
+    // A client the user registered with the server's authorization server (servers without registration).
+    clientId: z.string().min(1).max(512).optional(),
+    clientSecret: z.string().min(1).max(2_048).optional(),
   }),
 );
 

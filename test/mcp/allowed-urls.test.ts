@@ -33,6 +33,41 @@ describe("MCP_ALLOWED_URLS", () => {
     expect(isAllowedMcpUrl("https://tools.example/team/../admin", allowed)).toBe(false); // resolved before matching
   });
 
+  it("lets an entry name any port with :*, still matching scheme, host and path exactly", () => {
+    const allowed = readAllowedUrls({ MCP_ALLOWED_URLS: "http://localhost:*/mcp" });
+    expect(allowed).toEqual([{ protocol: "http:", host: "localhost", path: "/mcp", anyPort: true }]);
+    expect(isAllowedMcpUrl("http://localhost:41234/mcp", allowed)).toBe(true);
+    expect(isAllowedMcpUrl("http://localhost:3000/mcp/x", allowed)).toBe(true);
+    expect(isAllowedMcpUrl("http://localhost/mcp", allowed)).toBe(true); // the default port is a port too
+    for (const url of [
+      "https://localhost:41234/mcp", // another scheme
+      "http://127.0.0.1:41234/mcp", // another host
+      "http://localhost.evil.example:41234/mcp",
+      "http://localhost:41234@evil.example/mcp",
+      "http://evil.example:41234/mcp?localhost:1",
+      "http://user:pw@localhost:41234/mcp",
+      "http://localhost:41234/mcpx", // the path still on segment boundaries
+      "http://localhost:41234/",
+    ]) {
+      expect(isAllowedMcpUrl(url, allowed), url).toBe(false);
+    }
+  });
+
+  it("admits no other port without the pattern, and takes a pattern only in the port's place", () => {
+    expect(isAllowedMcpUrl("http://localhost:41234/mcp", readAllowedUrls({ MCP_ALLOWED_URLS: "http://localhost:3000/mcp" }))).toBe(false);
+    for (const entry of [
+      "http://*:*/",
+      "http://*/",
+      "http://localhost:*:80/",
+      "http://localhost:3*/",
+      "ftp://localhost:*/",
+      "http://u@localhost:*/",
+    ]) {
+      expect(readAllowedUrls({ MCP_ALLOWED_URLS: entry }), entry).toEqual([]);
+    }
+    expect(isAllowedMcpUrl("http://localhost:1/mcp", readAllowedUrls({ MCP_ALLOWED_URLS: "http://localhost:*" }))).toBe(true);
+  });
+
   it("leaves out entries that are not http(s) URLs", () => {
     expect(readAllowedUrls({ MCP_ALLOWED_URLS: "ftp://x.example/, nonsense, https://ok.example/" })).toEqual([
       { protocol: "https:", host: "ok.example", path: "/" },

@@ -5,7 +5,8 @@
  * the second; a 2026-07-28 client discovers at one, and a call that asks the user for input (a Multi
  * Round-Trip Request) gets its question from one Worker and finishes at the other. An id or a request
  * state this deployment did not sign is refused. What a 2025-11-25 session keeps (its logging level, the
- * end a DELETE made) is in its Durable Object's storage, shown by restarting the Worker and its objects.
+ * end a DELETE made) is in its Durable Object's storage, shown by restarting the Worker and its objects;
+ * a call whose elicitation a restart cuts off ends, and its late answer does not wedge the session.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -208,6 +209,59 @@ describe("/mcp across two Workers on one state", () => {
     expect(tampered.status).toBe(400);
     expect(answerOf(tampered, 4)?.error).toMatchObject({ code: -32602 });
   });
+  // A 2025-11-25 question waits on its call's open stream: the live exchange is in the object's memory, so a
+  // restart ends the call (its client sees the stream close and may call again); what must outlive it is
+  // the session, and a late answer must not wedge it.
+  it("ends a 2025-11-25 call whose elicitation a restart cut off, and serves the session's next call", async () => {
+    const sessionId = await initialize(second.url, { elicitation: {} });
+    const headers = { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" };
+    const call = await fetch(`${second.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "test_elicitation", arguments: { message: "Who?" } },
+      }),
+    });
+    const reader = call.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes("elicitation/create")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the call's stream ended before its question: ${text}`);
+      text += value;
+    }
+    const question = JSON.parse(/data: (.*elicitation\/create.*)/.exec(text)![1]!) as { id: number | string };
+    second = await restart(second);
+    // The call died with the Worker and its objects: its stream ends without a result.
+    let rest = "";
+    for (;;) {
+      const next = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+      if (next.done) break;
+      rest += next.value;
+    }
+    expect(rest).not.toContain('"id":2');
+    const late = await fetch(`${second.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: question.id,
+        result: { action: "accept", content: { username: "ada", email: "ada@example.com" } },
+      }),
+    });
+    // The answer to a question nobody waits for any more is acknowledged as any response is, and dropped.
+    expect(late.status).toBe(202);
+    // The session itself lives in its object's storage: it serves the client's next call.
+    const again = await post(
+      second.url,
+      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "test_tool_with_logging", arguments: {} } },
+      headers,
+    );
+    expect(answerOf(again, 3)?.result).toMatchObject({ content: [{ type: "text", text: "Logging test completed" }] });
+  }, 120_000);
+
   // Two live copies of one object (which two processes on one state make, and production never does) do
   // not see each other's storage: what a session's object keeps is shown to outlive the Worker and its
   // objects instead, by restarting them between requests.

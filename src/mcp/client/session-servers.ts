@@ -1,7 +1,7 @@
 /**
  * Servers a session brings (POST/DELETE /v1/sessions/:id/mcp-servers): checked against MCP_ALLOWED_URLS
- * (allowed-urls.ts), capped per session, stored in the session's meta row (their headers may hold
- * secrets: never returned, the snapshot shows name and URL only) and handed to SessionMcpTools. Called by
+ * (allowed-urls.ts), capped per session, stored in the session's meta row (their headers and a
+ * pre-registered client's secret are secrets: never returned, the snapshot shows name and URL only) and handed to SessionMcpTools. Called by
  * AgentSession; answers SessionResult values. Removing a server forgets its OAuth credentials too.
  */
 import type { SessionResult } from "../../session/session-result.ts";
@@ -21,7 +21,8 @@ const STORED_KEY = "mcpAddedServers";
 /** The narrow slice of the session's meta table this module needs. */
 export type MetaRows = { read<T>(key: string): T | undefined; write(key: string, value: unknown): void };
 
-export type AddServerRequest = { name: string; url: string; headers?: Record<string, string> };
+/** `clientId` (and `clientSecret`): a client the user registered beforehand, for servers without dynamic registration. */
+export type AddServerRequest = { name: string; url: string; headers?: Record<string, string>; clientId?: string; clientSecret?: string };
 
 export const readAddedServers = (meta: MetaRows): McpServerConfig[] => meta.read<McpServerConfig[]>(STORED_KEY) ?? [];
 
@@ -42,7 +43,14 @@ export async function addSessionServer(
   const stored = readAddedServers(meta);
   if (stored.length >= MAX_SESSION_MCP_SERVERS)
     return refuse("too_many", `A session may add at most ${MAX_SESSION_MCP_SERVERS} MCP servers; remove one first`);
-  const server: McpServerConfig = { name: request.name, url: request.url, ...(request.headers ? { headers: request.headers } : {}) };
+  if (request.clientSecret !== undefined && request.clientId === undefined) return refuse("bad_request", "clientSecret needs its clientId");
+  const server: McpServerConfig = {
+    name: request.name,
+    url: request.url,
+    ...(request.headers ? { headers: request.headers } : {}),
+    ...(request.clientId !== undefined ? { clientId: request.clientId } : {}),
+    ...(request.clientSecret !== undefined ? { clientSecret: request.clientSecret } : {}),
+  };
   meta.write(STORED_KEY, [...stored, server]);
   await mcp.add(server);
   return ok(mcp.describe().find((s) => s.name === server.name)!);

@@ -1,6 +1,6 @@
 /**
  * The records a credential holder keeps (oauth-store.ts) in memory, for one process: what a Node host
- * of the MCP client uses (scripts/mcp-conformance-client.ts) and what tests read back. The Worker never
+ * of the MCP client would use and what tests read back. The Worker never
  * imports it; its records live in Durable Object SQLite. Keys are `<server>/<kind>`; flows by state hash.
  */
 import type { McpOAuthRecords, OAuthRecordKind, PendingFlow } from "./oauth-store.ts";

@@ -1,9 +1,13 @@
 /**
- * The official MCP conformance suite (@modelcontextprotocol/conformance) against both of our MCP sides:
- * its server scenarios against /mcp of a real `wrangler dev` (a temp copy of the project with the
- * suite's fixture tools added to tools/, so they never ship), and its client scenarios against our client
- * (scripts/mcp-conformance-client.ts). baseline.yml lists what is expected to fail, each with its reason;
- * the suite exits non-zero on a new failure and on a baseline entry that now passes.
+ * The official MCP conformance suite (@modelcontextprotocol/conformance) against both of our MCP sides,
+ * both through one real `wrangler dev` (a temp copy of the project with the suite's fixture tools added
+ * to tools/, so they never ship): its server scenarios against /mcp, and its client scenarios against the
+ * Worker's sessions. For a client scenario the suite starts worker-client.ts, which plays the person at
+ * the page: it creates a session, adds the scenario's server (MCP_ALLOWED_URLS admits any port of
+ * localhost, where the suite listens), opens the authorization URL the session reports, answers its
+ * elicitations, and asks the model (the scripted mock LLM of tool-caller.ts, a real HTTP server here) to
+ * call every tool once. baseline.yml and baseline-2026-07-28.yml list what is expected to fail, each with
+ * its reason; the suite exits non-zero on a new failure and on a baseline entry that now passes.
  */
 import { spawn } from "node:child_process";
 import { cp, readdir, readFile } from "node:fs/promises";
@@ -13,17 +17,21 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpConnection, type McpElicitation } from "../../../src/mcp/client/mcp-connection.ts";
+import { startMockOpenAi, type MockOpenAiServer } from "../../../support/mock-openai-server.ts";
 import { startWranglerDev, type WranglerDev } from "../../../support/wrangler-dev.ts";
 import { copyProject, REPO_ROOT, type TempProject } from "../../support/temp-project.ts";
+import { callEveryTool } from "./tool-caller.ts";
 
 const HERE = path.join(REPO_ROOT, "test", "mcp", "conformance");
 /** Expected failures of revision 2025-11-25 (and the client scenarios). */
 const BASELINE = path.join(HERE, "baseline.yml");
-/** Expected failures of revision 2026-07-28's server scenarios. */
+/** Expected failures of revision 2026-07-28, server and client. */
 const BASELINE_2026 = path.join(HERE, "baseline-2026-07-28.yml");
 const BIN = path.join(REPO_ROOT, "node_modules", ".bin");
-const CLIENT_COMMAND = `${path.join(BIN, "node")} --experimental-transform-types --disable-warning=ExperimentalWarning ${path.join(REPO_ROOT, "scripts", "mcp-conformance-client.ts")}`;
-/** The client scenarios besides the auth suite (its 14 scenarios run as one suite, in parallel). */
+const CLIENT_COMMAND = `${path.join(BIN, "node")} --experimental-transform-types --disable-warning=ExperimentalWarning ${path.join(HERE, "worker-client.ts")}`;
+/** Client scenarios run this many at a time: each is a session of its own, on its own suite server. */
+const CLIENT_CONCURRENCY = 4;
+/** The client scenarios besides the auth suite, at the revision each scenario names. */
 const CLIENT_SCENARIOS = [
   "initialize",
   "tools_call",
@@ -57,7 +65,7 @@ const AUTH_SUITE = [
   "auth/pre-registration",
 ];
 
-/** Revision 2026-07-28's client requirements, run one at a time at that revision. */
+/** Revision 2026-07-28's client requirements, run at that revision. */
 const CLIENT_SCENARIOS_2026 = [
   "tools_call",
   "request-metadata",
@@ -95,6 +103,7 @@ const CLIENT_SCENARIOS_2026 = [
 
 let project: TempProject;
 let dev: WranglerDev;
+let llm: MockOpenAiServer;
 
 type Run = { code: number | null; output: string };
 
@@ -103,7 +112,13 @@ function conformance(args: string[], timeoutMs: number): Promise<Run> {
   return new Promise((resolve) => {
     const child = spawn(path.join(BIN, "conformance"), args, {
       cwd: project.root,
-      env: { ...process.env, PATH: `${BIN}${path.delimiter}${process.env.PATH ?? ""}`, NO_COLOR: "1" },
+      env: {
+        ...process.env,
+        PATH: `${BIN}${path.delimiter}${process.env.PATH ?? ""}`,
+        NO_COLOR: "1",
+        // The suite hands its environment to the client command: worker-client.ts drives this Worker.
+        MCP_CONFORMANCE_WORKER_URL: dev.url,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
@@ -115,6 +130,24 @@ function conformance(args: string[], timeoutMs: number): Promise<Run> {
       resolve({ code, output });
     });
   });
+}
+
+/** Runs client scenarios CLIENT_CONCURRENCY at a time; the output of each that failed. */
+async function clientScenarios(runs: { scenario: string; args: string[] }[]): Promise<string[]> {
+  const results = path.join(project.root, "results");
+  const failed: string[] = [];
+  const queue = [...runs];
+  const worker = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const run = await conformance(
+        ["client", "--command", CLIENT_COMMAND, "--scenario", next.scenario, ...next.args, "-o", results],
+        60_000,
+      );
+      if (run.code !== 0) failed.push(`${next.scenario}:\n${run.output}`);
+    }
+  };
+  await Promise.all(Array.from({ length: CLIENT_CONCURRENCY }, worker));
+  return failed;
 }
 
 /** The baseline's entries of one mode, each with the reason written after it. */
@@ -138,12 +171,26 @@ beforeAll(async () => {
   project = await copyProject();
   const fixtures = path.join(HERE, "tools");
   for (const file of await readdir(fixtures)) await cp(path.join(fixtures, file), path.join(project.root, "tools", file));
+  llm = await startMockOpenAi();
+  llm.setHandler(callEveryTool);
   // wrangler's build step (npm run generate:code) writes the registry with the fixtures in it.
-  dev = await startWranglerDev({ cwd: project.root, config: path.join(project.root, "wrangler.toml") });
+  dev = await startWranglerDev({
+    cwd: project.root,
+    config: path.join(project.root, "wrangler.toml"),
+    vars: {
+      OPENAI_API_KEY: "test",
+      OPENAI_BASE_URL: llm.url,
+      OPENAI_MODEL: "mock",
+      MAX_RETRY_DELAY_MS: "20",
+      // The suite's servers listen on localhost at ports picked per scenario.
+      MCP_ALLOWED_URLS: "http://localhost:*/",
+    },
+  });
 }, 120_000);
 
 afterAll(async () => {
   await dev?.stop();
+  await llm?.close();
   await project?.remove();
 });
 
@@ -195,67 +242,20 @@ describe("the official MCP conformance suite", () => {
     expect(run.code, run.output).toBe(0);
   }, 130_000);
 
-  it("passes its client scenarios and the auth suite against our client, failing only what the baseline lists", async () => {
-    // One at a time, the auth suite last: sse-retry times the client's reconnect, which a loaded CPU skews.
-    const results = path.join(project.root, "results");
-    const runs: Run[] = [];
-    for (const scenario of CLIENT_SCENARIOS) {
-      runs.push(
-        await conformance(
-          ["client", "--command", CLIENT_COMMAND, "--scenario", scenario, "--expected-failures", BASELINE, "-o", results],
-          30_000,
-        ),
-      );
-    }
-    // The auth suite one scenario at a time too: run together, 14 clients starting at once on a shared
-    // machine can take longer to start than the suite waits.
-    for (const scenario of AUTH_SUITE) {
-      runs.push(
-        await conformance(
-          [
-            "client",
-            "--command",
-            CLIENT_COMMAND,
-            "--scenario",
-            scenario,
-            "--spec-version",
-            "2025-11-25",
-            "--expected-failures",
-            BASELINE,
-            "-o",
-            results,
-          ],
-          30_000,
-        ),
-      );
-    }
-    for (const run of runs) expect(run.code, run.output).toBe(0);
-  }, 480_000);
-
-  it("passes the 2026-07-28 client requirements against our client, failing only what its baseline lists", async () => {
-    const results = path.join(project.root, "results");
-    const failed: string[] = [];
-    for (const scenario of CLIENT_SCENARIOS_2026) {
-      const run = await conformance(
-        [
-          "client",
-          "--command",
-          CLIENT_COMMAND,
-          "--scenario",
-          scenario,
-          "--spec-version",
-          "2026-07-28",
-          "--expected-failures",
-          BASELINE_2026,
-          "-o",
-          results,
-        ],
-        30_000,
-      );
-      if (run.code !== 0) failed.push(`${scenario}:\n${run.output}`);
-    }
+  it("passes its 2025-11-25 client scenarios and the auth suite through the Worker's sessions, failing only what the baseline lists", async () => {
+    const failed = await clientScenarios([
+      ...CLIENT_SCENARIOS.map((scenario) => ({ scenario, args: ["--expected-failures", BASELINE] })),
+      ...AUTH_SUITE.map((scenario) => ({ scenario, args: ["--spec-version", "2025-11-25", "--expected-failures", BASELINE] })),
+    ]);
     expect(failed, failed.join("\n\n")).toEqual([]);
-  }, 600_000);
+  }, 300_000);
+
+  it("passes the 2026-07-28 client requirements through the Worker's sessions, failing only what its baseline lists", async () => {
+    const failed = await clientScenarios(
+      CLIENT_SCENARIOS_2026.map((scenario) => ({ scenario, args: ["--spec-version", "2026-07-28", "--expected-failures", BASELINE_2026] })),
+    );
+    expect(failed, failed.join("\n\n")).toEqual([]);
+  }, 300_000);
 
   it("asks the client's user through elicitation before a call that needs approval, and runs it on yes only", async () => {
     const asked: string[] = [];

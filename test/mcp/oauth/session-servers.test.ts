@@ -28,16 +28,26 @@ describe("MCP servers a session adds", () => {
     expect((await snapshotOf(session)).mcpServers).toEqual([]);
   });
 
-  it("lists an added server in the snapshot without its headers, serves its tools, and removes them on DELETE", async () => {
+  it("lists an added server in the snapshot without its headers or client secret, serves its tools, and removes them on DELETE", async () => {
     const session = await createSession({ mcpServers: [] });
     const url = `${base()}/open/notes/mcp`;
-    const res = await addServer(session, { name: "notes", url, headers: { "x-secret": "do-not-show" } });
+    const lone = await addServer(session, { name: "notes", url, clientSecret: "no-id" });
+    expect(lone.status).toBe(400);
+    expect(await lone.text()).toContain("clientSecret needs its clientId");
+    const res = await addServer(session, {
+      name: "notes",
+      url,
+      headers: { "x-secret": "do-not-show" },
+      clientId: "registered-app",
+      clientSecret: "do-not-show-either",
+    });
     expect(res.status).toBe(201);
     expect(await res.json()).toEqual({ name: "notes", source: "session", status: "ready", url });
     expect(await toolsOnceListed(session, ["notes_whoami", "notes_note"])).toEqual(expect.arrayContaining(["notes_note"]));
     const snapshot = await snapshotOf(session);
     expect(snapshot.mcpServers).toEqual([{ name: "notes", source: "session", status: "ready", url }]);
     expect(JSON.stringify(snapshot)).not.toContain("do-not-show");
+    expect(JSON.stringify(snapshot)).not.toContain("registered-app");
 
     expect((await addServer(session, { name: "notes", url })).status).toBe(409);
     const gone = await api(`/v1/sessions/${session.id}/mcp-servers/notes`, { method: "DELETE", key: session.key });
