@@ -34,10 +34,15 @@ export type WranglerDevOptions = {
   extraArgs?: string[];
   /** Where the throwaway dir (default state, empty env file) is made; default the OS temp dir. */
   scratchRoot?: string;
+  /**
+   * Serve https with this key and certificate (PEM files), as a deployed Worker's origin is; the caller
+   * must trust the certificate for the readiness check (e.g. `tls.setDefaultCACertificates`).
+   */
+  tls?: { keyPath: string; certPath: string };
 };
 
 export type WranglerDev = {
-  /** `http://127.0.0.1:<port>`, no trailing slash. */
+  /** `http://127.0.0.1:<port>` (`https://` with `tls`), no trailing slash. */
   url: string;
   port: number;
   persistTo: string;
@@ -88,7 +93,7 @@ async function startWranglerDevOnce(options: WranglerDevOptions): Promise<Wrangl
   const emptyEnvFile = join(scratch, "empty.env");
   writeFileSync(emptyEnvFile, "");
   const port = options.port ?? (await findFreePort());
-  const url = `http://127.0.0.1:${port}`;
+  const url = `${options.tls ? "https" : "http"}://127.0.0.1:${port}`;
   const inspectorPort = await findFreePort();
 
   const args = [
@@ -108,6 +113,9 @@ async function startWranglerDevOnce(options: WranglerDevOptions): Promise<Wrangl
     emptyEnvFile,
     "--show-interactive-dev-session=false",
     ...(options.config ? ["--config", options.config] : []),
+    ...(options.tls
+      ? ["--local-protocol", "https", "--https-key-path", options.tls.keyPath, "--https-cert-path", options.tls.certPath]
+      : []),
     ...(options.extraArgs ?? []),
     ...(options.local === false ? [] : ["--var", "LOCAL_DEV:true"]),
     ...Object.entries(varsOf(options)).flatMap(([key, value]) => ["--var", `${key}:${value}`]),

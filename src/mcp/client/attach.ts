@@ -9,7 +9,7 @@ import type { ToolStore } from "../../core/index.ts";
 import type { AppEnv } from "../../env.ts";
 import { workerVault } from "../oauth/mcp-credentials-object.ts";
 import { localVault } from "../oauth/oauth-completion.ts";
-import { MCP_CLIENT_METADATA_PATH, MCP_OAUTH_CALLBACK_PATH, McpOAuthProvider } from "../oauth/oauth-provider.ts";
+import { clientMetadataUrlOf, MCP_OAUTH_CALLBACK_PATH, McpOAuthProvider } from "../oauth/oauth-provider.ts";
 import type { McpOAuthStore } from "../oauth/oauth-store.ts";
 import { readMcpServers, type McpServerConfig } from "./servers-config.ts";
 import { SessionMcpTools, type McpAuthFactory, type McpSessionEvent, type SessionElicit } from "./session-mcp-tools.ts";
@@ -37,11 +37,11 @@ export function attachMcpTools(
   const authFor: McpAuthFactory = (server, source) => {
     if (!attachment?.origin) return undefined;
     const session = source === "session";
+    const clientMetadataUrl = clientMetadataUrlOf(attachment.origin);
     return new McpOAuthProvider(server, {
       vault: session ? localVault(attachment.store) : workerVault(env),
       redirectUrl: `${attachment.origin}${MCP_OAUTH_CALLBACK_PATH}`,
-      // An authorization server fetches the document, so only a public (https) origin can offer it.
-      ...(attachment.origin.startsWith("https://") ? { clientMetadataUrl: `${attachment.origin}${MCP_CLIENT_METADATA_PATH}` } : {}),
+      ...(clientMetadataUrl ? { clientMetadataUrl } : {}),
       stateRoute: session ? `s.${attachment.sessionId}` : "w",
       sessionId: attachment.sessionId,
     });

@@ -8,7 +8,7 @@
  * is never sent to a token endpoint. Errors name the server, never a secret.
  */
 import { sha256Hex } from "../../credentials.ts";
-import { McpOAuthProvider, type McpCredentialVault } from "./oauth-provider.ts";
+import { clientMetadataUrlOf, McpOAuthProvider, type McpCredentialVault } from "./oauth-provider.ts";
 import type { McpOAuthRecords, PendingFlow } from "./oauth-store.ts";
 import type { McpServerConfig } from "../client/servers-config.ts";
 
@@ -38,9 +38,11 @@ export async function completeAuthorization(
   if (mixUp) return { ok: false, status: 400, message: `MCP server "${flow.server}": ${mixUp}; start again from the Connect link` };
   const server = findServer(flow.server);
   if (!server) return { ok: false, status: 404, message: `MCP server "${flow.server}" is no longer configured` };
+  const clientMetadataUrl = clientMetadataUrlOf(new URL(flow.redirectUrl).origin);
   const provider = new McpOAuthProvider(server, {
     vault: localVault(store),
     redirectUrl: flow.redirectUrl,
+    ...(clientMetadataUrl ? { clientMetadataUrl } : {}),
     stateRoute: "",
     sessionId: flow.sessionId,
     verifier: flow.verifier,

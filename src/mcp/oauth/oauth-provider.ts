@@ -51,6 +51,15 @@ export const MCP_OAUTH_CALLBACK_PATH = "/v1/mcp/oauth/callback";
 /** Where the Worker serves its Client ID Metadata Document (the document's URL is the client id). */
 export const MCP_CLIENT_METADATA_PATH = "/v1/mcp/oauth/client-metadata.json";
 
+/**
+ * The client id this Worker offers from `origin` as a Client ID Metadata Document. An authorization server
+ * fetches the document, so only a public (https) origin can offer one. Starting a flow and completing it
+ * must agree on it: the code is exchanged under the client id the flow was started with.
+ */
+export function clientMetadataUrlOf(origin: string): string | undefined {
+  return origin.startsWith("https://") ? `${origin}${MCP_CLIENT_METADATA_PATH}` : undefined;
+}
+
 /** What this Worker tells an authorization server about itself, registering or in its metadata document. */
 export function clientMetadataFor(redirectUrl: string): OAuthClientMetadata {
   const metadata = {

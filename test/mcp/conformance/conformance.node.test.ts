@@ -10,8 +10,10 @@
  * its reason; the suite exits non-zero on a new failure and on a baseline entry that now passes.
  */
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { cp, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
+import tls from "node:tls";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -101,8 +103,21 @@ const CLIENT_SCENARIOS_2026 = [
   "auth/metadata-issuer-mismatch",
 ];
 
+/**
+ * The client scenarios' Worker serves https, as a deployed one does (it offers its Client ID Metadata
+ * Document only from an https origin), with a self-signed certificate for localhost and 127.0.0.1 kept for
+ * tests alone.
+ */
+const TLS = {
+  keyPath: path.join(REPO_ROOT, "test", "support", "tls", "key.pem"),
+  certPath: path.join(REPO_ROOT, "test", "support", "tls", "cert.pem"),
+};
+
 let project: TempProject;
+/** Over http: the server scenarios (DNS-rebinding protection is about a local server without https). */
 let dev: WranglerDev;
+/** Over https: the client scenarios, the Worker's origin being https as when deployed. */
+let clientDev: WranglerDev;
 let llm: MockOpenAiServer;
 
 type Run = { code: number | null; output: string };
@@ -117,7 +132,9 @@ function conformance(args: string[], timeoutMs: number): Promise<Run> {
         PATH: `${BIN}${path.delimiter}${process.env.PATH ?? ""}`,
         NO_COLOR: "1",
         // The suite hands its environment to the client command: worker-client.ts drives this Worker.
-        MCP_CONFORMANCE_WORKER_URL: dev.url,
+        MCP_CONFORMANCE_WORKER_URL: clientDev.url,
+        // The suite (fetching /mcp and the metadata document) and the driver trust the Worker's certificate.
+        NODE_EXTRA_CA_CERTS: TLS.certPath,
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -173,8 +190,7 @@ beforeAll(async () => {
   for (const file of await readdir(fixtures)) await cp(path.join(fixtures, file), path.join(project.root, "tools", file));
   llm = await startMockOpenAi();
   llm.setHandler(callEveryTool);
-  // wrangler's build step (npm run generate:code) writes the registry with the fixtures in it.
-  dev = await startWranglerDev({
+  const options = {
     cwd: project.root,
     config: path.join(project.root, "wrangler.toml"),
     vars: {
@@ -185,11 +201,17 @@ beforeAll(async () => {
       // The suite's servers listen on localhost at ports picked per scenario.
       MCP_ALLOWED_URLS: "http://localhost:*/",
     },
-  });
+  };
+  // wrangler's build step (npm run generate:code) writes the registry with the fixtures in it; the second
+  // server's build finds it current and rewrites nothing, so the first is not reloaded.
+  dev = await startWranglerDev(options);
+  // This process trusts the https Worker's certificate for its readiness check.
+  tls.setDefaultCACertificates([...tls.getCACertificates("default"), readFileSync(TLS.certPath, "utf8")]);
+  clientDev = await startWranglerDev({ ...options, tls: TLS });
 }, 120_000);
 
 afterAll(async () => {
-  await dev?.stop();
+  await Promise.all([dev?.stop(), clientDev?.stop()]);
   await llm?.close();
   await project?.remove();
 });
