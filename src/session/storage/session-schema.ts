@@ -87,6 +87,14 @@ const MIGRATIONS: readonly string[] = [
    INSERT INTO event_rows (seq, last_seq, types, json) SELECT seq, seq, ' ' || type || ' ', json FROM events;
    DROP TABLE events;
    ALTER TABLE event_rows RENAME TO events`,
+  // 11: idempotency_keys WITHOUT ROWID: its key index was a second row per insert (idempotency-keys.ts
+  //     orders its eviction by created_at, then the key just written first, then key).
+  `CREATE TABLE idempotency_keys_by_key (
+     key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, answer TEXT, bytes INTEGER NOT NULL, created_at INTEGER NOT NULL
+   ) WITHOUT ROWID;
+   INSERT INTO idempotency_keys_by_key SELECT key, fingerprint, answer, bytes, created_at FROM idempotency_keys;
+   DROP TABLE idempotency_keys;
+   ALTER TABLE idempotency_keys_by_key RENAME TO idempotency_keys`,
 ];
 
 const VERSION_KEY = "schema_version";
