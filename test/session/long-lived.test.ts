@@ -6,6 +6,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AssistantMessage } from "../../src/core/index.ts";
+import { RECORD_KEY } from "../../src/session/run/run-record.ts";
 import type { SessionMeta } from "../../src/session/storage/session-meta.ts";
 import { textOf } from "../support/text.ts";
 import { api, createSession, nextResponse, openEvents, script, send, snapshotOf, type TestSession, stubOf } from "./support.ts";
@@ -138,8 +139,10 @@ describe("end of life", () => {
   it("erases a session idle for longer than SESSION_IDLE_TTL_DAYS when its alarm fires", async () => {
     const s = await createSession();
     // Through the session's own meta: the object is the table's only writer and remembers what it wrote.
+    // The run record's row (run-record.ts) holds when the session was last active.
     await runInDurableObject(stubOf(s), (instance) => {
-      (instance as unknown as { session: { meta: SessionMeta } }).session.meta.write("lastActiveAt", Date.now() - 31 * 86_400_000);
+      const { meta } = (instance as unknown as { session: { meta: SessionMeta } }).session;
+      meta.write(RECORD_KEY, { ...meta.read<object>(RECORD_KEY), lastActiveAt: Date.now() - 31 * 86_400_000 });
     });
     await runDurableObjectAlarm(stubOf(s));
     const res = await api(`/v1/sessions/${s.id}`, { key: s.key });

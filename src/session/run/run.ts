@@ -178,7 +178,6 @@ export class Run {
         const evicted = queues.pushOutput(this.id, response);
         if (evicted > 0) meta.write("responsesEvicted", (meta.read<number>("responsesEvicted") ?? 0) + evicted);
         record.end();
-        meta.write("lastActiveAt", Date.now());
         // None of the run's calls is looked up again.
         this.journal.clear();
         writes.flush();
