@@ -170,12 +170,14 @@ export class Run {
   private end(response: AssistantMessage, stopReason: StopReason | undefined): void {
     if (this.ended) return;
     const { ctx, sink, queues, meta, record, writes, waiters, approvals } = this.parts;
+    // A caller waiting for the next answer, with none older unread, is handed this one (no queue row).
+    const taker = queues.depth("output") === 0 ? waiters.takeWaiting() : undefined;
     try {
       ctx.storage.transactionSync(() => {
         // An approval still waiting belongs to a run that is over: closed, so a late decision gets 409.
         approvals.closeRun(this.id, "The run ended before a decision was made");
         sink.defer(this.id, { type: "runEnd", response, stopReason: stopReason ?? response.stopReason });
-        const evicted = queues.pushOutput(this.id, response);
+        const evicted = taker ? 0 : queues.pushOutput(this.id, response);
         if (evicted > 0) meta.write("responsesEvicted", (meta.read<number>("responsesEvicted") ?? 0) + evicted);
         record.end();
         // None of the run's calls is looked up again.
@@ -184,9 +186,11 @@ export class Run {
       });
     } catch (err) {
       // Nothing of the end was stored: it goes out live only (a failed step write has done so already).
+      taker?.();
       return this.endUnstored(describeError(err));
     }
     this.ended = true;
+    taker?.(response);
     waiters.wakeAll();
   }
 }
