@@ -6,7 +6,7 @@
  * stored, in the same commit as that event (run.ts calls `end`), which is how a run a restart interrupted is
  * found. Used by the run (run.ts), the run driver, the alarm (the idle deadline) and the snapshot.
  */
-import { readUsage, type AgentMessage, type Usage } from "../../core/index.ts";
+import { readUsage, type AgentMessage, type Usage, type UserMessage } from "../../core/index.ts";
 import type { SessionMeta } from "../storage/session-meta.ts";
 
 /**
@@ -21,6 +21,12 @@ export type StoredRun = {
   /** The last stored message's seq when the run started: an answer after it is this run's own. */
   startSeq: number;
   intent?: StopIntent;
+  /**
+   * The user's message that started the run in an idle session, carried here instead of on the input
+   * queue (no queue row to insert and delete). It is the first message the run stores, so it is still
+   * pending while no message after `startSeq` is stored (run.ts).
+   */
+  input?: UserMessage[];
 };
 
 /** The meta row: `run` while a run is open; the session's usage (its sub-agents' share apart); its last run's end. */
@@ -58,9 +64,9 @@ export class RunRecord {
     return this.live ?? this.open?.runId;
   }
 
-  /** Records a new run starting after the message with seq `startSeq`. */
-  begin(startSeq: number): StoredRun {
-    const run: StoredRun = { runId: crypto.randomUUID(), startedAt: Date.now(), startSeq };
+  /** Records a new run starting after the message with seq `startSeq`, carrying `input` if given. */
+  begin(startSeq: number, input?: UserMessage[]): StoredRun {
+    const run: StoredRun = { runId: crypto.randomUUID(), startedAt: Date.now(), startSeq, ...(input ? { input } : {}) };
     this.open = run;
     this.store({});
     this.live = run.runId;

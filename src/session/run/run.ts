@@ -9,7 +9,14 @@
  */
 import { agentConfig } from "../../agent-config.ts";
 import { readSetting } from "../../config.ts";
-import { type AgentEvent, type AssistantMessage, describeError, runAgentLoop, type StopReason } from "../../core/index.ts";
+import {
+  type AgentEvent,
+  type AssistantMessage,
+  describeError,
+  runAgentLoop,
+  type StopReason,
+  type UserMessage,
+} from "../../core/index.ts";
 import type { AppEnv } from "../../env.ts";
 import { deploymentGuardrails } from "../../guardrails/catalog.ts";
 import { selectLlmCall } from "../../llm/select-model.ts";
@@ -43,6 +50,8 @@ export class Run {
   private ended = false;
   /** The last stored message's seq when the run started: its own messages come after it. */
   private readonly startSeq: number;
+  /** The message its record carries (run-record.ts), until drained: none once a message of the run is stored. */
+  private carried: UserMessage[];
 
   constructor(
     private readonly parts: RunParts,
@@ -51,6 +60,8 @@ export class Run {
   ) {
     this.id = stored.runId;
     this.startSeq = stored.startSeq;
+    // The carried message is the first the run stores: a resumed run that stored any has it in history.
+    this.carried = parts.messages.lastSeq() > stored.startSeq ? [] : (stored.input ?? []);
     const { ctx, state, writes } = parts;
     this.journal = new SqlToolJournal(
       ctx.storage.sql,
@@ -145,7 +156,7 @@ export class Run {
           guardrails: deploymentGuardrails(),
           checkBudget: async () => verdictOf(tighter(sessionBudget(this.parts), await this.parts.userBudget?.report(record.ownTokens()))),
           // The queue rows go in the same commit as the drained messages' storing (never lost between).
-          drainPending: () => queues.drainPending((sql, values) => writes.exec(sql, values)),
+          drainPending: () => [...this.takeCarried(), ...queues.drainPending((sql, values) => writes.exec(sql, values))],
           onMessage: (message) => {
             messages.append(message);
             // A tool's usage (a sub-agent's child run) adds to the run's like the LLM's own.
@@ -164,6 +175,12 @@ export class Run {
       sink.defer(this.id, { type: "error", message });
       this.end(errorResponse(message), "error");
     }
+  }
+
+  private takeCarried(): UserMessage[] {
+    const carried = this.carried;
+    this.carried = [];
+    return carried;
   }
 
   /** The one end of a run: everything below is stored in one commit, then waiting callers wake. */
