@@ -161,8 +161,9 @@ export class Run {
             messages.append(message);
             // A tool's usage (a sub-agent's child run) adds to the run's like the LLM's own.
             if (message.role === "assistant" || message.role === "toolResult") record.addUsage(message);
-            // Drained input is stored at once, with the removal of its queue rows.
-            if (message.role === "user") writes.flush();
+            // Drained input waits with the step's writes like the rest: its queue rows' removal is in the
+            // same batch (drainPending), so the two still commit together, and its messageEnd shares the row
+            // of the run's first events instead of a commit of its own.
           },
         },
         this.controller.signal,
