@@ -195,6 +195,8 @@ export class Run {
         // An approval still waiting belongs to a run that is over: closed, so a late decision gets 409.
         approvals.closeRun(this.id, "The run ended before a decision was made");
         sink.defer(this.id, { type: "runEnd", response, stopReason: stopReason ?? response.stopReason });
+        // A message the run carried but stopped before storing (an abort before its first step) waits for the next run.
+        for (const message of this.takeCarried()) queues.restore(crypto.randomUUID(), message);
         const evicted = taker ? 0 : queues.pushOutput(this.id, response);
         if (evicted > 0) meta.write("responsesEvicted", (meta.read<number>("responsesEvicted") ?? 0) + evicted);
         record.end();
