@@ -8,6 +8,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { sha256Hex } from "../credentials.ts";
+import type { KeptAnswer } from "../session/storage/idempotency-keys.ts";
 import { ApiError } from "./errors.ts";
 import { settle } from "./failure-status.ts";
 import type { HonoEnv } from "./hono-env.ts";
@@ -16,9 +17,6 @@ import { checkSessionId } from "./validation.ts";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 const KEY_SHAPE = /^[\x21-\x7e]{1,200}$/;
-
-/** What a key keeps: a JSON answer, or a route's own record to rebuild its answer from. */
-export type KeptAnswer = { kind: "json"; status: number; body: unknown } | { kind: "own"; value: unknown };
 
 /** The request's Idempotency-Key, undefined when absent; a 400 when it is not of the allowed shape. */
 export function readIdempotencyKey(request: Request): string | undefined {
@@ -31,6 +29,21 @@ export function readIdempotencyKey(request: Request): string | undefined {
 /** The request as a key compares it: method, path and the exact body bytes. */
 export async function fingerprintOf(c: Context<HonoEnv>): Promise<string> {
   return sha256Hex(`${c.req.method} ${c.req.path}\n${await c.req.text()}`);
+}
+
+/** The request's key and fingerprint, for a route whose session call handles the key itself; undefined without a key. */
+export async function idempotencyOf(c: Context<HonoEnv>): Promise<{ key: string; fingerprint: string } | undefined> {
+  const key = readIdempotencyKey(c.req.raw);
+  return key === undefined ? undefined : { key, fingerprint: await fingerprintOf(c) };
+}
+
+/** Answers again what a key kept (a JSON answer), for a route whose session call handled the key. */
+export function replayKept(c: Context<HonoEnv>, replay: string): Response {
+  const kept = JSON.parse(replay) as KeptAnswer;
+  // A key's fingerprint names its route, so a kept answer of another kind is another request's.
+  if (kept.kind !== "json")
+    throw new ApiError(422, "idempotency_key_reused", "This Idempotency-Key was used for a different request; use a new key");
+  return c.json(kept.body as object, kept.status as 200);
 }
 
 /** Route middleware for a session route (after `sessionParam` and the body validator). */

@@ -23,7 +23,7 @@ import { bridgeEvents } from "./event-bridge.ts";
 import { parseLastEventId } from "./events-route.ts";
 import { settle } from "./failure-status.ts";
 import type { HonoEnv } from "./hono-env.ts";
-import { idempotent, readIdempotencyKey } from "./idempotency.ts";
+import { idempotencyOf, idempotent, readIdempotencyKey, replayKept } from "./idempotency.ts";
 import { idempotentCreation, repeatedCreationKey } from "./idempotent-creation.ts";
 import { requireApiToken } from "./operator-access.ts";
 import { limitRate } from "./rate-limit.ts";
@@ -50,7 +50,7 @@ import {
   toolCallParams,
 } from "./validation.ts";
 import { scheduleRequest } from "../schedules/schedule-request.ts";
-import { issueSessionId } from "../signing/session-ids.ts";
+import { issueSessionId, type SessionId } from "../signing/session-ids.ts";
 
 export const sessionRoutes = new Hono<HonoEnv>();
 
@@ -140,12 +140,17 @@ sessionRoutes.post(
   sessionParam,
   limitRate("MESSAGE_RATE_LIMIT", "send a message"),
   jsonBody(messageBody),
-  idempotent,
-  async (c) => {
-    const stub = sessionStub(c.env, c.req.valid("param").id);
-    return c.json(settle(await stub.enqueue(sessionKey(c), "input", toBlocks(c.req.valid("json").content))), 202);
-  },
+  (c) => enqueueMessage(c, c.req.valid("param").id, "input", toBlocks(c.req.valid("json").content)),
 );
+
+/**
+ * POST …/messages and …/follow-ups: the session claims the Idempotency-Key (if any), queues the message and
+ * keeps the answer in one call (docs/api.md "Idempotency-Key"), so a message costs one request to it and one row for its key.
+ */
+async function enqueueMessage(c: Context<HonoEnv>, id: SessionId, kind: "input" | "followUp", content: UserContent[]): Promise<Response> {
+  const queued = settle(await sessionStub(c.env, id).enqueueOnce(sessionKey(c), kind, content, await idempotencyOf(c)));
+  return "replay" in queued ? replayKept(c, queued.replay) : c.json(queued, 202);
+}
 
 sessionRoutes.get("/v1/sessions/:id/messages", sessionParam, queryOf(messagePageQuery), async (c) => {
   const { before, limit } = c.req.valid("query");
@@ -157,11 +162,7 @@ sessionRoutes.post(
   sessionParam,
   limitRate("MESSAGE_RATE_LIMIT", "send a message"),
   jsonBody(messageBody),
-  idempotent,
-  async (c) => {
-    const stub = sessionStub(c.env, c.req.valid("param").id);
-    return c.json(settle(await stub.enqueue(sessionKey(c), "followUp", toBlocks(c.req.valid("json").content))), 202);
-  },
+  (c) => enqueueMessage(c, c.req.valid("param").id, "followUp", toBlocks(c.req.valid("json").content)),
 );
 
 sessionRoutes.get("/v1/sessions/:id/responses/next", sessionParam, queryOf(waitQuery), async (c) => {

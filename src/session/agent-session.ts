@@ -28,7 +28,7 @@ import type { QueueKind } from "./storage/session-queues.ts";
 import type { ScheduleRequest } from "../schedules/schedule-spec.ts";
 import { ok, refuse, type SessionResult } from "./session-result.ts";
 import { hasSchema, migrate } from "./storage/session-schema.ts";
-import { IdempotencyKeys } from "./storage/idempotency-keys.ts";
+import { IdempotencyKeys, type KeptAnswer } from "./storage/idempotency-keys.ts";
 import { describeSession } from "./session-view.ts";
 import { decideApproval } from "./human/tool-approval.ts";
 import { answerElicitation, type ElicitationAction } from "./human/elicitation-gate.ts";
@@ -59,6 +59,8 @@ export class AgentSession extends DurableObject<AppEnv> {
   private tombstone?: Tombstone;
   /** Set from a failed write until the session is read again from storage: calls wait for it. */
   private reloading?: Promise<void>;
+  /** Idempotency-Keys whose message is being accepted by `enqueueOnce` right now. */
+  private readonly answering = new Set<string>();
 
   constructor(ctx: DurableObjectState, env: AppEnv) {
     super(ctx, env);
@@ -150,10 +152,41 @@ export class AgentSession extends DurableObject<AppEnv> {
   }
 
   enqueue(key: Caller, kind: Exclude<QueueKind, "output">, content: UserContent[]) {
-    return this.authorized(key, async (s) => {
-      const queued = refuseChildInput(s) ?? (await refuseSpentUser(s)) ?? s.runs.enqueue(kind, content);
-      if (queued.ok) await sessionIndex(this.env, s.settings)?.touched(s.runs.status, content);
-      return queued;
+    return this.authorized(key, (s) => this.accept(s, kind, content));
+  }
+
+  /**
+   * A message under an Idempotency-Key (`idempotency`, if the request had one) in one call: the key is
+   * checked, the message queued and its answer kept (the HTTP layer's KeptAnswer, as it keeps every
+   * answer), the queue row and the key's row in the same commit. The claim lives in memory while the
+   * message is being accepted: a repeat meanwhile is told to retry; a restart ends both.
+   */
+  enqueueOnce(
+    key: Caller,
+    kind: Exclude<QueueKind, "output">,
+    content: UserContent[],
+    idempotency: { key: string; fingerprint: string } | undefined,
+  ) {
+    return this.authorized(key, async (s): Promise<SessionResult<{ messageId: string } | { replay: string }>> => {
+      if (!idempotency) return this.accept(s, kind, content);
+      const keys = new IdempotencyKeys(this.ctx.storage.sql);
+      const seen = this.answering.has(idempotency.key)
+        ? { kind: "in_progress" as const }
+        : keys.check(idempotency.key, idempotency.fingerprint);
+      if (seen.kind === "mismatch")
+        return refuse("idempotency_mismatch", "This Idempotency-Key was used for a different request; use a new key");
+      if (seen.kind === "in_progress")
+        return refuse("idempotency_in_progress", "A request with this Idempotency-Key is still being answered; retry shortly");
+      if (seen.kind === "replay") return ok({ replay: seen.answer });
+      this.answering.add(idempotency.key);
+      try {
+        return await this.accept(s, kind, content, (messageId) => {
+          const answer: KeptAnswer = { kind: "json", status: 202, body: { messageId } };
+          keys.remember(idempotency.key, idempotency.fingerprint, JSON.stringify(answer));
+        });
+      } finally {
+        this.answering.delete(idempotency.key);
+      }
     });
   }
 
@@ -330,6 +363,20 @@ export class AgentSession extends DurableObject<AppEnv> {
     // A run a failed write interrupted (the object did not restart) is taken up here.
     session?.runs.resumeInterrupted();
     if (session && !this.tombstone && (await onAlarm(this.sessionAlarmParts(session))) === "expired") await this.end("expired");
+  }
+
+  /** Queues a user message; `accepted` runs in the same commit as its queue row (before any await). */
+  private async accept(
+    s: Session,
+    kind: Exclude<QueueKind, "output">,
+    content: UserContent[],
+    accepted?: (messageId: string) => void,
+  ): Promise<SessionResult<{ messageId: string }>> {
+    const queued = refuseChildInput(s) ?? (await refuseSpentUser(s)) ?? s.runs.enqueue(kind, content);
+    if (!queued.ok) return queued;
+    accepted?.(queued.value.messageId);
+    await sessionIndex(this.env, s.settings)?.touched(s.runs.status, content);
+    return queued;
   }
 
   /** A second init for an existing id: the kept answer when it repeats the creation, else a conflict. */

@@ -47,7 +47,7 @@ export async function onAlarm(parts: AlarmParts): Promise<"alive" | "expired"> {
 
 /** Sets the next alarm for what the session is waiting on; "expired" when nothing is and the idle deadline passed. */
 export async function planAlarm(parts: AlarmParts): Promise<"alive" | "expired"> {
-  const { ctx, runs, approvals, schedules, meta, settings, env } = parts;
+  const { ctx, runs, approvals, schedules, record, settings, env } = parts;
   if (runs.activeRunId !== null || approvals.pending().length > 0) {
     armRunHeartbeat(parts);
     return "alive";
@@ -58,7 +58,7 @@ export async function planAlarm(parts: AlarmParts): Promise<"alive" | "expired">
     await ctx.storage.setAlarm(scheduled);
     return "alive";
   }
-  const deadline = (meta.read<number>("lastActiveAt") ?? settings.createdAt) + sessionIdleTtlMs(env);
+  const deadline = (record.lastActiveAt ?? settings.createdAt) + sessionIdleTtlMs(env);
   if (Date.now() >= deadline) return "expired";
   await ctx.storage.setAlarm(deadline);
   return "alive";

@@ -5,6 +5,8 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { RunRecord } from "../../src/session/run/run-record.ts";
+import { StepWrites } from "../../src/session/run/step-writes.ts";
+import { MessageStore } from "../../src/session/storage/message-store.ts";
 import { readSettings } from "../../src/session/session-loader.ts";
 import { writeTombstone } from "../../src/session/session-end.ts";
 import { SessionMeta } from "../../src/session/storage/session-meta.ts";
@@ -18,6 +20,18 @@ const inStorage = <T>(s: TestSession, work: (storage: DurableObjectStorage) => T
 export const leavePendingInput = (s: TestSession, text: string) =>
   inStorage(s, ({ sql }) => {
     new SessionQueues(sql).offer("input", crypto.randomUUID(), { role: "user", content: [{ type: "text", text }], timestamp: Date.now() });
+  });
+
+/**
+ * The object stopped after a message reached an idle session, before its run stored anything: the run's
+ * record carries the message (it never went through the input queue).
+ */
+export const leaveCarriedInput = (s: TestSession, text: string) =>
+  inStorage(s, (storage) => {
+    const lastSeq = new MessageStore(storage.sql, new StepWrites(storage)).lastSeq();
+    new RunRecord(new SessionMeta(storage.sql)).begin(lastSeq, [
+      { role: "user", content: [{ type: "text", text }], timestamp: Date.now() },
+    ]);
   });
 
 /** An abort was recorded for the running run, then the object stopped before the run could end. */

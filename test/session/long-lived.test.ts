@@ -6,7 +6,9 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AssistantMessage } from "../../src/core/index.ts";
+import { RECORD_KEY } from "../../src/session/run/run-record.ts";
 import type { SessionMeta } from "../../src/session/storage/session-meta.ts";
+import type { SessionQueues } from "../../src/session/storage/session-queues.ts";
 import { textOf } from "../support/text.ts";
 import { api, createSession, nextResponse, openEvents, script, send, snapshotOf, type TestSession, stubOf } from "./support.ts";
 
@@ -27,6 +29,31 @@ describe("the output queue", () => {
     expect(snap.queues.output).toBe(16);
     expect(snap.responsesEvicted).toBe(1);
     expect(textOf(await nextResponse(s))).toBe("answer 2");
+    await events.cancel();
+  });
+
+  it("hands an answer to a caller already waiting, storing no queue row; one nobody waits for is queued", async () => {
+    const s = await createSession();
+    await script(s, { text: "waited for", delayMs: 200 }, { text: "queued" });
+    // Counts the answers the session's queue stores (a row inserted, later taken: two rows written).
+    type Counted = { session: { queues: SessionQueues & { pushed?: number } } };
+    await runInDurableObject(stubOf(s), (instance) => {
+      const queues = (instance as unknown as Counted).session.queues;
+      const push = queues.pushOutput.bind(queues);
+      queues.pushed = 0;
+      queues.pushOutput = (...args) => ((queues.pushed! += 1), push(...args));
+    });
+    const pushed = () => runInDurableObject(stubOf(s), (instance) => (instance as unknown as Counted).session.queues.pushed);
+    const waiting = nextResponse(s);
+    await send(s, "first");
+    expect(textOf(await waiting)).toBe("waited for");
+    expect(await pushed()).toBe(0);
+    const events = await openEvents(s, (await snapshotOf(s)).lastEventSeq);
+    await send(s, "second");
+    await events.until("runEnd");
+    expect(await pushed()).toBe(1);
+    expect((await snapshotOf(s)).queues.output).toBe(1);
+    expect(textOf(await nextResponse(s))).toBe("queued");
     await events.cancel();
   });
 });
@@ -138,8 +165,10 @@ describe("end of life", () => {
   it("erases a session idle for longer than SESSION_IDLE_TTL_DAYS when its alarm fires", async () => {
     const s = await createSession();
     // Through the session's own meta: the object is the table's only writer and remembers what it wrote.
+    // The run record's row (run-record.ts) holds when the session was last active.
     await runInDurableObject(stubOf(s), (instance) => {
-      (instance as unknown as { session: { meta: SessionMeta } }).session.meta.write("lastActiveAt", Date.now() - 31 * 86_400_000);
+      const { meta } = (instance as unknown as { session: { meta: SessionMeta } }).session;
+      meta.write(RECORD_KEY, { ...meta.read<object>(RECORD_KEY), lastActiveAt: Date.now() - 31 * 86_400_000 });
     });
     await runDurableObjectAlarm(stubOf(s));
     const res = await api(`/v1/sessions/${s.id}`, { key: s.key });

@@ -4,9 +4,20 @@
  */
 import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { api, createSession, llmRequests, openEvents, script, send, snapshotOf, type TestSession, stubOf } from "./support.ts";
+import {
+  api,
+  createSession,
+  llmRequests,
+  nextResponse,
+  openEvents,
+  script,
+  send,
+  snapshotOf,
+  type TestSession,
+  stubOf,
+} from "./support.ts";
 import { sleep } from "../support/time.ts";
-import { interruptDelete, leavePendingInput, recordAbortRequest } from "./crash-states.ts";
+import { interruptDelete, leaveCarriedInput, leavePendingInput, recordAbortRequest } from "./crash-states.ts";
 
 async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -132,6 +143,26 @@ describe("recovery decides from the run's own records", () => {
     const end = (await events.until("runEnd")).at(-1)!;
     expect(end.json.response).toMatchObject({ content: [{ text: "answered on wake" }] });
     await events.cancel();
+  });
+
+  it("runs on wake a message that started its run in an idle session, once, before the run stored anything", async () => {
+    const session = await createSession();
+    await script(session, { text: "first answer" }, { text: "answered on wake" });
+    await send(session, "hello");
+    await nextResponse(session);
+    // As if the object stopped right after accepting the message: the run's record carries it, nothing else is stored.
+    await leaveCarriedInput(session, "still there?");
+    await restartSessionObject(session);
+    expect(await nextResponse(session)).toMatchObject({ content: [{ text: "answered on wake" }] });
+    const messages = (await snapshotOf(session)).messages;
+    expect(messages.map((m) => [m.role, m.content[0]])).toEqual([
+      ["user", { type: "text", text: "hello" }],
+      ["assistant", { type: "text", text: "first answer" }],
+      ["user", { type: "text", text: "still there?" }],
+      ["assistant", { type: "text", text: "answered on wake" }],
+    ]);
+    // The session is idle again, with no run left open: the next message starts a run of its own.
+    expect((await snapshotOf(session)).status).toBe("idle");
   });
 
   it("resumes a run whose abort was asked for only to stop it, without calling the LLM again", async () => {

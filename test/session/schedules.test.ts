@@ -6,6 +6,7 @@
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { RECORD_KEY } from "../../src/session/run/run-record.ts";
 import type { SessionMeta } from "../../src/session/storage/session-meta.ts";
 import { sleep } from "../support/time.ts";
 import { makeScheduleDue, shiftSchedule } from "./crash-states.ts";
@@ -190,8 +191,10 @@ describe("schedules and the session's life", () => {
     const s = await createSession();
     const { id, nextRunAt } = await s.handle.schedule({ message: "far ahead", delayMs: 3_600_000 });
     // Through the session's own meta: the object is the table's only writer and remembers what it wrote.
+    // The run record's row (run-record.ts) holds when the session was last active.
     await runInDurableObject(stubOf(s), (instance) => {
-      (instance as unknown as { session: { meta: SessionMeta } }).session.meta.write("lastActiveAt", Date.now() - 31 * 86_400_000);
+      const { meta } = (instance as unknown as { session: { meta: SessionMeta } }).session;
+      meta.write(RECORD_KEY, { ...meta.read<object>(RECORD_KEY), lastActiveAt: Date.now() - 31 * 86_400_000 });
     });
     await runInDurableObject(stubOf(s), (instance) => instance.alarm());
     expect((await api(`/v1/sessions/${s.id}`, { key: s.key })).status).toBe(200);

@@ -28,6 +28,29 @@ describe("a session run", () => {
     await events.cancel();
   });
 
+  it("keeps a message whose run was aborted before storing it: the next run answers it", async () => {
+    const session = await createSession();
+    await script(session, { text: "answered after all" });
+    type Runs = { enqueue(kind: "input", content: unknown[]): unknown; abort(): unknown; settled(): Promise<void> };
+    await runInDurableObject(env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(session.id)), (instance) => {
+      const runs = (instance as unknown as { session: { runs: Runs } }).session.runs;
+      // The message starts its run carrying it; the abort lands before the run's first step stores it.
+      runs.enqueue("input", [{ type: "text", text: "keep me" }]);
+      runs.abort();
+    });
+    expect(await nextResponse(session)).toMatchObject({ stopReason: "aborted" });
+    expect(await nextResponse(session)).toMatchObject({ content: [{ type: "text", text: "answered after all" }] });
+    const snapshot = (await (await api(`/v1/sessions/${session.id}`, { key: session.key })).json()) as {
+      messages: { role: string; content: { text?: string }[] }[];
+    };
+    // The aborted run's own (empty) answer, then the message and its answer.
+    expect(snapshot.messages.map((m) => [m.role, m.content[0]?.text])).toEqual([
+      ["assistant", undefined],
+      ["user", "keep me"],
+      ["assistant", "answered after all"],
+    ]);
+  });
+
   it("runs the model's tool calls and feeds the results back before the final answer", async () => {
     const session = await createSession();
     await script(

@@ -1,14 +1,24 @@
 /**
- * The rows one tool step writes, pinned as numbers: on Cloudflare a row written is the dearest unit of a
- * turn's bill (docs/benchmarks.md "What a turn costs"), so a change that adds a write to the step shows up
- * here as a changed count for a reviewer to accept, not as a timing. The bench's meter (sql-meter.ts) is
- * put on the live object's storage, where the step's writes (step-writes.ts) run their statements; a step
- * is a turn of three tool steps minus a turn of one, halved, so the turn's fixed writes drop out.
+ * The rows one tool step and one reference turn write, pinned as numbers: on Cloudflare a row written is
+ * the dearest unit of a turn's bill (docs/benchmarks.md "What a turn costs"), so a change that adds a write
+ * shows up here as a changed count for a reviewer to accept, not as a timing. The bench's meter
+ * (sql-meter.ts) is put on the live object's storage. A step is a turn of three tool steps minus a turn of
+ * one, halved, so the turn's fixed writes drop out (the step's writes, step-writes.ts, take the storage's
+ * SQL handle at each commit, so they are metered as they are). The turn is metered after the session is
+ * read again from storage, as a restart would, so every owner module's handle is the metered one.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { meterState, readMeter } from "../../scripts/bench/sql-meter.ts";
 import { createSession, nextResponse, script, send, stubOf, type TestSession } from "./support.ts";
+
+/** Rows written by statement (its text up to the first parenthesis), the statements that wrote none left out. */
+const writers = (bySql: Record<string, { rowsWritten: number }>) =>
+  Object.fromEntries(
+    Object.entries(bySql)
+      .filter(([, { rowsWritten }]) => rowsWritten > 0)
+      .map(([sql, { rowsWritten }]) => [sql.split(" (")[0]!.replace(/\s+/g, " "), rowsWritten]),
+  );
 
 /** A turn of `steps` tool steps (one idempotent getTime call each) and a text answer: rows by statement. */
 async function turn(session: TestSession, steps: number): Promise<Record<string, number>> {
@@ -41,5 +51,38 @@ describe("a tool step's storage", () => {
     // The events (messageStart and messageEnd of the tool call, toolExecStart, toolExecEnd, messageEnd of
     // its result) are stored in one commit: one row.
     expect(perStep).toEqual({ "INSERT INTO events": 1, "INSERT INTO messages": 2 });
+  });
+
+  it("a reference turn (a message, two tool steps, the answer) writes 13 rows and sets 1 alarm", async () => {
+    const session = await createSession();
+    await script(session, { text: "ready" });
+    await send(session, "hi");
+    await nextResponse(session);
+    await runInDurableObject(stubOf(session), async (instance, state) => {
+      meterState(state);
+      // Read again from storage (as after a restart): the session's modules take the metered SQL handle.
+      const object = instance as unknown as { session?: unknown; wake(): Promise<void> };
+      object.session = undefined;
+      await object.wake();
+    });
+    const calls = [0, 1].map((i) => ({ toolCalls: [{ id: `call_${i}`, name: "getTime", arguments: { timezone: "Europe/Paris" } }] }));
+    await script(session, ...calls, { text: "done" });
+    await runInDurableObject(stubOf(session), () => void readMeter(true));
+    // As the client SDK does: the message under an Idempotency-Key, and takeResponse waiting for the answer.
+    const answer = nextResponse(session);
+    await session.handle.send("two steps");
+    await answer;
+    const { rowsWritten, alarmsSet, bySql } = await runInDurableObject(stubOf(session), () => readMeter(true));
+    expect(writers(bySql)).toEqual({
+      // The run record: opened carrying the message, closed with the usage and lastActiveAt.
+      "INSERT INTO meta": 2,
+      // The key's answer, stored with the message's acceptance.
+      "INSERT INTO idempotency_keys": 1,
+      // The user's message, two tool calls and their results, the answer.
+      "INSERT INTO messages": 6,
+      // One row per commit: the run's start, each step, the answer with the runEnd.
+      "INSERT INTO events": 4,
+    });
+    expect({ rowsWritten, alarmsSet }).toEqual({ rowsWritten: 13, alarmsSet: 1 });
   });
 });

@@ -1,7 +1,11 @@
 /**
  * takeResponse's long poll: callers waiting for the next final answer park here and are woken when a run
- * puts one on the output queue (the run's end calls wakeAll) or when the session shuts down. Waiters
- * live in memory only; a restart ends their requests, and clients simply ask again.
+ * ends (its end calls wakeAll) or when the session shuts down. A run that ends while a caller waits and no
+ * older answer is unread hands its answer to the caller who has waited longest (`takeWaiting`) instead of
+ * queueing it: the answer then costs no queue row (an insert and a delete; a row written is the dearest
+ * unit of a turn's bill, docs/benchmarks.md "What a turn costs"). The caller's answer leaves only once the
+ * run's end is stored (the output gate), as a taken row's did; the answer stays in history and the events.
+ * Waiters live in memory only; a restart ends their requests, and clients simply ask again.
  */
 import type { AssistantMessage } from "../../core/index.ts";
 import type { SessionQueues } from "../storage/session-queues.ts";
@@ -10,20 +14,31 @@ import { ok, type SessionResult } from "../session-result.ts";
 /** Longest takeResponse wait the API accepts. */
 export const MAX_RESPONSE_WAIT_MS = 60_000;
 
-export class OutputWaiters {
-  private readonly waiters = new Set<() => void>();
+/** Ends a caller's wait: with the answer handed to it, or with none (look in the queue, or wait on). */
+export type Taker = (answer?: AssistantMessage) => void;
 
-  /** Resolves after `ms`, or earlier when woken. */
-  wait(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const wake = () => {
+export class OutputWaiters {
+  /** In the order they started waiting. */
+  private readonly waiters = new Set<Taker>();
+
+  /** Resolves after `ms` with nothing, earlier when woken, or with an answer handed over. */
+  wait(ms: number): Promise<AssistantMessage | undefined> {
+    return new Promise((resolve) => {
+      const wake: Taker = (answer) => {
         clearTimeout(timer);
         this.waiters.delete(wake);
-        resolve();
+        resolve(answer);
       };
       const timer = setTimeout(wake, ms);
       this.waiters.add(wake);
     });
+  }
+
+  /** The caller who has waited longest, no longer waiting: the run's end hands it its answer (or nothing, if that end fails). */
+  takeWaiting(): Taker | undefined {
+    const [first] = this.waiters;
+    if (first) this.waiters.delete(first);
+    return first;
   }
 
   wakeAll(): void {
@@ -48,6 +63,7 @@ export async function takeResponse(
     if (message) return ok({ message });
     const left = deadline - Date.now();
     if (left <= 0 || runs.isShutdown) return ok({ message: null });
-    await waiters.wait(left);
+    const handed = await waiters.wait(left);
+    if (handed) return ok({ message: handed });
   }
 }

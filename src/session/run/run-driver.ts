@@ -5,7 +5,7 @@
  * What a run does and how it ends is the run's own (run.ts). Invariants: a run never waits for the
  * output queue (it evicts); the driver keeps in memory only the window of history a run can send.
  */
-import { type AssistantMessage, toolCallsOf, type UserContent } from "../../core/index.ts";
+import { type AssistantMessage, toolCallsOf, type UserContent, type UserMessage } from "../../core/index.ts";
 import { readSessionMaxBytes } from "../../config.ts";
 import { sessionModel } from "../../llm/select-model.ts";
 import type { SessionStatus } from "../../wire/snapshot.ts";
@@ -65,9 +65,17 @@ export class RunDriver {
     if (tokens && isSpent(tokens))
       return refuse("budget_exceeded", `This session used ${tokens.used} tokens of its budget of ${tokens.limit} (SESSION_TOKEN_BUDGET)`);
     const messageId = crypto.randomUUID();
+    const message: UserMessage = { role: "user", content, timestamp: Date.now() };
+    // An idle session starts the message's run at once, its record carrying the message (run-record.ts):
+    // the record's row is written anyway, so the message costs no queue row (insert and delete), and a
+    // restart before the run stored it finds it in the record and runs it.
+    if (this.canStartNow()) {
+      this.start([message]);
+      return ok({ messageId });
+    }
     // Not marked active here: the run the message starts (or waits for) stores `lastActiveAt` at its end, in
     // its end's commit, so a turn writes that row once (a row written is the dearest unit of the bill).
-    if (!this.parts.queues.offer(kind, messageId, { role: "user", content, timestamp: Date.now() })) {
+    if (!this.parts.queues.offer(kind, messageId, message)) {
       const name = kind === "input" ? "Input" : "Follow-up";
       return refuse("queue_full", `${name} queue is full (${QUEUE_CAPACITY[kind]} pending); retry later`);
     }
@@ -110,6 +118,11 @@ export class RunDriver {
     if (!run) return;
     run.cancel("Session shut down");
     await this.running;
+  }
+
+  /** No run is active or left open by a restart, nothing is queued before: a message may start its own run. */
+  private canStartNow(): boolean {
+    return !this.closed && !this.active && !this.parts.record.stored && !this.parts.queues.hasPendingInput();
   }
 
   /** Starts a run for pending input when none is active (never waits for room on the output queue). */
@@ -170,8 +183,8 @@ export class RunDriver {
     state.historyStart = (state.historyStart ?? 0) + trimToWindow(state.messages, maxChars);
   }
 
-  private start(): Run {
-    const run = this.parts.record.begin(this.parts.messages.lastSeq());
+  private start(input?: UserMessage[]): Run {
+    const run = this.parts.record.begin(this.parts.messages.lastSeq(), input);
     return this.launch(run, { kind: "new" });
   }
 

@@ -1,10 +1,12 @@
 /**
  * The run record: what a run is while it lasts, as stored (its id, the stop asked for, the last stored
- * message's seq when it started, its token usage), and the session's usage total. The meta `run` row exists
- * from a run's start until its runEnd is stored, in the same commit as that event (run.ts calls `end`),
- * which is how a run a restart interrupted is found. Used by the run (run.ts) and the run driver.
+ * message's seq when it started), the session's usage total and when it was last active, all in one meta
+ * row (`record`), written when a run starts and when it ends (a row written is the dearest unit of a turn's
+ * bill, docs/benchmarks.md "What a turn costs"). Its `run` exists from a run's start until its runEnd is
+ * stored, in the same commit as that event (run.ts calls `end`), which is how a run a restart interrupted is
+ * found. Used by the run (run.ts), the run driver, the alarm (the idle deadline) and the snapshot.
  */
-import { readUsage, type AgentMessage, type Usage } from "../../core/index.ts";
+import { readUsage, type AgentMessage, type Usage, type UserMessage } from "../../core/index.ts";
 import type { SessionMeta } from "../storage/session-meta.ts";
 
 /**
@@ -19,12 +21,18 @@ export type StoredRun = {
   /** The last stored message's seq when the run started: an answer after it is this run's own. */
   startSeq: number;
   intent?: StopIntent;
+  /**
+   * The user's message that started the run in an idle session, carried here instead of on the input
+   * queue (no queue row to insert and delete). It is the first message the run stores, so it is still
+   * pending while no message after `startSeq` is stored (run.ts).
+   */
+  input?: UserMessage[];
 };
 
-const RUN_KEY = "run";
-const USAGE_KEY = "usage";
-/** Tokens of the session's total that its sub-agents' model calls used (not its own): a user's daily count takes them from the child. */
-const DELEGATED_KEY = "delegatedTokens";
+/** The meta row: `run` while a run is open; the session's usage (its sub-agents' share apart); its last run's end. */
+type StoredRecord = { run?: StoredRun; usage?: Usage; delegatedTokens?: number; lastActiveAt?: number };
+
+export const RECORD_KEY = "record";
 const NO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
 
 export class RunRecord {
@@ -38,7 +46,12 @@ export class RunRecord {
   private delegated = 0;
 
   constructor(private readonly meta: SessionMeta) {
-    this.open = meta.read<StoredRun>(RUN_KEY);
+    this.open = this.row().run ?? undefined;
+  }
+
+  /** When the session's last run ended (the idle deadline counts from it); undefined before its first. */
+  get lastActiveAt(): number | undefined {
+    return this.row().lastActiveAt;
   }
 
   /** The run a restart interrupted (or the live one): present until its runEnd is stored. */
@@ -51,11 +64,11 @@ export class RunRecord {
     return this.live ?? this.open?.runId;
   }
 
-  /** Records a new run starting after the message with seq `startSeq`. */
-  begin(startSeq: number): StoredRun {
-    const run: StoredRun = { runId: crypto.randomUUID(), startedAt: Date.now(), startSeq };
-    this.meta.write(RUN_KEY, run);
+  /** Records a new run starting after the message with seq `startSeq`, carrying `input` if given. */
+  begin(startSeq: number, input?: UserMessage[]): StoredRun {
+    const run: StoredRun = { runId: crypto.randomUUID(), startedAt: Date.now(), startSeq, ...(input ? { input } : {}) };
     this.open = run;
+    this.store({});
     this.live = run.runId;
     this.usage = NO_USAGE;
     this.delegated = 0;
@@ -75,7 +88,7 @@ export class RunRecord {
   requestStop(intent: StopIntent): void {
     if (!this.open || this.open.intent) return;
     this.open = { ...this.open, intent };
-    this.meta.write(RUN_KEY, this.open);
+    this.store({});
   }
 
   /**
@@ -95,21 +108,20 @@ export class RunRecord {
    */
   addStoredUsage(usage: unknown): void {
     if (!readUsage(usage)) return;
-    this.meta.write(USAGE_KEY, addUsage(this.meta.read<Usage>(USAGE_KEY) ?? NO_USAGE, usage));
+    this.store({ usage: addUsage(this.row().usage ?? NO_USAGE, usage) });
   }
 
-  /** The run's runEnd is being stored: folds its usage into the total and removes the row (same commit). */
+  /**
+   * The run's runEnd is being stored: folds its usage into the total, closes the run and marks the
+   * session active, in one row (same commit).
+   */
   end(): void {
-    if (this.usage.totalTokens > 0 || this.usage.inputTokens > 0 || this.usage.outputTokens > 0) {
-      this.meta.write(USAGE_KEY, this.sessionUsage());
-      this.usage = NO_USAGE;
-    }
-    if (this.delegated > 0) {
-      this.meta.write(DELEGATED_KEY, this.delegatedTokens());
-      this.delegated = 0;
-    }
-    if (this.open) this.meta.delete(RUN_KEY);
+    const usage = this.sessionUsage();
+    const delegatedTokens = this.delegatedTokens();
+    this.usage = NO_USAGE;
+    this.delegated = 0;
     this.open = undefined;
+    this.store({ usage, delegatedTokens, lastActiveAt: Date.now() });
   }
 
   /** The driver is done with the run `runId` (its loop returned). */
@@ -124,7 +136,7 @@ export class RunRecord {
 
   /** The session's token usage (shown in the snapshot): the stored sum plus the open run's. */
   sessionUsage(): Usage {
-    return addUsage(this.meta.read<Usage>(USAGE_KEY) ?? NO_USAGE, this.usage);
+    return addUsage(this.row().usage ?? NO_USAGE, this.usage);
   }
 
   /** Input plus output tokens of this session's own model calls (its sub-agents' excluded): what it reports to its user's daily count. */
@@ -134,7 +146,17 @@ export class RunRecord {
   }
 
   private delegatedTokens(): number {
-    return (this.meta.read<number>(DELEGATED_KEY) ?? 0) + this.delegated;
+    return (this.row().delegatedTokens ?? 0) + this.delegated;
+  }
+
+  private row(): StoredRecord {
+    return this.meta.read<StoredRecord>(RECORD_KEY) ?? {};
+  }
+
+  /** Writes the row with `change` and the open run (none: the key is left out). */
+  private store(change: StoredRecord): void {
+    const { run: _closed, ...kept } = this.row();
+    this.meta.write(RECORD_KEY, { ...kept, ...change, ...(this.open ? { run: this.open } : {}) });
   }
 }
 

@@ -9,7 +9,14 @@
  */
 import { agentConfig } from "../../agent-config.ts";
 import { readSetting } from "../../config.ts";
-import { type AgentEvent, type AssistantMessage, describeError, runAgentLoop, type StopReason } from "../../core/index.ts";
+import {
+  type AgentEvent,
+  type AssistantMessage,
+  describeError,
+  runAgentLoop,
+  type StopReason,
+  type UserMessage,
+} from "../../core/index.ts";
 import type { AppEnv } from "../../env.ts";
 import { deploymentGuardrails } from "../../guardrails/catalog.ts";
 import { selectLlmCall } from "../../llm/select-model.ts";
@@ -43,6 +50,8 @@ export class Run {
   private ended = false;
   /** The last stored message's seq when the run started: its own messages come after it. */
   private readonly startSeq: number;
+  /** The message its record carries (run-record.ts), until drained: none once a message of the run is stored. */
+  private carried: UserMessage[];
 
   constructor(
     private readonly parts: RunParts,
@@ -51,6 +60,8 @@ export class Run {
   ) {
     this.id = stored.runId;
     this.startSeq = stored.startSeq;
+    // The carried message is the first the run stores: a resumed run that stored any has it in history.
+    this.carried = parts.messages.lastSeq() > stored.startSeq ? [] : (stored.input ?? []);
     const { ctx, state, writes } = parts;
     this.journal = new SqlToolJournal(
       ctx.storage.sql,
@@ -145,13 +156,14 @@ export class Run {
           guardrails: deploymentGuardrails(),
           checkBudget: async () => verdictOf(tighter(sessionBudget(this.parts), await this.parts.userBudget?.report(record.ownTokens()))),
           // The queue rows go in the same commit as the drained messages' storing (never lost between).
-          drainPending: () => queues.drainPending((sql, values) => writes.exec(sql, values)),
+          drainPending: () => [...this.takeCarried(), ...queues.drainPending((sql, values) => writes.exec(sql, values))],
           onMessage: (message) => {
             messages.append(message);
             // A tool's usage (a sub-agent's child run) adds to the run's like the LLM's own.
             if (message.role === "assistant" || message.role === "toolResult") record.addUsage(message);
-            // Drained input is stored at once, with the removal of its queue rows.
-            if (message.role === "user") writes.flush();
+            // Drained input waits with the step's writes like the rest: its queue rows' removal is in the
+            // same batch (drainPending), so the two still commit together, and its messageEnd shares the row
+            // of the run's first events instead of a commit of its own.
           },
         },
         this.controller.signal,
@@ -166,28 +178,39 @@ export class Run {
     }
   }
 
+  private takeCarried(): UserMessage[] {
+    const carried = this.carried;
+    this.carried = [];
+    return carried;
+  }
+
   /** The one end of a run: everything below is stored in one commit, then waiting callers wake. */
   private end(response: AssistantMessage, stopReason: StopReason | undefined): void {
     if (this.ended) return;
     const { ctx, sink, queues, meta, record, writes, waiters, approvals } = this.parts;
+    // A caller waiting for the next answer, with none older unread, is handed this one (no queue row).
+    const taker = queues.depth("output") === 0 ? waiters.takeWaiting() : undefined;
     try {
       ctx.storage.transactionSync(() => {
         // An approval still waiting belongs to a run that is over: closed, so a late decision gets 409.
         approvals.closeRun(this.id, "The run ended before a decision was made");
         sink.defer(this.id, { type: "runEnd", response, stopReason: stopReason ?? response.stopReason });
-        const evicted = queues.pushOutput(this.id, response);
+        // A message the run carried but stopped before storing (an abort before its first step) waits for the next run.
+        for (const message of this.takeCarried()) queues.restore(crypto.randomUUID(), message);
+        const evicted = taker ? 0 : queues.pushOutput(this.id, response);
         if (evicted > 0) meta.write("responsesEvicted", (meta.read<number>("responsesEvicted") ?? 0) + evicted);
         record.end();
-        meta.write("lastActiveAt", Date.now());
         // None of the run's calls is looked up again.
         this.journal.clear();
         writes.flush();
       });
     } catch (err) {
       // Nothing of the end was stored: it goes out live only (a failed step write has done so already).
+      taker?.();
       return this.endUnstored(describeError(err));
     }
     this.ended = true;
+    taker?.(response);
     waiters.wakeAll();
   }
 }

@@ -17,6 +17,9 @@ export const MAX_IDEMPOTENCY_BYTES = 256 * 1024;
 /** An answer bigger than this is not kept (the routes' answers are a few hundred bytes). */
 export const MAX_ANSWER_BYTES = 8 * 1024;
 
+/** What a key keeps (the HTTP layer's answer): a JSON answer, or a route's own record to rebuild its answer from. */
+export type KeptAnswer = { kind: "json"; status: number; body: unknown } | { kind: "own"; value: unknown };
+
 export type IdempotencyClaim = { kind: "fresh" } | { kind: "replay"; answer: string } | { kind: "mismatch" } | { kind: "in_progress" };
 
 type Row = { fingerprint: string; answer: string | null; created_at: number };
@@ -26,6 +29,16 @@ export class IdempotencyKeys {
 
   /** Claims `key` for a request with this fingerprint, or says what it already holds. */
   claim(key: string, fingerprint: string, now = Date.now()): IdempotencyClaim {
+    const seen = this.check(key, fingerprint, now);
+    if (seen.kind === "fresh") this.write(key, fingerprint, null, now);
+    return seen;
+  }
+
+  /**
+   * What `key` holds for a request with this fingerprint, writing nothing: for a request answered within
+   * one call to the object, which keeps its claim in memory and stores only the answer (one row, not two).
+   */
+  check(key: string, fingerprint: string, now = Date.now()): IdempotencyClaim {
     this.forgetExpired(now);
     const row = this.read(key);
     if (row) {
@@ -33,7 +46,6 @@ export class IdempotencyKeys {
       if (row.answer !== null) return { kind: "replay", answer: row.answer };
       if (now - row.created_at < PENDING_CLAIM_MS) return { kind: "in_progress" };
     }
-    this.write(key, fingerprint, null, now);
     return { kind: "fresh" };
   }
 
@@ -78,12 +90,14 @@ export class IdempotencyKeys {
       bytes,
       now,
     );
-    // Newest first: a key past the count or the running byte total is forgotten (oldest first).
+    // Newest first: a key past the count or the running byte total is forgotten (oldest first). Among keys
+    // of the same millisecond the one just written counts as newest (the table has no insertion order).
     this.sql.exec(
       `DELETE FROM idempotency_keys WHERE key IN (
          SELECT key FROM (SELECT key, ROW_NUMBER() OVER w AS n, SUM(bytes) OVER w AS total FROM idempotency_keys
-           WINDOW w AS (ORDER BY created_at DESC, rowid DESC))
+           WINDOW w AS (ORDER BY created_at DESC, key = ? DESC, key DESC))
          WHERE n > ? OR total > ?)`,
+      key,
       MAX_IDEMPOTENCY_KEYS,
       MAX_IDEMPOTENCY_BYTES,
     );

@@ -60,6 +60,19 @@ export class SessionQueues {
     return rows.map((r) => JSON.parse(r.json) as UserMessage);
   }
 
+  /**
+   * Puts back input a run took from its record but never stored (it stopped before its first drain):
+   * ahead of what is queued, since it was accepted first, and never refused, since it was accepted already.
+   */
+  restore(messageId: string, message: UserMessage): void {
+    this.sql.exec(
+      `INSERT INTO queue (id, kind, message_id, json) VALUES ((SELECT COALESCE(MIN(id), 1) - 1 FROM queue), 'input', ?, ?)`,
+      messageId,
+      fitJson(message),
+    );
+    this.depthsKnown().input++;
+  }
+
   hasPendingInput(): boolean {
     const counts = this.depthsKnown();
     return counts.input + counts.followUp > 0;

@@ -87,6 +87,25 @@ const MIGRATIONS: readonly string[] = [
    INSERT INTO event_rows (seq, last_seq, types, json) SELECT seq, seq, ' ' || type || ' ', json FROM events;
    DROP TABLE events;
    ALTER TABLE event_rows RENAME TO events`,
+  // 11: idempotency_keys WITHOUT ROWID: its key index was a second row per insert (idempotency-keys.ts
+  //     orders its eviction by created_at, then the key just written first, then key).
+  `CREATE TABLE idempotency_keys_by_key (
+     key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, answer TEXT, bytes INTEGER NOT NULL, created_at INTEGER NOT NULL
+   ) WITHOUT ROWID;
+   INSERT INTO idempotency_keys_by_key SELECT key, fingerprint, answer, bytes, created_at FROM idempotency_keys;
+   DROP TABLE idempotency_keys;
+   ALTER TABLE idempotency_keys_by_key RENAME TO idempotency_keys`,
+  // 12: the run record's four meta rows (`run`, `usage`, `delegatedTokens`, `lastActiveAt`) become its one
+  //     `record` row (run-record.ts), written at a run's start and end instead of four rows a turn
+  //     (json_patch onto '{}' leaves out the rows a session did not have).
+  `INSERT INTO meta (key, value)
+     SELECT 'record', json_patch('{}', json_object(
+       'run', json((SELECT value FROM meta WHERE key = 'run')),
+       'usage', json((SELECT value FROM meta WHERE key = 'usage')),
+       'delegatedTokens', json((SELECT value FROM meta WHERE key = 'delegatedTokens')),
+       'lastActiveAt', json((SELECT value FROM meta WHERE key = 'lastActiveAt'))))
+     WHERE EXISTS (SELECT 1 FROM meta WHERE key IN ('run', 'usage', 'delegatedTokens', 'lastActiveAt'));
+   DELETE FROM meta WHERE key IN ('run', 'usage', 'delegatedTokens', 'lastActiveAt')`,
 ];
 
 const VERSION_KEY = "schema_version";
