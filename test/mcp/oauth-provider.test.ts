@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/credentials.ts";
 import { MemoryOAuthRecords } from "../../src/mcp/oauth/memory-oauth-records.ts";
@@ -177,5 +179,59 @@ describe("completing an authorization (RFC 9207)", () => {
     // The token request is where it stops: the server is unreachable (502), past the iss check.
     expect(await (await flowExpecting("https://auth.example", true))("https://auth.example")).toMatchObject({ ok: false, status: 502 });
     expect(await (await flowExpecting("https://auth.example"))()).toMatchObject({ ok: false, status: 502 });
+  });
+});
+
+describe("completing an authorization begun with the Worker's metadata document as client id", () => {
+  it("exchanges the code under that client id (the origin is https, as deployed)", async () => {
+    // The authorization server: metadata that takes metadata documents, and a token endpoint that records the client id.
+    const tokenRequests: URLSearchParams[] = [];
+    const auth = createServer((req, res) => {
+      const base = `http://127.0.0.1:${(auth.address() as AddressInfo).port}`;
+      const json = (body: unknown) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
+      if (req.url?.startsWith("/.well-known/oauth-protected-resource"))
+        return json({ resource: `${base}/mcp`, authorization_servers: [base] });
+      if (req.url === "/.well-known/oauth-authorization-server")
+        return json({
+          issuer: base,
+          authorization_endpoint: `${base}/authorize`,
+          token_endpoint: `${base}/token`,
+          response_types_supported: ["code"],
+          code_challenge_methods_supported: ["S256"],
+          client_id_metadata_document_supported: true,
+        });
+      if (req.url === "/token" && req.method === "POST") {
+        let body = "";
+        req.on("data", (c: Buffer) => (body += c.toString("utf8")));
+        req.on("end", () => {
+          tokenRequests.push(new URLSearchParams(body));
+          json({ access_token: "a1", token_type: "bearer" });
+        });
+        return;
+      }
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((done) => auth.listen(0, "127.0.0.1", done));
+    try {
+      const mcpServer = { name: "linear", url: `http://127.0.0.1:${(auth.address() as AddressInfo).port}/mcp` };
+      const store = new MemoryOAuthRecords();
+      const documentUrl = "https://w.example/v1/mcp/oauth/client-metadata.json";
+      // What starting the flow stored: the SDK saves the metadata document's URL as the client.
+      const starting = new McpOAuthProvider(mcpServer, { ...options(localVault(store)), clientMetadataUrl: documentUrl });
+      await starting.saveClientInformation({ client_id: documentUrl });
+      const state = "w.state-of-the-cimd-test";
+      store.saveFlow(await sha256Hex(state), {
+        server: "linear",
+        sessionId: "s_started",
+        verifier: "v",
+        redirectUrl: "https://w.example/v1/mcp/oauth/callback",
+        expiresAt: Date.now() + 60_000,
+      });
+      const done = await completeAuthorization(store, state, "the-code", () => mcpServer);
+      expect(done).toMatchObject({ ok: true, server: "linear" });
+      expect(tokenRequests.map((r) => [r.get("client_id"), r.get("code")])).toEqual([[documentUrl, "the-code"]]);
+    } finally {
+      await new Promise((done) => auth.close(done));
+    }
   });
 });
