@@ -55,7 +55,7 @@ async function main(): Promise<void> {
         vars: { ...benchVars(llm.url), ...streamVars(stream), ...(sink && i === 1 ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : {}) },
       });
       devs.push(dev);
-      const session = await createBenchSession(createBenchClient(dev.url), ["benchEcho"], `ab${i}`);
+      const session = await createBenchSession(createBenchClient(dev.url), undefined, `ab${i}`);
       // The guardrails are really on: the input check refuses its marker (the turn ends "guardrail", not an error).
       if (guardrailsOther && i === 1 && (await runTurn(session, "FORBIDDEN-INPUT")).stopReason !== "guardrail")
         throw new Error("bench:ab: the other side's guardrails did not trip; are they bundled?");

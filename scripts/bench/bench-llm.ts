@@ -4,8 +4,8 @@
  * (of B calls, default 50; the one state kept is each session's history length), `steps K` makes K single
  * benchEcho calls in a row, `stream COUNT SPACING` one benchStream call, `turn` one benchEcho call, `hop`
  * one benchEcho then one researcher (sub-agent) call; each ends with a short text.
- * Its timing taps record each gap between a tool-call reply leaving and the same session's next request
- * arriving. A compaction's summary call (no tools, the summary prompt) is answered with a short summary and
+ * Its timing taps record each gap between a tool-call reply's last byte leaving and the last byte of the
+ * same session's next request arriving. A compaction's summary call (no tools, the summary prompt) is answered with a short summary and
  * timed apart, so a step's gap can be told without it; each session's largest request is kept.
  */
 import { SUMMARY_PROMPT_TITLE } from "../../src/core/index.ts";
@@ -34,7 +34,10 @@ export type StepGap = {
   history: number;
   /** How many tool calls the reply before the gap carried. */
   calls: number;
-  /** From the last byte of the tool-call reply to the arrival of the next request (its headers), in ms. */
+  /**
+   * From the last byte of the tool-call reply to the last byte of the next request's body, in ms: a model
+   * starts only on the whole request, and a Worker may send its headers before its body is complete.
+   */
   gapMs: number;
   /** Body size of the request that ended the gap. */
   requestBytes: number;
@@ -77,7 +80,7 @@ export async function startBenchLlm(): Promise<BenchLlm> {
   const mock = await startMockOpenAi({
     keepRequests: false,
     hooks: {
-      received(request, receivedAt) {
+      received(request, receivedAt, bodyReceivedAt) {
         const summaryTag = summaryTagOf(request);
         if (summaryTag !== undefined) {
           summaryRequests.set(request, summaryTag);
@@ -100,7 +103,7 @@ export async function startBenchLlm(): Promise<BenchLlm> {
             command,
             history: messages.length,
             calls: countCallsAfterLastUser(messages, true),
-            gapMs: receivedAt - repliedAt - (summaryMs ?? 0),
+            gapMs: bodyReceivedAt - repliedAt - (summaryMs ?? 0),
             requestBytes: request.bytes,
             ...(summaryMs === undefined ? {} : { summaryMs }),
           });

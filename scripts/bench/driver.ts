@@ -39,9 +39,10 @@ export function createBenchClient(baseUrl: string): AgentClient {
   return createClient({ baseUrl });
 }
 
-export async function createBenchSession(client: AgentClient, tools: string[], label = "s"): Promise<BenchSession> {
+/** `tools` undefined: every bundled tool is offered, as in a session a user creates without a list. */
+export async function createBenchSession(client: AgentClient, tools: string[] | undefined, label = "s"): Promise<BenchSession> {
   const tag = `${label}-${randomUUID().slice(0, 8)}`;
-  const handle = await client.createSession({ systemPrompt: systemPromptFor(tag), tools, toolExecution: "parallel" });
+  const handle = await client.createSession({ systemPrompt: systemPromptFor(tag), ...(tools ? { tools } : {}), toolExecution: "parallel" });
   return { handle, tag };
 }
 

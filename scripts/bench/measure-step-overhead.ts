@@ -27,7 +27,7 @@ export async function measureStepOverhead(client: AgentClient, llm: BenchLlm, op
   for (const size of sizes) {
     const list: BenchSession[] = [];
     for (let i = 0; i < sessionsPerSize; i++) {
-      const session = await createBenchSession(client, ["benchEcho"], `step${size}`);
+      const session = await createBenchSession(client, undefined, `step${size}`);
       await runTurn(session, `seed ${size}`);
       list.push(session);
     }
