@@ -1,10 +1,9 @@
 /**
- * `npm run bench:ab -- <other checkout> [--no-stream] [--history N] [--rounds N] [--trace-other] [--guardrails-other]`: this checkout's step
+ * `npm run bench:ab -- <other checkout> [--no-stream] [--history N] [--rounds N] [--guardrails-other]`: this checkout's step
  * against another checkout's (a git worktree with its own change), on one bench LLM, with turns of the two
  * interleaved so the machine's drift falls on both alike. Prints each side's step p50/p95 and the ratio;
  * for judging a change to the step before it lands, where two separate runs differ by more than the change.
- * `--trace-other` turns tracing on for the other side (spans to a local OTLP receiver): with `.` as the
- * other checkout, that is the cost of tracing, interleaved. `--guardrails-other` likewise bundles one trivial
+ * `--guardrails-other` bundles one trivial
  * input and one trivial output guardrail (scripts/bench/guardrails) into the other side: with `.`, the cost
  * of guardrails per step, held deltas included.
  * Both copies and their Durable Object state live on /dev/shm (project-copy.ts), as in production SQLite
@@ -16,8 +15,7 @@ import { startWranglerDev, type WranglerDev } from "../../support/wrangler-dev.t
 import { startBenchLlm } from "./bench-llm.ts";
 import { benchVars, createBenchClient, createBenchSession, runTurn, streamVars, type BenchSession } from "./driver.ts";
 import { benchScratchRoot, createProjectCopy, type ProjectCopy } from "./project-copy.ts";
-import { startOtlpSink } from "./otlp-sink.ts";
-import { waitForIdleCpus } from "./settle.ts";
+import { waitForIdleCpus } from "./stats.ts";
 import { summarize } from "./stats.ts";
 
 const argv = process.argv.slice(2);
@@ -29,20 +27,16 @@ const other = argv[0] && !argv[0].startsWith("--") ? resolve(argv[0]) : undefine
 const stream = !argv.includes("--no-stream");
 const history = flag("--history", 10);
 const rounds = flag("--rounds", 20);
-const traceOther = argv.includes("--trace-other");
 const guardrailsOther = argv.includes("--guardrails-other");
 const STEPS_PER_TURN = 25;
 
 async function main(): Promise<void> {
   if (!other || !existsSync(join(other, "src")))
-    throw new Error(
-      "usage: npm run bench:ab -- <other checkout> [--no-stream] [--history N] [--rounds N] [--trace-other] [--guardrails-other]",
-    );
+    throw new Error("usage: npm run bench:ab -- <other checkout> [--no-stream] [--history N] [--rounds N] [--guardrails-other]");
   if (benchScratchRoot() !== "/dev/shm") process.stderr.write("bench:ab: no /dev/shm here; state on disk times its fsyncs too\n");
   const copies: ProjectCopy[] = [createProjectCopy(), createProjectCopy(other)];
   process.once("exit", () => copies.forEach((c) => c.remove()));
   const llm = await startBenchLlm();
-  const sink = traceOther ? await startOtlpSink() : undefined;
   const devs: WranglerDev[] = [];
   try {
     const sides: { name: string; session: BenchSession }[] = [];
@@ -52,7 +46,7 @@ async function main(): Promise<void> {
       const dev = await startWranglerDev({
         cwd: copy.dir,
         persistTo: join(copy.dir, ".ab-state"),
-        vars: { ...benchVars(llm.url), ...streamVars(stream), ...(sink && i === 1 ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : {}) },
+        vars: { ...benchVars(llm.url), ...streamVars(stream) },
       });
       devs.push(dev);
       const session = await createBenchSession(createBenchClient(dev.url), undefined, `ab${i}`);
@@ -61,10 +55,9 @@ async function main(): Promise<void> {
         throw new Error("bench:ab: the other side's guardrails did not trip; are they bundled?");
       await runTurn(session, `seed ${history}`);
       await runTurn(session, `steps ${STEPS_PER_TURN}`); // warm
-      const extras = [sink ? "tracing on" : "", guardrailsOther ? "guardrails on" : ""].filter(Boolean).join(", ");
-      sides.push({ name: i === 0 ? "this checkout" : `${other}${extras ? ` (${extras})` : ""}`, session });
+      sides.push({ name: i === 0 ? "this checkout" : `${other}${guardrailsOther ? " (guardrails on)" : ""}`, session });
     }
-    await waitForIdleCpus(); // what seeding left behind (settle.ts) is not the step's
+    await waitForIdleCpus(); // what seeding left behind is not the step's
     llm.clear();
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? sides : [...sides].reverse();
@@ -79,11 +72,9 @@ async function main(): Promise<void> {
         `${side.name} (${mode}): p50 ${stats[i]!.p50.toFixed(2)} ms, p95 ${stats[i]!.p95.toFixed(2)} ms, ${stats[i]!.n} steps\n`,
       );
     process.stdout.write(`this ÷ other: p50 ${(stats[0]!.p50 / stats[1]!.p50).toFixed(3)}\n`);
-    if (sink) process.stdout.write(`spans the OTLP receiver got: ${sink.spans()}\n`);
   } finally {
     await Promise.all(devs.map((d) => d.stop()));
     await llm.close();
-    await sink?.close();
     copies.forEach((c) => c.remove());
   }
 }

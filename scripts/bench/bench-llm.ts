@@ -2,14 +2,14 @@
  * The benchmark's LLM: the project's zero-latency mock OpenAI server with a handler that scripts tool calls
  * from the session's last user message: `seed H [B]` grows history to H messages with benchEcho batches
  * (of B calls, default 50; the one state kept is each session's history length), `steps K` makes K single
- * benchEcho calls in a row, `stream COUNT SPACING` one benchStream call, `turn` one benchEcho call, `hop`
- * one benchEcho then one researcher (sub-agent) call; each ends with a short text.
+ * benchEcho calls in a row, `stream COUNT SPACING` one benchStream call; each ends with a short text.
  * Its timing taps record each gap between a tool-call reply's last byte leaving and the last byte of the
- * same session's next request arriving. A compaction's summary call (no tools, the summary prompt) is answered with a short summary and
- * timed apart, so a step's gap can be told without it; each session's largest request is kept.
+ * same session's next request arriving. A compaction's summary call (no tools, the summary prompt) is
+ * answered with a short summary and timed apart, so a step's gap can be told without it; each session's
+ * largest request is kept.
  */
 import { SUMMARY_PROMPT_TITLE } from "../../src/core/index.ts";
-import { startMockOpenAi, type MockReply, type MockToolCall, type RecordedRequest } from "../../support/mock-openai-server.ts";
+import { startMockOpenAi, type MockReply, type RecordedRequest } from "../../support/mock-openai-server.ts";
 
 /** Tool calls per seeding reply: big batches seed 1,000 messages in ~20 steps, within the loop's maxSteps. */
 const SEED_BATCH = 50;
@@ -133,19 +133,11 @@ export async function startBenchLlm(): Promise<BenchLlm> {
     return reply;
   });
 
-  return {
-    url: mock.url,
-    gaps,
-    summaries,
-    largestRequest,
-    clear: () => {
-      gaps.length = 0;
-      summaries.length = 0;
-      largestRequest.clear();
-      mock.requests.length = 0;
-    },
-    close: () => mock.close(),
+  const clear = () => {
+    for (const list of [gaps, summaries, mock.requests]) list.length = 0;
+    largestRequest.clear();
   };
+  return { url: mock.url, gaps, summaries, largestRequest, clear, close: () => mock.close() };
 }
 
 /** What the bench LLM answers a summary call. */
@@ -189,10 +181,6 @@ function countCallsAfterLastUser(messages: readonly WireMessage[], lastOnly = fa
   return rounds;
 }
 
-function calls(n: number, name: string, args: Record<string, unknown>): MockToolCall[] {
-  return Array.from({ length: n }, () => ({ name, arguments: args }));
-}
-
 /** Deterministic prose of about `chars` characters, varied by `seed` so no two seeded messages repeat. */
 export function seedText(seed: number, chars = SEED_TEXT_CHARS): string {
   let text = "";
@@ -219,15 +207,9 @@ export function planReply(command: string, messages: readonly WireMessage[], his
       return { toolCalls: Array.from({ length: count }, (_, i) => ({ name: "benchEcho", arguments: { text: seedText(history + i) } })) };
     }
     case "steps":
-      return rounds < (nums[0] ?? 1) ? { toolCalls: calls(1, "benchEcho", { text: "step" }) } : done;
+      return rounds < (nums[0] ?? 1) ? { toolCalls: [{ name: "benchEcho", arguments: { text: "step" } }] } : done;
     case "stream":
-      return rounds < 1 ? { toolCalls: calls(1, "benchStream", { count: nums[0] ?? 100, spacingMs: nums[1] ?? 0 }) } : done;
-    case "hop": // a plain step, then one sub-agent call (its child's request has no command: it answers at once)
-      return rounds < 2
-        ? { toolCalls: calls(1, rounds === 0 ? "benchEcho" : "researcher", rounds === 0 ? { text: "step" } : { task: "answer" }) }
-        : done;
-    case "turn":
-      return rounds < 1 ? { toolCalls: calls(1, "benchEcho", { text: "turn" }) } : done;
+      return rounds < 1 ? { toolCalls: [{ name: "benchStream", arguments: { count: nums[0] ?? 100, spacingMs: nums[1] ?? 0 } }] } : done;
     default:
       return done;
   }

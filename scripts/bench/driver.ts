@@ -35,9 +35,7 @@ export const BENCH_SMALL_WINDOW = 2_000;
 /** Streaming on or off; OPENAI_STREAM is its name in checkouts before LLM_STREAM, which bench:ab may compare. */
 export const streamVars = (stream: boolean): Record<string, string> => ({ LLM_STREAM: String(stream), OPENAI_STREAM: String(stream) });
 
-export function createBenchClient(baseUrl: string): AgentClient {
-  return createClient({ baseUrl });
-}
+export const createBenchClient = (baseUrl: string): AgentClient => createClient({ baseUrl });
 
 /** `tools` undefined: every bundled tool is offered, as in a session a user creates without a list. */
 export async function createBenchSession(client: AgentClient, tools: string[] | undefined, label = "s"): Promise<BenchSession> {

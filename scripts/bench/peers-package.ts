@@ -11,7 +11,7 @@ import type { BenchLlm } from "./bench-llm.ts";
 import type { CostResult } from "./measure-cost.ts";
 import type { StartupResult } from "./measure-startup.ts";
 import { REPO_ROOT } from "./project-copy.ts";
-import type { Headline } from "./report.ts";
+import type { Headline } from "./stats.ts";
 
 export const PEERS_DIR = join(REPO_ROOT, "bench", "peers");
 
