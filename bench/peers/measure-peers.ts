@@ -85,7 +85,7 @@ export async function measurePeers(
     sizes.map((size): StepCell => ({ size, seed: () => runtime.seed(size, tagLabel(runtime, size)) })),
   );
   log(`measuring ${cells.length} cells × ${sessionsPerCell} sessions`);
-  const measured = await measureStepCells(cells, llm, { sessionsPerSize: sessionsPerCell, stepsPerRun });
+  const measured = await measureStepCells(cells, llm, { sessionsPerCell: sessionsPerCell, stepsPerRun });
   const results: RuntimeSteps[] = runtimes.map((runtime, r) => ({
     runtime: runtime.name,
     mode: runtime.mode,

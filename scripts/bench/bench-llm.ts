@@ -2,7 +2,7 @@
  * The benchmark's LLM: the project's zero-latency mock OpenAI server with a handler that scripts tool calls
  * from the session's last user message: `seed H [B]` grows history to H messages with benchEcho batches
  * (of B calls, default 50; the one state kept is each session's history length), `steps K` makes K single
- * benchEcho calls in a row, `stream COUNT SPACING` one benchStream call; each ends with a short text.
+ * benchEcho calls in a row; each ends with a short text.
  * Its timing taps record each gap between a tool-call reply's last byte leaving and the last byte of the
  * same session's next request arriving. A compaction's summary call (no tools, the summary prompt) is
  * answered with a short summary and timed apart, so a step's gap can be told without it; each session's
@@ -208,8 +208,6 @@ export function planReply(command: string, messages: readonly WireMessage[], his
     }
     case "steps":
       return rounds < (nums[0] ?? 1) ? { toolCalls: [{ name: "benchEcho", arguments: { text: "step" } }] } : done;
-    case "stream":
-      return rounds < 1 ? { toolCalls: [{ name: "benchStream", arguments: { count: nums[0] ?? 100, spacingMs: nums[1] ?? 0 } }] } : done;
     default:
       return done;
   }

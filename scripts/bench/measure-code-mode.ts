@@ -1,12 +1,10 @@
 /**
- * Code mode against plain tool calls, in one run: a task of five chained benchEcho calls (each call's
- * argument is the previous result) done by the model one call per step, and done as one runCode
- * program, interleaved turn by turn on fresh sessions, against a zero-latency mock model of its own and a
- * `wrangler dev` of its own with CODE_MODE on. Reports model requests, request bytes sent to the model
- * and wall time per task as code ÷ plain; the cost of one nested call (a program of 20 calls minus one of
- * none, per call) over a direct call (a plain chain of 5 minus a turn of none, per call); and what the
- * CPU-limit instrumentation costs compute-bound code (instrumented ÷ plain, in this Node's V8).
- * Called by run.ts after the other measures (one wrangler dev at a time).
+ * Code mode against plain tool calls, on a mock model and a `wrangler dev` (CODE_MODE on) of its own: five
+ * chained benchEcho calls (each call's argument the previous result) made one per step, and as one runCode
+ * program, interleaved on fresh sessions. Reports model requests, request bytes and wall time per task as
+ * code ÷ plain; one nested call (a program of 20 calls minus one of none, per call) against a direct call
+ * (a plain chain of 5 minus a turn of none, per call); and the CPU-limit instrumentation on compute-bound
+ * code (instrumented ÷ plain, in this Node's V8).
  */
 import { startWranglerDev } from "../../support/wrangler-dev.ts";
 import { startMockOpenAi, type MockReply, type RecordedRequest } from "../../support/mock-openai-server.ts";

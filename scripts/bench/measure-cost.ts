@@ -8,7 +8,7 @@
  * A step's figures are (a 21-step turn − a 1-step turn) ÷ 20. Priced at PRICES: dollars per million
  * turns, the model excluded, its wait included for a 2 s reply (the object is billed while it waits).
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startWranglerDev } from "../../support/wrangler-dev.ts";
 import { benchVars, createBenchClient, createBenchSession, runTurn, streamVars } from "./driver.ts";
@@ -42,15 +42,10 @@ const MODEL_REPLY_MS = 2_000;
 /** One turn's (or step's) units; `alarmsSet` writes the storage API's hidden alarm row, priced as a row written. */
 export type TurnUnits = Omit<MeterReading, "bySql" | "databaseBytes"> & { bytesStored: number };
 
-export type CostAtSize = {
-  history: number;
-  turn: TurnUnits;
-  step: TurnUnits;
-  workerCpuMs: number;
+/** `bySql`: rows written and read by statement in one reference turn (which writes a turn makes). */
+export type CostAtSize = { history: number; turn: TurnUnits; step: TurnUnits; workerCpuMs: number; bySql: MeterReading["bySql"] } & {
   dollarsPerMillionTurns: number;
   dollarsPerMillionTurnsModelWait: number;
-  /** Rows written and read by statement in one reference turn: which writes a turn makes. */
-  bySql: MeterReading["bySql"];
 };
 
 export type CostResult = { runtime: string; turnsPerSize: number; bySize: CostAtSize[] };
@@ -117,23 +112,18 @@ export async function measureCost(runtime: MeteredRuntime, sizes: number[], turn
 
 /** CPU time (user + system) of the workerd processes in a process group, in ms; 0 where /proc is not there. */
 function processCpuMs(processGroup: number | undefined): number {
-  if (processGroup === undefined) return 0;
+  if (processGroup === undefined || !existsSync("/proc")) return 0;
   let ticks = 0;
-  try {
-    for (const entry of readdirSync("/proc")) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-        // Fields after the command (which may hold spaces): state, ppid, pgrp, …, utime (14), stime (15).
-        const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        if (name === "workerd" && Number(fields[2]) === processGroup) ticks += Number(fields[11]) + Number(fields[12]);
-      } catch {
-        // The process ended while being read.
-      }
+  for (const entry of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
+    // Fields after the command (which may hold spaces): state, ppid, pgrp, …, utime (14), stime (15).
+    let stat = "";
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      // The process ended while being read.
     }
-  } catch {
-    return 0;
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (stat.includes("(workerd)") && Number(fields[2]) === processGroup) ticks += Number(fields[11]) + Number(fields[12]);
   }
   return ticks * 10; // USER_HZ is 100 on Linux
 }

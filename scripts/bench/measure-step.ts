@@ -10,7 +10,7 @@ import type { BenchLlm } from "./bench-llm.ts";
 import { createBenchSession, runTurn } from "./driver.ts";
 import { summarize, waitForIdleCpus, type Headline, type Summary } from "./stats.ts";
 
-export type StepPlan = { sizes: number[]; sessionsPerSize: number; stepsPerRun: number };
+export type StepPlan = { sizes: number[]; sessionsPerCell: number; stepsPerRun: number };
 /** A session of some runtime; `tag` is what its system prompt carries (`bench:<tag>`). */
 export type StepSession = { tag: string; turn(command: string): Promise<void> };
 export type StepCell = { size: number; seed(size: number): Promise<StepSession> };
@@ -20,10 +20,10 @@ export type StepResult = { bySize: StepAtSize[]; ratioP50: number };
 /** Measures every cell interleaved; returns each cell's figures in the order given. */
 export async function measureStepCells(cells: StepCell[], llm: BenchLlm, plan: Omit<StepPlan, "sizes">): Promise<StepAtSize[]> {
   const sessions: StepSession[][] = cells.map(() => []);
-  for (let i = 0; i < plan.sessionsPerSize; i++) for (const [c, cell] of cells.entries()) sessions[c]!.push(await cell.seed(cell.size));
+  for (let i = 0; i < plan.sessionsPerCell; i++) for (const [c, cell] of cells.entries()) sessions[c]!.push(await cell.seed(cell.size));
   await waitForIdleCpus(); // what seeding left behind is not the step's
   llm.clear();
-  for (let round = 0; round < plan.sessionsPerSize; round++)
+  for (let round = 0; round < plan.sessionsPerCell; round++)
     for (let i = 0; i < cells.length; i++) await sessions[(round + i) % cells.length]![round]!.turn(`steps ${plan.stepsPerRun}`);
   return cells.map((cell, c) => {
     const tags = new Set(sessions[c]!.map((s) => s.tag));
@@ -56,26 +56,17 @@ export async function measureStep(client: AgentClient, llm: BenchLlm, plan: Step
   return { bySize, ratioP50: bySize.at(-1)!.gapMs.p50 / bySize[0]!.gapMs.p50 };
 }
 
+/** With targets (the streaming step): p50 at the smallest size at most 2 ms, and at most 1.3× from smallest to largest. */
 export function stepHeadlines(r: StepResult, label: string, withTargets = false): Headline[] {
   const [small, large] = [r.bySize[0]!, r.bySize.at(-1)!];
+  const target = (value: number) => (withTargets ? { target: { op: "<=" as const, value } } : {});
+  const body = { name: `LLM request body at ${large.history} msgs`, value: Math.round(large.meanRequestBytes / 1024), unit: "KiB" };
   return [
     ...r.bySize.flatMap((s): Headline[] => [
-      {
-        name: `step${label} p50, ${s.history} msgs`,
-        value: s.gapMs.p50,
-        unit: "ms",
-        ...(withTargets && s === small ? { target: { op: "<=", value: 2 } } : {}),
-      },
+      { name: `step${label} p50, ${s.history} msgs`, value: s.gapMs.p50, unit: "ms", ...(s === small ? target(2) : {}) },
       { name: `step${label} p95, ${s.history} msgs`, value: s.gapMs.p95, unit: "ms" },
     ]),
-    {
-      name: `step ratio${label} p50, ${large.history} ÷ ${small.history}`,
-      value: r.ratioP50,
-      unit: "×",
-      ...(withTargets ? { target: { op: "<=", value: 1.3 } } : {}),
-    },
-    ...(withTargets
-      ? [{ name: `LLM request body at ${large.history} msgs`, value: Math.round(large.meanRequestBytes / 1024), unit: "KiB" }]
-      : []),
+    { name: `step ratio${label} p50, ${large.history} ÷ ${small.history}`, value: r.ratioP50, unit: "×", ...target(1.3) },
+    ...(withTargets ? [body] : []),
   ];
 }

@@ -3,7 +3,7 @@
  * reports ratios taken in the same run. Copies the project to a temp dir (bench tools added there only),
  * measures the Worker's bundle and start-up CPU and what a turn costs (a metered build), starts the bench
  * LLM and `wrangler dev` on 127.0.0.1, and measures through the client SDK: the step streaming, then with
- * LLM_STREAM=false, then with guardrails bundled; SSE latency, compaction and code mode. `--peers` adds the
+ * LLM_STREAM=false, then with guardrails bundled; compaction and code mode. `--peers` adds the
  * step, start-up and cost against other runtimes (the bench/peers package, installed then); `--peers-only`
  * runs just that. Stops everything it started, prints a table and writes JSON (bench-results/latest.json).
  */
@@ -17,10 +17,9 @@ import { measureCodeMode } from "./measure-code-mode.ts";
 import { measureCompaction } from "./measure-compaction.ts";
 import { costHeadlines, measureOurCost } from "./measure-cost.ts";
 import { measureHeldDeltas } from "./measure-held-deltas.ts";
-import { measureSseLatency, sseHeadlines } from "./measure-sse.ts";
 import { measureStartup, startupHeadlines } from "./measure-startup.ts";
 import { measureStep, stepHeadlines, type StepResult } from "./measure-step.ts";
-import { loadPeers, type PeersPlan, type PeersRun } from "./peers-package.ts";
+import { loadPeers, type PeersRun } from "./peers-package.ts";
 import { createProjectCopy, REPO_ROOT } from "./project-copy.ts";
 import { describeMachine, formatTable, meetsTarget, round, type Headline } from "./stats.ts";
 
@@ -31,30 +30,20 @@ const withPeers = peersOnly || argv.includes("--peers");
 const outArg = argv.indexOf("--out");
 const outFile = resolve(outArg >= 0 ? argv[outArg + 1]! : join(REPO_ROOT, "bench-results", peersOnly ? "peers.json" : "latest.json"));
 
-/**
- * Steps per measured turn. The bench client's own requests at a turn's start (the message POST and its
- * takeResponse long-poll, through wrangler's proxy on the same 2 cores) land on a turn's first two steps;
- * 25-step turns keep them to 2 samples in 25 (and stay under the default maxSteps, 32).
- */
-const STEPS_PER_TURN = quick ? 5 : 25;
+/** Also the plan of the step against other runtimes (peers-package.ts): sessions per runtime, mode and size. */
 const PLAN = {
-  startups: quick ? 3 : 5,
+  startupRuns: quick ? 3 : 5,
   warmupSteps: quick ? 5 : 20,
-  step: { sizes: [10, 100, 1000], sessionsPerSize: quick ? 2 : 8, stepsPerRun: STEPS_PER_TURN },
-  sseLatencyEvents: quick ? 50 : 300,
+  sizes: [10, 100, 1000],
+  sessionsPerCell: quick ? 2 : 8,
+  // The bench client's own requests at a turn's start (its POST and takeResponse long-poll, through wrangler's
+  // proxy on the same 2 cores) land on a turn's first two steps: 25-step turns keep them to 2 samples in 25
+  // (and stay under the default maxSteps, 32).
+  stepsPerRun: quick ? 5 : 25,
   compactionTurns: quick ? 60 : 200,
   codeModeReps: quick ? 3 : 10,
   /** What a turn costs: reference turns per size (the counts do not vary; the timings do). */
   cost: { sizes: [10, 1000], turns: quick ? 3 : 10 },
-};
-/** The step against other runtimes: sessions per runtime, mode and size (each one turn of STEPS_PER_TURN steps). */
-const PEERS_PLAN: PeersPlan = {
-  cost: PLAN.cost,
-  sizes: PLAN.step.sizes,
-  sessionsPerCell: PLAN.step.sessionsPerSize,
-  stepsPerRun: STEPS_PER_TURN,
-  warmupSteps: PLAN.warmupSteps,
-  startupRuns: PLAN.startups,
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -78,13 +67,8 @@ async function main(): Promise<void> {
   let dev: WranglerDev | undefined;
   /** A `wrangler dev` of the copy on its own state, warmed up (every path once), then `measure` on it. */
   const onDev = async <T>(name: string, stream: boolean, measure: (url: string) => Promise<T>): Promise<T> => {
-    dev = await timed(`wrangler dev (${name})`, () =>
-      startWranglerDev({
-        cwd: copy.dir,
-        persistTo: join(copy.dir, `.bench-state-${name}`),
-        vars: { ...benchVars(llm!.url), ...streamVars(stream) },
-      }),
-    );
+    const [persistTo, vars] = [join(copy.dir, `.bench-state-${name}`), { ...benchVars(llm!.url), ...streamVars(stream) }];
+    dev = await timed(`wrangler dev (${name})`, () => startWranglerDev({ cwd: copy.dir, persistTo, vars }));
     try {
       const warm = await createBenchSession(createBenchClient(dev.url), undefined, "warmup");
       await runTurn(warm, "seed 10");
@@ -95,13 +79,13 @@ async function main(): Promise<void> {
     }
   };
   const step = (name: string, stream: boolean) =>
-    onDev(name, stream, (url) => timed(`step, ${name}`, () => measureStep(createBenchClient(url), llm!, PLAN.step)));
+    onDev(name, stream, (url) => timed(`step, ${name}`, () => measureStep(createBenchClient(url), llm!, PLAN)));
   try {
-    const startup = await timed("start-up CPU and bundle", () => measureStartup(copy.dir, PLAN.startups));
+    const startup = await timed("start-up CPU and bundle", () => measureStartup(copy.dir, PLAN.startupRuns));
     copy.addBenchTools();
     llm = await startBenchLlm();
     const cost = await timed("what a turn costs", () => measureOurCost(copy.dir, llm!.url, PLAN.cost.sizes, PLAN.cost.turns));
-    const runPeers = () => timed("step against other runtimes", () => (llm!.clear(), peers!.runPeers(copy.dir, llm!, PEERS_PLAN, log)));
+    const runPeers = () => timed("step against other runtimes", () => (llm!.clear(), peers!.runPeers(copy.dir, llm!, PLAN, log)));
     if (peersOnly) {
       const peersRun = await runPeers();
       const costs = [cost, ...(peersRun.agentsSdkCost ? [peersRun.agentsSdkCost] : [])];
@@ -110,11 +94,10 @@ async function main(): Promise<void> {
     }
     const streaming = await onDev("streaming", true, async (url) => {
       const client = createBenchClient(url);
-      const stepResult = await timed("step, streaming", () => measureStep(client, llm!, PLAN.step));
+      const stepResult = await timed("step, streaming", () => measureStep(client, llm!, PLAN));
       llm!.clear();
       const compaction = await timed("compaction", () => measureCompaction(client, llm!, PLAN.compactionTurns));
-      const sse = await timed("SSE latency", () => measureSseLatency(client, { events: PLAN.sseLatencyEvents, spacingMs: 5 }));
-      return { step: stepResult, compaction, sse };
+      return { step: stepResult, compaction };
     });
     const nonStreaming = await step("non-streaming", false);
     // The same step with one trivial input and one trivial output guardrail bundled: what guardrails add.
@@ -132,7 +115,6 @@ async function main(): Promise<void> {
       { name: "added per streamed delta held for an output guardrail", value: heldDeltas.addedUsPerDelta, unit: "µs" },
       ...(peersRun?.headlines ?? []),
       ...startupHeadlines(startup, peersRun?.agentsSdkStartup),
-      ...sseHeadlines(streaming.sse),
       ...costHeadlines(costs),
       ...streaming.compaction.headlines,
       ...codeMode.headlines,
@@ -164,12 +146,7 @@ function writeOutput(headlines: Headline[], details: unknown, started: number): 
 }
 
 if (argv.includes("--help") || argv.includes("-h")) {
-  process.stdout.write(`usage: npm run bench [-- --quick] [--peers | --peers-only] [--out FILE]
-  --quick       fewer repetitions, for a smoke run
-  --peers       also the step, start-up and cost against the Agents SDK and pi-agent-core (installs bench/peers)
-  --peers-only  just that comparison (JSON default bench-results/peers.json)
-  --out FILE    where the JSON goes (default bench-results/latest.json)
-`);
+  process.stdout.write("usage: npm run bench [-- --quick] [--peers | --peers-only] [--out FILE] (docs/benchmarks.md)\n");
 } else {
   main().catch((err: unknown) => {
     process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
