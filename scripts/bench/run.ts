@@ -38,8 +38,8 @@ const PLAN = {
   sessionsPerCell: quick ? 2 : 8,
   // The bench client's own requests at a turn's start (its POST and takeResponse long-poll, through wrangler's
   // proxy on the same 2 cores) land on a turn's first two steps: 25-step turns keep them to 2 samples in 25
-  // (and stay under the default maxSteps, 32).
-  stepsPerRun: quick ? 5 : 25,
+  // (and stay under the default maxSteps, 32), in a quick run too, where 5-step turns made them 2 in 5.
+  stepsPerRun: 25,
   compactionTurns: quick ? 60 : 200,
   codeModeReps: quick ? 3 : 10,
   /** What a turn costs: reference turns per size (the counts do not vary; the timings do). */
