@@ -10,17 +10,16 @@ import type { BenchLlm } from "../../scripts/bench/bench-llm.ts";
 import { startAgentsSdk } from "./agents-sdk-driver.ts";
 import { OURS, startOurs } from "./ours-driver.ts";
 import { startPiAgent } from "./pi-driver.ts";
-import type { PeerRuntime, RuntimeSession, StartedRuntime, StepMode } from "./runtime.ts";
-import type { Headline } from "../../scripts/bench/report.ts";
-import { waitForIdleCpus } from "../../scripts/bench/settle.ts";
-import { summarize, type Summary } from "../../scripts/bench/stats.ts";
+import type { PeerRuntime, StartedRuntime, StepMode } from "./runtime.ts";
+import { measureStepCells, type StepAtSize, type StepCell } from "../../scripts/bench/measure-step.ts";
+import type { Headline } from "../../scripts/bench/stats.ts";
 
 export type PeerComparisonOptions = { sizes: number[]; sessionsPerCell: number; stepsPerRun: number; warmupSteps: number };
 
 export type RuntimeSteps = {
   runtime: string;
   mode: StepMode;
-  bySize: { history: number; meanHistoryAtSample: number; meanRequestBytes: number; gapMs: Summary }[];
+  bySize: StepAtSize[];
 };
 
 /** Ours ÷ the peer's, in the same mode and at the same size: below 1 means our step is faster. */
@@ -35,9 +34,7 @@ export type PeerComparisonResult = {
 };
 
 type Log = (message: string) => void;
-type Cell = { runtime: PeerRuntime; size: number; sessions: RuntimeSession[] };
 
-const label = (r: PeerRuntime) => `${r.name} (${r.mode})`;
 const tagLabel = (r: PeerRuntime, size: number) => `cmp-${r.name.replace(/\W+/g, "")}-${r.mode}-${size}`;
 
 /** Starts every runtime, measures them interleaved, stops everything it started. */
@@ -84,40 +81,15 @@ export async function measurePeers(
     const warm = await runtime.seed(sizes[0]!, `${tagLabel(runtime, 0)}-warm`);
     await warm.turn(`steps ${warmupSteps}`);
   }
-  const cells: Cell[] = runtimes.flatMap((runtime) => sizes.map((size) => ({ runtime, size, sessions: [] as RuntimeSession[] })));
-  for (let i = 0; i < sessionsPerCell; i++) {
-    for (const cell of cells) cell.sessions.push(await cell.runtime.seed(cell.size, tagLabel(cell.runtime, cell.size)));
-  }
-  // What seeding left behind (settle.ts: wrangler digesting the seeds' log lines) is not any runtime's step.
-  const settle = await waitForIdleCpus();
-  log(
-    `seeded ${cells.length * sessionsPerCell} sessions; CPUs ${settle.settled ? "idle" : "still busy"} after ${(settle.waitedMs / 1000).toFixed(1)} s`,
+  const cells = runtimes.flatMap((runtime) =>
+    sizes.map((size): StepCell => ({ size, seed: () => runtime.seed(size, tagLabel(runtime, size)) })),
   );
-  llm.clear();
-  for (let round = 0; round < sessionsPerCell; round++) {
-    // The order rotates each round, so no runtime or size always runs first or right after another.
-    for (let i = 0; i < cells.length; i++) {
-      const cell = cells[(round + i) % cells.length]!;
-      await cell.sessions[round]!.turn(`steps ${stepsPerRun}`);
-    }
-  }
-  const results: RuntimeSteps[] = runtimes.map((runtime) => ({
+  log(`measuring ${cells.length} cells × ${sessionsPerCell} sessions`);
+  const measured = await measureStepCells(cells, llm, { sessionsPerCell: sessionsPerCell, stepsPerRun });
+  const results: RuntimeSteps[] = runtimes.map((runtime, r) => ({
     runtime: runtime.name,
     mode: runtime.mode,
-    bySize: cells
-      .filter((c) => c.runtime === runtime)
-      .map((cell) => {
-        const tags = new Set(cell.sessions.map((s) => s.tag));
-        const gaps = llm.gaps.filter((g) => tags.has(g.tag) && g.command.startsWith("steps"));
-        if (gaps.length === 0) throw new Error(`${label(runtime)}: no steps were recorded at ${cell.size} messages`);
-        const mean = (of: (g: (typeof gaps)[number]) => number) => gaps.reduce((sum, g) => sum + of(g), 0) / gaps.length;
-        return {
-          history: cell.size,
-          meanHistoryAtSample: mean((g) => g.history),
-          meanRequestBytes: Math.round(mean((g) => g.requestBytes)),
-          gapMs: summarize(gaps.map((g) => g.gapMs)),
-        };
-      }),
+    bySize: measured.slice(r * sizes.length, (r + 1) * sizes.length),
   }));
   return { options, runtimes: results, ratios: ratiosToPeers(results) };
 }

@@ -27,7 +27,7 @@ export async function startOurs(copyDir: string, llmUrl: string): Promise<Starte
       name: OURS,
       mode,
       async seed(size, label) {
-        const session = await createBenchSession(client, ["benchEcho"], label);
+        const session = await createBenchSession(client, undefined, label);
         await runTurn(session, `seed ${size}`);
         return { tag: session.tag, turn: async (command) => void (await runTurn(session, command)) };
       },

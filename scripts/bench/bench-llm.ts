@@ -2,14 +2,14 @@
  * The benchmark's LLM: the project's zero-latency mock OpenAI server with a handler that scripts tool calls
  * from the session's last user message: `seed H [B]` grows history to H messages with benchEcho batches
  * (of B calls, default 50; the one state kept is each session's history length), `steps K` makes K single
- * benchEcho calls in a row, `stream COUNT SPACING` one benchStream call, `turn` one benchEcho call, `hop`
- * one benchEcho then one researcher (sub-agent) call; each ends with a short text.
- * Its timing taps record each gap between a tool-call reply leaving and the same session's next request
- * arriving. A compaction's summary call (no tools, the summary prompt) is answered with a short summary and
- * timed apart, so a step's gap can be told without it; each session's largest request is kept.
+ * benchEcho calls in a row; each ends with a short text.
+ * Its timing taps record each gap between a tool-call reply's last byte leaving and the last byte of the
+ * same session's next request arriving. A compaction's summary call (no tools, the summary prompt) is
+ * answered with a short summary and timed apart, so a step's gap can be told without it; each session's
+ * largest request is kept.
  */
 import { SUMMARY_PROMPT_TITLE } from "../../src/core/index.ts";
-import { startMockOpenAi, type MockReply, type MockToolCall, type RecordedRequest } from "../../support/mock-openai-server.ts";
+import { startMockOpenAi, type MockReply, type RecordedRequest } from "../../support/mock-openai-server.ts";
 
 /** Tool calls per seeding reply: big batches seed 1,000 messages in ~20 steps, within the loop's maxSteps. */
 const SEED_BATCH = 50;
@@ -34,7 +34,10 @@ export type StepGap = {
   history: number;
   /** How many tool calls the reply before the gap carried. */
   calls: number;
-  /** From the last byte of the tool-call reply to the arrival of the next request (its headers), in ms. */
+  /**
+   * From the last byte of the tool-call reply to the last byte of the next request's body, in ms: a model
+   * starts only on the whole request, and a Worker may send its headers before its body is complete.
+   */
   gapMs: number;
   /** Body size of the request that ended the gap. */
   requestBytes: number;
@@ -77,7 +80,7 @@ export async function startBenchLlm(): Promise<BenchLlm> {
   const mock = await startMockOpenAi({
     keepRequests: false,
     hooks: {
-      received(request, receivedAt) {
+      received(request, receivedAt, bodyReceivedAt) {
         const summaryTag = summaryTagOf(request);
         if (summaryTag !== undefined) {
           summaryRequests.set(request, summaryTag);
@@ -100,7 +103,7 @@ export async function startBenchLlm(): Promise<BenchLlm> {
             command,
             history: messages.length,
             calls: countCallsAfterLastUser(messages, true),
-            gapMs: receivedAt - repliedAt - (summaryMs ?? 0),
+            gapMs: bodyReceivedAt - repliedAt - (summaryMs ?? 0),
             requestBytes: request.bytes,
             ...(summaryMs === undefined ? {} : { summaryMs }),
           });
@@ -130,19 +133,11 @@ export async function startBenchLlm(): Promise<BenchLlm> {
     return reply;
   });
 
-  return {
-    url: mock.url,
-    gaps,
-    summaries,
-    largestRequest,
-    clear: () => {
-      gaps.length = 0;
-      summaries.length = 0;
-      largestRequest.clear();
-      mock.requests.length = 0;
-    },
-    close: () => mock.close(),
+  const clear = () => {
+    for (const list of [gaps, summaries, mock.requests]) list.length = 0;
+    largestRequest.clear();
   };
+  return { url: mock.url, gaps, summaries, largestRequest, clear, close: () => mock.close() };
 }
 
 /** What the bench LLM answers a summary call. */
@@ -186,10 +181,6 @@ function countCallsAfterLastUser(messages: readonly WireMessage[], lastOnly = fa
   return rounds;
 }
 
-function calls(n: number, name: string, args: Record<string, unknown>): MockToolCall[] {
-  return Array.from({ length: n }, () => ({ name, arguments: args }));
-}
-
 /** Deterministic prose of about `chars` characters, varied by `seed` so no two seeded messages repeat. */
 export function seedText(seed: number, chars = SEED_TEXT_CHARS): string {
   let text = "";
@@ -216,15 +207,7 @@ export function planReply(command: string, messages: readonly WireMessage[], his
       return { toolCalls: Array.from({ length: count }, (_, i) => ({ name: "benchEcho", arguments: { text: seedText(history + i) } })) };
     }
     case "steps":
-      return rounds < (nums[0] ?? 1) ? { toolCalls: calls(1, "benchEcho", { text: "step" }) } : done;
-    case "stream":
-      return rounds < 1 ? { toolCalls: calls(1, "benchStream", { count: nums[0] ?? 100, spacingMs: nums[1] ?? 0 }) } : done;
-    case "hop": // a plain step, then one sub-agent call (its child's request has no command: it answers at once)
-      return rounds < 2
-        ? { toolCalls: calls(1, rounds === 0 ? "benchEcho" : "researcher", rounds === 0 ? { text: "step" } : { task: "answer" }) }
-        : done;
-    case "turn":
-      return rounds < 1 ? { toolCalls: calls(1, "benchEcho", { text: "turn" }) } : done;
+      return rounds < (nums[0] ?? 1) ? { toolCalls: [{ name: "benchEcho", arguments: { text: "step" } }] } : done;
     default:
       return done;
   }

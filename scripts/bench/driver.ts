@@ -29,19 +29,17 @@ export const benchVars = (llmUrl: string): Record<string, string> => ({
 });
 
 /** The model the compaction measure's sessions choose, and its window in tokens. */
-export const BENCH_SMALL_MODEL = "bench-small";
-export const BENCH_SMALL_WINDOW = 2_000;
+export const [BENCH_SMALL_MODEL, BENCH_SMALL_WINDOW] = ["bench-small", 2_000] as const;
 
 /** Streaming on or off; OPENAI_STREAM is its name in checkouts before LLM_STREAM, which bench:ab may compare. */
 export const streamVars = (stream: boolean): Record<string, string> => ({ LLM_STREAM: String(stream), OPENAI_STREAM: String(stream) });
 
-export function createBenchClient(baseUrl: string): AgentClient {
-  return createClient({ baseUrl });
-}
+export const createBenchClient = (baseUrl: string): AgentClient => createClient({ baseUrl });
 
-export async function createBenchSession(client: AgentClient, tools: string[], label = "s"): Promise<BenchSession> {
+/** `tools` undefined: every bundled tool is offered, as in a session a user creates without a list. */
+export async function createBenchSession(client: AgentClient, tools: string[] | undefined, label = "s"): Promise<BenchSession> {
   const tag = `${label}-${randomUUID().slice(0, 8)}`;
-  const handle = await client.createSession({ systemPrompt: systemPromptFor(tag), tools, toolExecution: "parallel" });
+  const handle = await client.createSession({ systemPrompt: systemPromptFor(tag), ...(tools ? { tools } : {}), toolExecution: "parallel" });
   return { handle, tag };
 }
 
@@ -63,6 +61,3 @@ export async function runTurn(session: BenchSession, command: string, timeoutMs 
 
 /** Milliseconds since an arbitrary origin, sub-millisecond (for durations measured in this process). */
 export const nowMs = (): number => performance.now();
-
-/** This process's wall clock with sub-millisecond precision, comparable to the Worker's `Date.now()`. */
-export const epochMs = (): number => performance.timeOrigin + performance.now();

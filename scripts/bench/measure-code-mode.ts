@@ -1,18 +1,16 @@
 /**
- * Code mode against plain tool calls, in one run: a task of five chained benchEcho calls (each call's
- * argument is the previous result) done by the model one call per step, and done as one runCode
- * program, interleaved turn by turn on fresh sessions, against a zero-latency mock model of its own and a
- * `wrangler dev` of its own with CODE_MODE on. Reports model requests, request bytes sent to the model
- * and wall time per task as code ÷ plain; the cost of one nested call (a program of 20 calls minus one of
- * none, per call) over a direct call (a plain chain of 5 minus a turn of none, per call); and what the
- * CPU-limit instrumentation costs compute-bound code (instrumented ÷ plain, in this Node's V8).
- * Called by run.ts after the other measures (one wrangler dev at a time).
+ * Code mode against plain tool calls, on a mock model and a `wrangler dev` (CODE_MODE on) of its own: five
+ * chained benchEcho calls (each call's argument the previous result) made one per step, and as one runCode
+ * program, interleaved on fresh sessions. Reports model requests, request bytes and wall time per task as
+ * code ÷ plain; one nested call (a program of 20 calls minus one of none, per call) against a direct call
+ * (a plain chain of 5 minus a turn of none, per call); and the CPU-limit instrumentation on compute-bound
+ * code (instrumented ÷ plain, in this Node's V8).
  */
 import { startWranglerDev } from "../../support/wrangler-dev.ts";
 import { startMockOpenAi, type MockReply, type RecordedRequest } from "../../support/mock-openai-server.ts";
 import { instrumentProgram } from "../../src/code-mode/instrument.ts";
 import { createBenchClient, createBenchSession, nowMs, runTurn, type BenchSession } from "./driver.ts";
-import type { Headline } from "./report.ts";
+import type { Headline } from "./stats.ts";
 import { summarize, type Summary } from "./stats.ts";
 
 const CHAIN = 5;
@@ -53,71 +51,52 @@ async function task(session: BenchSession, command: string, seen: () => Recorded
   return { requests: mine.length, bytes: mine.reduce((sum, r) => sum + r.bytes, 0), ms };
 }
 
-export type CodeModeResult = {
-  plain: { requests: number; bytes: number; ms: Summary };
-  code: { requests: number; bytes: number; ms: Summary };
-  nestedCallMs: number;
-  directCallMs: number;
-  instrumentation: { loopRatio: number; recursionRatio: number; instrumentMs: Summary };
-  headlines: Headline[];
-};
-
 export async function measureCodeMode(
   dir: string,
   llmVars: (url: string) => Record<string, string>,
   reps: number,
-): Promise<CodeModeResult> {
+): Promise<{ headlines: Headline[] } & Record<string, unknown>> {
   const mock = await startMockOpenAi();
   mock.setHandler(reply);
   const dev = await startWranglerDev({ cwd: dir, vars: { ...llmVars(mock.url), CODE_MODE: "true" } });
   try {
     const client = createBenchClient(dev.url);
-    const fresh = (tools: string[], label: string) => createBenchSession(client, tools, label);
-    const seen = () => mock.requests;
-    // Warm-up: both paths once.
-    await task(await fresh(["benchEcho"], "warm"), `plain ${CHAIN}`, seen);
-    await task(await fresh(["benchEcho", "runCode"], "warm"), `code ${CHAIN}`, seen);
-    const plain: Turn[] = [];
-    const code: Turn[] = [];
-    const plainNone: number[] = [];
-    const codeNone: number[] = [];
-    const codeMany: number[] = [];
+    const run = async (mode: "plain" | "code", calls: number) => {
+      const session = await createBenchSession(client, mode === "code" ? ["benchEcho", "runCode"] : ["benchEcho"], `${mode}${calls}`);
+      return task(session, `${mode} ${calls}`, () => mock.requests);
+    };
+    await run("plain", CHAIN); // warm-up: both paths once
+    await run("code", CHAIN);
+    const [plain, code, plainNone, codeNone, codeMany]: [Turn[], Turn[], number[], number[], number[]] = [[], [], [], [], []];
     for (let i = 0; i < reps; i++) {
       // Interleaved, each on a fresh session: history length is the same for both.
-      plain.push(await task(await fresh(["benchEcho"], "plain"), `plain ${CHAIN}`, seen));
-      code.push(await task(await fresh(["benchEcho", "runCode"], "code"), `code ${CHAIN}`, seen));
-      plainNone.push((await task(await fresh(["benchEcho"], "plain0"), "plain 0", seen)).ms);
-      codeNone.push((await task(await fresh(["benchEcho", "runCode"], "code0"), "code 0", seen)).ms);
-      codeMany.push((await task(await fresh(["benchEcho", "runCode"], "codeN"), `code ${NESTED_PROGRAM_CALLS}`, seen)).ms);
+      plain.push(await run("plain", CHAIN));
+      code.push(await run("code", CHAIN));
+      plainNone.push((await run("plain", 0)).ms);
+      codeNone.push((await run("code", 0)).ms);
+      codeMany.push((await run("code", NESTED_PROGRAM_CALLS)).ms);
       mock.requests.length = 0;
     }
-    const plainMs = summarize(plain.map((t) => t.ms));
-    const codeMs = summarize(code.map((t) => t.ms));
+    const [plainMs, codeMs] = [summarize(plain.map((t) => t.ms)), summarize(code.map((t) => t.ms))];
     const directCallMs = (plainMs.p50 - summarize(plainNone).p50) / CHAIN;
     const nestedCallMs = (summarize(codeMany).p50 - summarize(codeNone).p50) / NESTED_PROGRAM_CALLS;
     const instrumentation = await measureInstrumentation(reps);
     const mean = (turns: Turn[], key: "requests" | "bytes") => turns.reduce((s, t) => s + t[key], 0) / turns.length;
-    const result = {
-      plain: { requests: mean(plain, "requests"), bytes: mean(plain, "bytes"), ms: plainMs },
-      code: { requests: mean(code, "requests"), bytes: mean(code, "bytes"), ms: codeMs },
-      nestedCallMs,
-      directCallMs,
-      instrumentation,
-    };
-    const headlines: Headline[] = [
-      {
-        name: `code mode ÷ plain: model requests (${CHAIN} chained calls)`,
-        value: result.code.requests / result.plain.requests,
-        unit: "×",
-      },
-      { name: `code mode ÷ plain: request bytes (${CHAIN} chained calls)`, value: result.code.bytes / result.plain.bytes, unit: "×" },
-      { name: `code mode ÷ plain: wall time p50 (${CHAIN} chained calls)`, value: codeMs.p50 / plainMs.p50, unit: "×" },
-      { name: "nested call ÷ direct call (zero-latency model)", value: nestedCallMs / directCallMs, unit: "×" },
-      { name: "one nested call", value: nestedCallMs, unit: "ms" },
-      { name: "CPU-limit instrumentation: tight loop", value: instrumentation.loopRatio, unit: "×" },
-      { name: "CPU-limit instrumentation: recursion", value: instrumentation.recursionRatio, unit: "×" },
-      { name: "parse and instrument a 50-line program p50", value: instrumentation.instrumentMs.p50, unit: "ms" },
-    ];
+    const of = (turns: Turn[], ms: Summary) => ({ requests: mean(turns, "requests"), bytes: mean(turns, "bytes"), ms });
+    const result = { plain: of(plain, plainMs), code: of(code, codeMs), nestedCallMs, directCallMs, instrumentation };
+    const chain = `(${CHAIN} chained calls)`;
+    const headlines = (
+      [
+        [`code mode ÷ plain: model requests ${chain}`, result.code.requests / result.plain.requests, "×"],
+        [`code mode ÷ plain: request bytes ${chain}`, result.code.bytes / result.plain.bytes, "×"],
+        [`code mode ÷ plain: wall time p50 ${chain}`, codeMs.p50 / plainMs.p50, "×"],
+        ["nested call ÷ direct call (zero-latency model)", nestedCallMs / directCallMs, "×"],
+        ["one nested call", nestedCallMs, "ms"],
+        ["CPU-limit instrumentation: tight loop", instrumentation.loopRatio, "×"],
+        ["CPU-limit instrumentation: recursion", instrumentation.recursionRatio, "×"],
+        ["parse and instrument a 50-line program p50", instrumentation.instrumentMs.p50, "ms"],
+      ] as const
+    ).map(([name, value, unit]): Headline => ({ name, value, unit }));
     return { ...result, headlines };
   } finally {
     await dev.stop();
@@ -129,7 +108,7 @@ const LOOP = "let s = 0;\nfor (let i = 0; i < 20000000; i++) { s = (s + i * 7) %
 const RECURSION = "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\nreturn fib(27);";
 
 /** Compute-bound code, plain and instrumented, in this process's V8 (the engine workerd embeds). */
-async function measureInstrumentation(reps: number): Promise<CodeModeResult["instrumentation"]> {
+async function measureInstrumentation(reps: number) {
   const ratio = async (body: string) => {
     const plain = await compile(`export default (async function () {\n${body}\n});`);
     const instrumented = await instrumentProgram(body);
@@ -164,10 +143,8 @@ async function measureInstrumentation(reps: number): Promise<CodeModeResult["ins
 
 type Program = (tools: unknown, console: unknown) => Promise<unknown>;
 
-async function compile(source: string): Promise<Program> {
-  const url = `data:text/javascript;base64,${Buffer.from(source).toString("base64")}`;
-  return ((await import(url)) as { default: Program }).default;
-}
+const compile = async (source: string) =>
+  ((await import(`data:text/javascript;base64,${Buffer.from(source).toString("base64")}`)) as { default: Program }).default;
 
 async function time(program: Program): Promise<number> {
   const t0 = nowMs();

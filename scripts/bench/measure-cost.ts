@@ -8,11 +8,11 @@
  * A step's figures are (a 21-step turn − a 1-step turn) ÷ 20. Priced at PRICES: dollars per million
  * turns, the model excluded, its wait included for a 2 s reply (the object is billed while it waits).
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startWranglerDev } from "../../support/wrangler-dev.ts";
 import { benchVars, createBenchClient, createBenchSession, runTurn, streamVars } from "./driver.ts";
-import type { Headline } from "./report.ts";
+import type { Headline } from "./stats.ts";
 import type { MeterReading } from "./sql-meter.ts";
 
 /** A metered runtime: sessions seeded to a size whose turns run against the bench LLM, and its meter. */
@@ -39,41 +39,16 @@ export const PRICES = {
 const REFERENCE = { command: "steps 2", llmCalls: 3 };
 const MODEL_REPLY_MS = 2_000;
 
-export type TurnUnits = {
-  rowsRead: number;
-  rowsWritten: number;
-  /** setAlarm calls: each writes the storage API's hidden alarm row, priced as a row written. */
-  alarmsSet: number;
-  statements: number;
-  workerRequests: number;
-  doRequests: number;
-  activeMs: number;
-  bytesStored: number;
-};
+/** One turn's (or step's) units; `alarmsSet` writes the storage API's hidden alarm row, priced as a row written. */
+export type TurnUnits = Omit<MeterReading, "bySql" | "databaseBytes"> & { bytesStored: number };
 
-export type CostAtSize = {
-  history: number;
-  turn: TurnUnits;
-  step: TurnUnits;
-  workerCpuMs: number;
+/** `bySql`: rows written and read by statement in one reference turn (which writes a turn makes). */
+export type CostAtSize = { history: number; turn: TurnUnits; step: TurnUnits; workerCpuMs: number; bySql: MeterReading["bySql"] } & {
   dollarsPerMillionTurns: number;
   dollarsPerMillionTurnsModelWait: number;
-  /** Rows written and read by statement in one reference turn: which writes a turn makes. */
-  bySql: MeterReading["bySql"];
 };
 
 export type CostResult = { runtime: string; turnsPerSize: number; bySize: CostAtSize[] };
-
-const units = (r: MeterReading): TurnUnits => ({
-  rowsRead: r.rowsRead,
-  rowsWritten: r.rowsWritten,
-  alarmsSet: r.alarmsSet,
-  statements: r.statements,
-  workerRequests: r.workerRequests,
-  doRequests: r.doRequests,
-  activeMs: r.activeMs,
-  bytesStored: r.databaseBytes,
-});
 
 const combine = (list: TurnUnits[], f: (values: number[]) => number): TurnUnits =>
   Object.fromEntries(Object.keys(list[0]!).map((k) => [k, f(list.map((u) => u[k as keyof TurnUnits]))])) as TurnUnits;
@@ -100,23 +75,19 @@ export async function measureCost(runtime: MeteredRuntime, sizes: number[], turn
     const session = await runtime.seed(history);
     // One turn first, so the measured ones meet the session as a live deployment's next turn would.
     await session.turn(REFERENCE.command);
-    const turns: TurnUnits[] = [];
     let bySql: MeterReading["bySql"] = {};
-    const cpuBefore = processCpuMs(runtime.processGroup);
-    for (let i = 0; i < turnsPerSize; i++) {
-      const before = (await runtime.meter(true)).databaseBytes;
-      await session.turn(REFERENCE.command);
-      const reading = await runtime.meter(true);
-      turns.push({ ...units(reading), bytesStored: reading.databaseBytes - before });
-      bySql = reading.bySql;
-    }
-    const workerCpuMs = (processCpuMs(runtime.processGroup) - cpuBefore) / turnsPerSize;
-    const turnOf = async (command: string) => {
+    const turnOf = async (command: string): Promise<TurnUnits> => {
       const before = (await runtime.meter(true)).databaseBytes;
       await session.turn(command);
-      const reading = await runtime.meter(true);
-      return { ...units(reading), bytesStored: reading.databaseBytes - before };
+      const { bySql: statements, databaseBytes, ...reading } = await runtime.meter(true);
+      bySql = statements;
+      return { ...reading, bytesStored: databaseBytes - before };
     };
+    const turns: TurnUnits[] = [];
+    const cpuBefore = processCpuMs(runtime.processGroup);
+    for (let i = 0; i < turnsPerSize; i++) turns.push(await turnOf(REFERENCE.command));
+    const workerCpuMs = (processCpuMs(runtime.processGroup) - cpuBefore) / turnsPerSize;
+    const referenceBySql = bySql;
     const one = await turnOf("steps 1");
     const many = await turnOf("steps 21");
     const step = combine([many, one], ([m, o]) => (m! - o!) / 20);
@@ -133,7 +104,7 @@ export async function measureCost(runtime: MeteredRuntime, sizes: number[], turn
       workerCpuMs,
       dollarsPerMillionTurns: dollarsPerMillion(turn, workerCpuMs),
       dollarsPerMillionTurnsModelWait: dollarsPerMillion(turn, workerCpuMs, REFERENCE.llmCalls * MODEL_REPLY_MS),
-      bySql,
+      bySql: referenceBySql,
     });
   }
   return { runtime: runtime.name, turnsPerSize, bySize };
@@ -141,102 +112,83 @@ export async function measureCost(runtime: MeteredRuntime, sizes: number[], turn
 
 /** CPU time (user + system) of the workerd processes in a process group, in ms; 0 where /proc is not there. */
 function processCpuMs(processGroup: number | undefined): number {
-  if (processGroup === undefined) return 0;
+  if (processGroup === undefined || !existsSync("/proc")) return 0;
   let ticks = 0;
-  try {
-    for (const entry of readdirSync("/proc")) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-        // Fields after the command (which may hold spaces): state, ppid, pgrp, …, utime (14), stime (15).
-        const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        if (name === "workerd" && Number(fields[2]) === processGroup) ticks += Number(fields[11]) + Number(fields[12]);
-      } catch {
-        // The process ended while being read.
-      }
+  for (const entry of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
+    // Fields after the command (which may hold spaces): state, ppid, pgrp, …, utime (14), stime (15).
+    let stat = "";
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      // The process ended while being read.
     }
-  } catch {
-    return 0;
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (stat.includes("(workerd)") && Number(fields[2]) === processGroup) ticks += Number(fields[11]) + Number(fields[12]);
   }
   return ticks * 10; // USER_HZ is 100 on Linux
 }
 
 export function costHeadlines(results: CostResult[]): Headline[] {
-  const lines: Headline[] = [];
-  for (const r of results) {
-    for (const s of r.bySize) {
-      const at = `${r.runtime}, ${s.history} msgs`;
-      lines.push(
-        { name: `cost: rows written per turn, ${at}`, value: s.turn.rowsWritten + s.turn.alarmsSet, unit: "rows" },
-        { name: `cost: rows written per step, ${at}`, value: s.step.rowsWritten, unit: "rows" },
-        { name: `cost: rows read per turn, ${at}`, value: s.turn.rowsRead, unit: "rows" },
-        { name: `cost: bytes stored per turn, ${at}`, value: Math.round(s.turn.bytesStored), unit: "B" },
-        { name: `cost: DO + Worker requests per turn, ${at}`, value: s.turn.doRequests + s.turn.workerRequests, unit: "" },
-        { name: `cost: bytes stored per step, ${at}`, value: Math.round(s.step.bytesStored), unit: "B" },
-        { name: `cost: object active per turn (model instant), ${at}`, value: s.turn.activeMs, unit: "ms" },
-        { name: `cost: workerd CPU per turn (estimate), ${at}`, value: s.workerCpuMs, unit: "ms" },
-        { name: `cost: $ per million turns, ${at}`, value: s.dollarsPerMillionTurns, unit: "$" },
-        { name: `cost: $ per million turns, 2 s model replies, ${at}`, value: s.dollarsPerMillionTurnsModelWait, unit: "$" },
-      );
-    }
-  }
+  const written = (u: TurnUnits) => u.rowsWritten + u.alarmsSet;
+  const lines = results.flatMap((r) =>
+    r.bySize.flatMap((s) =>
+      (
+        [
+          ["rows written per turn", written(s.turn), "rows"],
+          ["rows written per step", s.step.rowsWritten, "rows"],
+          ["rows read per turn", s.turn.rowsRead, "rows"],
+          ["bytes stored per turn", Math.round(s.turn.bytesStored), "B"],
+          ["DO + Worker requests per turn", s.turn.doRequests + s.turn.workerRequests, ""],
+          ["bytes stored per step", Math.round(s.step.bytesStored), "B"],
+          ["object active per turn (model instant)", s.turn.activeMs, "ms"],
+          ["workerd CPU per turn (estimate)", s.workerCpuMs, "ms"],
+          ["$ per million turns", s.dollarsPerMillionTurns, "$"],
+          ["$ per million turns, 2 s model replies", s.dollarsPerMillionTurnsModelWait, "$"],
+        ] as const
+      ).map(([what, value, unit]): Headline => ({ name: `cost: ${what}, ${r.runtime}, ${s.history} msgs`, value, unit })),
+    ),
+  );
   const [ours, peer] = results;
-  if (ours && peer)
-    for (const s of ours.bySize) {
-      const p = peer.bySize.find((x) => x.history === s.history);
-      if (!p) continue;
-      lines.push(
-        {
-          name: `cost: $ per turn ours ÷ ${peer.runtime}, ${s.history} msgs`,
-          value: s.dollarsPerMillionTurns / p.dollarsPerMillionTurns,
-          unit: "×",
-          target: { op: "<=", value: 0.5 },
-        },
-        {
-          name: `cost: rows written (alarms included) ours ÷ ${peer.runtime}, ${s.history} msgs`,
-          value: (s.turn.rowsWritten + s.turn.alarmsSet) / (p.turn.rowsWritten + p.turn.alarmsSet),
-          unit: "×",
-        },
-      );
-    }
+  for (const s of peer ? ours!.bySize : []) {
+    const p = peer!.bySize.find((x) => x.history === s.history);
+    if (!p) continue;
+    const at = `ours ÷ ${peer!.runtime}, ${s.history} msgs`;
+    lines.push(
+      {
+        name: `cost: $ per turn ${at}`,
+        value: s.dollarsPerMillionTurns / p.dollarsPerMillionTurns,
+        unit: "×",
+        target: { op: "<=", value: 0.5 },
+      },
+      { name: `cost: rows written (alarms included) ${at}`, value: written(s.turn) / written(p.turn), unit: "×" },
+    );
+  }
   return lines;
 }
 
-/** This Worker's cost: its metered build started, measured at `sizes`, stopped. */
+/** This Worker's cost: its metered build (`wrangler dev` on metered-entry.ts in the bench's copy) measured at `sizes`. */
 export async function measureOurCost(copyDir: string, llmUrl: string, sizes: number[], turns: number): Promise<CostResult> {
-  const worker = await startMeteredWorker(copyDir, llmUrl, join(copyDir, ".bench-state-cost"));
-  try {
-    return await measureCost(worker, sizes, turns);
-  } finally {
-    await worker.stop();
-  }
-}
-
-/** This Worker's metered build: `wrangler dev` on metered-entry.ts in the bench's project copy. */
-export async function startMeteredWorker(
-  copyDir: string,
-  llmUrl: string,
-  persistTo: string,
-): Promise<MeteredRuntime & { stop(): Promise<void> }> {
   const dev = await startWranglerDev({
     cwd: copyDir,
-    persistTo,
+    persistTo: join(copyDir, ".bench-state-cost"),
     vars: { ...benchVars(llmUrl), ...streamVars(true) },
     extraArgs: ["scripts/bench/metered-entry.ts"],
   });
   const client = createBenchClient(dev.url);
-  return {
-    name: "this Worker",
-    processGroup: dev.processGroup,
-    async seed(size) {
-      const session = await createBenchSession(client, ["benchEcho"], "cost");
-      await runTurn(session, `seed ${size}`);
-      return { turn: async (command) => void (await runTurn(session, command)) };
-    },
-    meter: (reset) => readMeterOver(dev.url, reset),
-    stop: () => dev.stop(),
+  const seed = async (size: number) => {
+    const session = await createBenchSession(client, ["benchEcho"], "cost");
+    await runTurn(session, `seed ${size}`);
+    return { turn: async (command: string) => void (await runTurn(session, command)) };
   };
+  try {
+    return await measureCost(
+      { name: "this Worker", processGroup: dev.processGroup, seed, meter: (reset) => readMeterOver(dev.url, reset) },
+      sizes,
+      turns,
+    );
+  } finally {
+    await dev.stop();
+  }
 }
 
 /** A metered Worker's counters (GET /__bench/meter). */

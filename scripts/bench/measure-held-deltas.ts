@@ -17,29 +17,23 @@ const trivial: Guardrail = {
   check: (text) => (text.includes("FORBIDDEN") ? { tripwire: true, reason: "forbidden" } : { tripwire: false }),
 };
 
-async function direct(): Promise<number> {
-  let released = 0;
-  const t0 = performance.now();
-  for (let i = 0; i < DELTAS; i++) {
-    released++;
-    await Promise.resolve();
-  }
-  if (released !== DELTAS) throw new Error("lost a delta");
-  return (performance.now() - t0) / DELTAS;
-}
-
-async function held(): Promise<number> {
+/** Milliseconds per delta, each held and checked (`held`) or passed straight on. */
+async function perDelta(held: boolean): Promise<number> {
   let released = 0;
   let deltas: HeldDeltas | undefined;
   const t0 = performance.now();
   for (let i = 0; i < DELTAS; i++) {
-    if (i % ANSWER === 0) {
+    if (!held) {
+      released++;
+      await Promise.resolve();
+      continue;
+    }
+    if (i % ANSWER === 0)
       deltas = new HeldDeltas(
         (text) => checkGuardrails([trivial], text, "output", [], 30_000),
         () => void released++,
         () => {},
       );
-    }
     deltas!.push("word ");
     await deltas!.settled();
   }
@@ -50,7 +44,6 @@ async function held(): Promise<number> {
 /** Microseconds a held delta adds over one passed straight on: the median of ROUNDS rounds. */
 export async function measureHeldDeltas(): Promise<{ addedUsPerDelta: number }> {
   const added: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) added.push(((await held()) - (await direct())) * 1000);
-  added.sort((x, y) => x - y);
-  return { addedUsPerDelta: added[Math.floor(ROUNDS / 2)]! };
+  for (let round = 0; round < ROUNDS; round++) added.push(((await perDelta(true)) - (await perDelta(false))) * 1000);
+  return { addedUsPerDelta: added.sort((x, y) => x - y)[Math.floor(ROUNDS / 2)]! };
 }

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { REPO_ROOT } from "./project-copy.ts";
-import { summarize, type Summary } from "./stats.ts";
+import { summarize, type Headline, type Summary } from "./stats.ts";
 
 export type StartupResult = { runs: number; activeMs: Summary; bundleKiB: number; bundleGzipKiB: number };
 
@@ -40,4 +40,21 @@ export async function measureStartup(cwd: string, runs: number, config?: string)
     rmSync(scratch, { recursive: true, force: true });
   }
   return { runs, activeMs: summarize(active), bundleKiB: Number(bundle![1]), bundleGzipKiB: Number(bundle![2]) };
+}
+
+/** Start-up CPU and bundle of this Worker and, with `--peers`, of the Agents SDK Worker, from the same run. */
+export function startupHeadlines(ours: StartupResult, sdk?: StartupResult): Headline[] {
+  const of = (who: string, r: StartupResult): Headline[] => [
+    { name: `start-up CPU (wrangler check startup), ${who}`, value: r.activeMs.p50, unit: "ms" },
+    { name: `bundle gzip, ${who}`, value: r.bundleGzipKiB, unit: "KiB", ...(sdk && r === sdk ? {} : { target: { op: "<=", value: 200 } }) },
+    { name: `bundle raw, ${who}`, value: r.bundleKiB, unit: "KiB" },
+  ];
+  if (!sdk) return of("this Worker", ours);
+  return [
+    ...of("this Worker", ours),
+    ...of("Agents SDK", sdk),
+    // Start-up at most a quarter of the Agents SDK Worker's.
+    { name: "start-up CPU: ours ÷ Agents SDK", value: ours.activeMs.p50 / sdk.activeMs.p50, unit: "×", target: { op: "<=", value: 0.25 } },
+    { name: "bundle gzip: ours ÷ Agents SDK", value: ours.bundleGzipKiB / sdk.bundleGzipKiB, unit: "×" },
+  ];
 }

@@ -11,15 +11,13 @@ import type { BenchLlm } from "./bench-llm.ts";
 import type { CostResult } from "./measure-cost.ts";
 import type { StartupResult } from "./measure-startup.ts";
 import { REPO_ROOT } from "./project-copy.ts";
-import type { Headline } from "./report.ts";
+import type { StepPlan } from "./measure-step.ts";
+import type { Headline } from "./stats.ts";
 
 export const PEERS_DIR = join(REPO_ROOT, "bench", "peers");
 
 /** Sessions per runtime, mode and size (one turn of `stepsPerRun` steps each), and start-up profiles per Worker. */
-export type PeersPlan = {
-  sizes: number[];
-  sessionsPerCell: number;
-  stepsPerRun: number;
+export type PeersPlan = StepPlan & {
   warmupSteps: number;
   startupRuns: number;
   /** What a turn costs (measure-cost.ts): at these sizes, this many reference turns each. */

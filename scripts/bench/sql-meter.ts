@@ -1,13 +1,11 @@
 /**
- * The bill's units as a Durable Object runtime incurs them, counted inside workerd for the cost measure
- * (measure-cost.ts). Used only by bench builds: this Worker's metered entry (metered-entry.ts, which the
- * bench passes to `wrangler dev` in place of src/index.ts) and the Agents SDK peer (bench/peers, with
- * METER=true), so production code carries none of it.
- * - `meterState(ctx)` hands the object a ctx whose `storage.sql.exec` keeps every cursor it returns, so
- *   rows read and written are summed from the cursors' own counters (what SQLite billing counts), every
- *   statement included; `setAlarm` calls are counted beside them (a row of the storage API's hidden table).
- * - `meterNamespace(ns)` wraps a binding's stubs: each RPC call or fetch is one Durable Object request,
- *   and the time with at least one of them in flight is the object's active wall-clock time.
+ * The bill's units as a Durable Object runtime incurs them, counted inside workerd for measure-cost.ts, in
+ * bench builds only: this Worker's metered-entry.ts and the Agents SDK peer (bench/peers, METER=true).
+ * - `meterState(ctx)`: `storage.sql.exec` keeps every cursor it returns, so rows read and written are summed
+ *   from the cursors' own counters (what SQLite billing counts), every statement included; `setAlarm` calls
+ *   are counted beside them (a row of the storage API's hidden table).
+ * - `meterNamespace(ns)`: each RPC call or fetch on a stub is one Durable Object request, and the time with
+ *   at least one in flight is the object's active wall-clock time.
  * The counters are this isolate's (module state): the bench reads and resets them between phases.
  */
 
