@@ -55,7 +55,7 @@ export class RunDriver {
   }
 
   /** Queues a user message (input or follow-up) and starts a run if none is active. */
-  enqueue(kind: Exclude<QueueKind, "output">, content: UserContent[]): SessionResult<{ messageId: string }> {
+  enqueue(kind: QueueKind, content: UserContent[]): SessionResult<{ messageId: string }> {
     if (this.closed) return refuse("shut_down", "Session is shut down");
     const stored = this.parts.ctx.storage.sql.databaseSize;
     const budget = readSessionMaxBytes(this.parts.env);
