@@ -146,7 +146,7 @@ export class RunRecord {
     this.store({ usage, delegatedTokens, lastActiveAt: Date.now(), ...unread });
   }
 
-  /** How many answers wait for takeResponse (the snapshot's output queue depth). */
+  /** How many answers wait for takeResponse (the snapshot's `queues.output`). */
   unreadAnswers(): number {
     return this.answers().length;
   }
