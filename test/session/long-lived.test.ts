@@ -58,6 +58,27 @@ describe("unread answers (the output channel)", () => {
   });
 });
 
+describe("unread answers and the event log's window", () => {
+  it("skips an unread answer whose runEnd the log trimmed, counting it as evicted", async () => {
+    const s = await createSession();
+    await script(s, { text: "trimmed away" }, { text: "still here" });
+    const events = await openEvents(s);
+    const ends: number[] = [];
+    for (const text of ["one", "two"]) {
+      await send(s, text);
+      ends.push((await events.until("runEnd")).at(-1)!.json.seq);
+    }
+    await events.cancel();
+    // As the log's trim does once 5,000 newer events are stored: the first answer's runEnd row is gone.
+    await runInDurableObject(stubOf(s), (_instance, state) => {
+      state.storage.sql.exec(`DELETE FROM events WHERE seq <= ? AND last_seq >= ?`, ends[0]!, ends[0]!);
+    });
+    expect(textOf(await nextResponse(s))).toBe("still here");
+    const snap = await snapshotOf(s);
+    expect({ unread: snap.queues.output, evicted: snap.responsesEvicted }).toEqual({ unread: 0, evicted: 1 });
+  });
+});
+
 describe("approvals and the end of a run", () => {
   it("closes a waiting approval for good when the run is aborted: gone from the snapshot, a late decision gets 409", async () => {
     const s = await createSession({ requireApproval: ["slowEcho"] });
