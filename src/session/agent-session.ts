@@ -151,7 +151,7 @@ export class AgentSession extends DurableObject<AppEnv> {
     return this.authorized(key, (s) => ok(s.messages.page(before, limit)));
   }
 
-  enqueue(key: Caller, kind: Exclude<QueueKind, "output">, content: UserContent[]) {
+  enqueue(key: Caller, kind: QueueKind, content: UserContent[]) {
     return this.authorized(key, (s) => this.accept(s, kind, content));
   }
 
@@ -161,12 +161,7 @@ export class AgentSession extends DurableObject<AppEnv> {
    * answer), the queue row and the key's row in the same commit. The claim lives in memory while the
    * message is being accepted: a repeat meanwhile is told to retry; a restart ends both.
    */
-  enqueueOnce(
-    key: Caller,
-    kind: Exclude<QueueKind, "output">,
-    content: UserContent[],
-    idempotency: { key: string; fingerprint: string } | undefined,
-  ) {
+  enqueueOnce(key: Caller, kind: QueueKind, content: UserContent[], idempotency: { key: string; fingerprint: string } | undefined) {
     return this.authorized(key, async (s): Promise<SessionResult<{ messageId: string } | { replay: string }>> => {
       if (!idempotency) return this.accept(s, kind, content);
       const keys = new IdempotencyKeys(this.ctx.storage.sql);
@@ -368,7 +363,7 @@ export class AgentSession extends DurableObject<AppEnv> {
   /** Queues a user message; `accepted` runs in the same commit as its queue row (before any await). */
   private async accept(
     s: Session,
-    kind: Exclude<QueueKind, "output">,
+    kind: QueueKind,
     content: UserContent[],
     accepted?: (messageId: string) => void,
   ): Promise<SessionResult<{ messageId: string }>> {

@@ -31,7 +31,7 @@ export function describeSession(
     model: runs.model,
     messages: page.messages,
     messagesBefore: page.before,
-    queues: queues.depths(),
+    queues: { ...queues.depths(), output: record.unreadAnswers() },
     queueCapacity: QUEUE_CAPACITY,
     tools: store.names(),
     mcpTools: mcp.tools(),
@@ -40,7 +40,7 @@ export function describeSession(
     pendingElicitations: elicitations.pending(),
     lastEventSeq: log.lastSeq,
     activeRunId: runs.activeRunId,
-    responsesEvicted: meta.read<number>("responsesEvicted") ?? 0,
+    responsesEvicted: record.responsesEvicted,
     /** Token usage of the session's LLM calls and of tool results that report one, summed. */
     usage: { ...usage, budget: tighter(sessionBudget({ env, meta, record, settings }), userBudget) },
     contextSummary: readContextSummary(meta),

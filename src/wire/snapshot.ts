@@ -61,7 +61,7 @@ export type SessionSnapshot = {
   /** Stream events after this seq to continue exactly where the snapshot ends. */
   lastEventSeq: number;
   activeRunId: string | null;
-  /** Unread answers the output queue dropped to make room (they stay in history and the event log). */
+  /** Unread answers dropped to make room for newer ones, or no longer in the event log (all stay in history). */
   responsesEvicted: number;
   /**
    * Token usage of the session's LLM calls (compaction's summary calls included) and of tool results that

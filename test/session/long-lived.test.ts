@@ -1,21 +1,20 @@
 /**
- * Long-lived sessions through the Worker: the output queue never stops a chat, waiting approvals close
+ * Long-lived sessions through the Worker: unread answers never stop a chat, waiting approvals close
  * on abort and DELETE, storing odd values never fails a run, settings change mid-session, DELETE erases
  * the session behind a tombstone, idle sessions expire, and 50-turn chats are answered turn by turn.
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AssistantMessage } from "../../src/core/index.ts";
-import { RECORD_KEY } from "../../src/session/run/run-record.ts";
+import { RECORD_KEY, type RunRecord } from "../../src/session/run/run-record.ts";
 import type { SessionMeta } from "../../src/session/storage/session-meta.ts";
-import type { SessionQueues } from "../../src/session/storage/session-queues.ts";
 import { textOf } from "../support/text.ts";
 import { api, createSession, nextResponse, openEvents, script, send, snapshotOf, type TestSession, stubOf } from "./support.ts";
 
 const approve = (s: TestSession, id: string) =>
   api(`/v1/sessions/${s.id}/tool-calls/${id}/approval`, { method: "POST", key: s.key, json: { approve: true } });
 
-describe("the output queue", () => {
+describe("unread answers (the output channel)", () => {
   it("keeps answering after 16 unread answers: the 17th evicts the oldest and the snapshot counts it", async () => {
     const s = await createSession();
     await script(s, ...Array.from({ length: 17 }, (_, i) => ({ text: `answer ${i + 1}` })));
@@ -32,29 +31,51 @@ describe("the output queue", () => {
     await events.cancel();
   });
 
-  it("hands an answer to a caller already waiting, storing no queue row; one nobody waits for is queued", async () => {
+  it("hands an answer to a caller already waiting, keeping nothing unread; one nobody waits for stays unread", async () => {
     const s = await createSession();
-    await script(s, { text: "waited for", delayMs: 200 }, { text: "queued" });
-    // Counts the answers the session's queue stores (a row inserted, later taken: two rows written).
-    type Counted = { session: { queues: SessionQueues & { pushed?: number } } };
+    await script(s, { text: "waited for", delayMs: 200 }, { text: "kept" });
+    // Counts the answers the session's record keeps unread (a run's end given its runEnd's seq).
+    type Counted = { session: { record: RunRecord & { kept?: number } } };
     await runInDurableObject(stubOf(s), (instance) => {
-      const queues = (instance as unknown as Counted).session.queues;
-      const push = queues.pushOutput.bind(queues);
-      queues.pushed = 0;
-      queues.pushOutput = (...args) => ((queues.pushed! += 1), push(...args));
+      const record = (instance as unknown as Counted).session.record;
+      const end = record.end.bind(record);
+      record.kept = 0;
+      record.end = (answerSeq) => ((record.kept! += answerSeq === undefined ? 0 : 1), end(answerSeq));
     });
-    const pushed = () => runInDurableObject(stubOf(s), (instance) => (instance as unknown as Counted).session.queues.pushed);
+    const kept = () => runInDurableObject(stubOf(s), (instance) => (instance as unknown as Counted).session.record.kept);
     const waiting = nextResponse(s);
     await send(s, "first");
     expect(textOf(await waiting)).toBe("waited for");
-    expect(await pushed()).toBe(0);
+    expect(await kept()).toBe(0);
     const events = await openEvents(s, (await snapshotOf(s)).lastEventSeq);
     await send(s, "second");
     await events.until("runEnd");
-    expect(await pushed()).toBe(1);
+    expect(await kept()).toBe(1);
     expect((await snapshotOf(s)).queues.output).toBe(1);
-    expect(textOf(await nextResponse(s))).toBe("queued");
+    expect(textOf(await nextResponse(s))).toBe("kept");
+    expect((await snapshotOf(s)).queues.output).toBe(0);
     await events.cancel();
+  });
+});
+
+describe("unread answers and the event log's window", () => {
+  it("skips an unread answer whose runEnd the log trimmed, counting it as evicted", async () => {
+    const s = await createSession();
+    await script(s, { text: "trimmed away" }, { text: "still here" });
+    const events = await openEvents(s);
+    const ends: number[] = [];
+    for (const text of ["one", "two"]) {
+      await send(s, text);
+      ends.push((await events.until("runEnd")).at(-1)!.json.seq);
+    }
+    await events.cancel();
+    // As the log's trim does once 5,000 newer events are stored: the first answer's runEnd row is gone.
+    await runInDurableObject(stubOf(s), (_instance, state) => {
+      state.storage.sql.exec(`DELETE FROM events WHERE seq <= ? AND last_seq >= ?`, ends[0]!, ends[0]!);
+    });
+    expect(textOf(await nextResponse(s))).toBe("still here");
+    const snap = await snapshotOf(s);
+    expect({ unread: snap.queues.output, evicted: snap.responsesEvicted }).toEqual({ unread: 0, evicted: 1 });
   });
 });
 

@@ -34,7 +34,7 @@ describe("queues", () => {
     await events.cancel();
   });
 
-  it("puts exactly one final message per run on the output queue", async () => {
+  it("gives takeResponse exactly one final message per run", async () => {
     const session = await createSession();
     await script(session, { text: "a" }, { text: "b" });
     await send(session, "one");

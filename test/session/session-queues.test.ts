@@ -1,12 +1,12 @@
 /**
  * The session queues on a session object's real SQLite storage: the depths kept in memory match the table
- * through offers, drains, takes and evictions, and a wake (a new SessionQueues over the same storage)
+ * through offers, drains and restores, and a wake (a new SessionQueues over the same storage)
  * counts the same; draining returns follow-ups first, then input, each in arrival order.
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { expect, it } from "vitest";
-import type { AssistantMessage, UserMessage } from "../../src/core/index.ts";
-import { QUEUE_CAPACITY, SessionQueues, type QueueDepths } from "../../src/session/storage/session-queues.ts";
+import type { UserMessage } from "../../src/core/index.ts";
+import { QUEUE_CAPACITY, SessionQueues } from "../../src/session/storage/session-queues.ts";
 import { createSession } from "./support.ts";
 
 async function inSession<T>(fn: (sql: SqlStorage) => T): Promise<T> {
@@ -19,17 +19,13 @@ async function inSession<T>(fn: (sql: SqlStorage) => T): Promise<T> {
 }
 
 const user = (text: string): UserMessage => ({ role: "user", content: [{ type: "text", text }], timestamp: 0 });
-const answer = (text: string): AssistantMessage => ({
-  role: "assistant",
-  content: [{ type: "text", text }],
-  stopReason: "stop",
-  timestamp: 0,
-});
-const textOf = (m: UserMessage | AssistantMessage | undefined) => (m?.content[0] as { text: string } | undefined)?.text;
+const textOf = (m: UserMessage | undefined) => (m?.content[0] as { text: string } | undefined)?.text;
 
-function tableDepths(sql: SqlStorage): QueueDepths {
-  const out: QueueDepths = { input: 0, followUp: 0, output: 0 };
-  for (const row of sql.exec<{ kind: keyof QueueDepths; n: number }>(`SELECT kind, COUNT(*) AS n FROM queue GROUP BY kind`))
+type Depths = { input: number; followUp: number };
+
+function tableDepths(sql: SqlStorage): Depths {
+  const out: Depths = { input: 0, followUp: 0 };
+  for (const row of sql.exec<{ kind: keyof Depths; n: number }>(`SELECT kind, COUNT(*) AS n FROM queue GROUP BY kind`))
     out[row.kind] = row.n;
   return out;
 }
@@ -37,25 +33,23 @@ function tableDepths(sql: SqlStorage): QueueDepths {
 it("keeps each queue's depth in step with the table, and a wake counts the same", async () => {
   const seen = await inSession((sql) => {
     const queues = new SessionQueues(sql);
-    const checks: { kept: QueueDepths; table: QueueDepths; woken: QueueDepths }[] = [];
+    const checks: { kept: Depths; table: Depths; woken: Depths }[] = [];
     const check = () => checks.push({ kept: queues.depths(), table: tableDepths(sql), woken: new SessionQueues(sql).depths() });
     queues.offer("input", "a", user("a"));
     queues.offer("followUp", "b", user("b"));
     check();
     queues.drainPending();
     check();
-    for (let i = 0; i < QUEUE_CAPACITY.output + 3; i++) queues.pushOutput(`r${i}`, answer(`r${i}`));
-    check();
-    queues.takeOutput();
+    queues.offer("input", "c", user("c"));
+    queues.restore("d", user("d"));
     check();
     return checks;
   });
   for (const { kept, table, woken } of seen) expect([kept, woken]).toEqual([table, table]);
   expect(seen.map((c) => c.kept)).toEqual([
-    { input: 1, followUp: 1, output: 0 },
-    { input: 0, followUp: 0, output: 0 },
-    { input: 0, followUp: 0, output: QUEUE_CAPACITY.output },
-    { input: 0, followUp: 0, output: QUEUE_CAPACITY.output - 1 },
+    { input: 1, followUp: 1 },
+    { input: 0, followUp: 0 },
+    { input: 2, followUp: 0 },
   ]);
 });
 
@@ -78,14 +72,4 @@ it("drains follow-ups first, then input, each in arrival order", async () => {
     return { first: queues.drainPending().map(textOf), again: queues.drainPending() };
   });
   expect(drained).toEqual({ first: ["f1", "f2", "i1", "i2"], again: [] });
-});
-
-it("takes the oldest unread answers first, the evicted ones gone", async () => {
-  const taken = await inSession((sql) => {
-    const queues = new SessionQueues(sql);
-    let evicted = 0;
-    for (let i = 0; i < QUEUE_CAPACITY.output + 2; i++) evicted += queues.pushOutput(`r${i}`, answer(`r${i}`));
-    return { evicted, first: textOf(queues.takeOutput()), second: textOf(queues.takeOutput()) };
-  });
-  expect(taken).toEqual({ evicted: 2, first: "r2", second: "r3" });
 });

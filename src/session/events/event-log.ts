@@ -9,7 +9,7 @@
  * each side, so `LIKE '% type %'` finds a row holding one), `json` their JSON texts joined by newlines
  * (JSON text never holds a raw newline), so each event's stored text is read back as it was written.
  */
-import { fitJson, MAX_ROW_BYTES, type AgentEvent } from "../../core/index.ts";
+import { fitJson, MAX_ROW_BYTES, type AgentEvent, type AssistantMessage } from "../../core/index.ts";
 import type { StampedEvent } from "../../wire/events.ts";
 import type { Statement, StepWrites } from "../run/step-writes.ts";
 
@@ -82,10 +82,10 @@ export class EventLog {
   }
 
   /**
-   * Queues the event with the next sequence number; `stored` gets it stamped, with its JSON text
-   * (serialized once), once its row is written.
+   * Queues the event with the next sequence number (returned); `stored` gets it stamped, with its JSON
+   * text (serialized once), once its row is written.
    */
-  append(event: AgentEvent, runId: string | undefined, ts: number, stored: (stamped: StampedEvent, json: string) => void): void {
+  append(event: AgentEvent, runId: string | undefined, ts: number, stored: (stamped: StampedEvent, json: string) => void): number {
     const stamped = { ...event, seq: this.nextSeq++, sessionId: this.sessionId, ts, ...(runId ? { runId } : {}) } as StampedEvent;
     // Bounded and JSON-safe: an event that cannot be stored whole is cut (with a note), never refused.
     const json = fitJson(stamped);
@@ -96,6 +96,7 @@ export class EventLog {
     });
     // A trim lost to a restart is made up by the next one (each deletes everything older than the window).
     if (stamped.seq % TRIM_EVERY === 0) this.trim(stamped.seq - this.retention);
+    return stamped.seq;
   }
 
   /** A write failed: the events queued since the last stored one were never stored, and their seqs are free again. */
@@ -151,6 +152,18 @@ export class EventLog {
       if (start) return start.seq - 1;
     }
     return this.oldestSeq() - 1;
+  }
+
+  /**
+   * The answer of the runEnd stored as event `seq` (takeResponse's unread answers, run-record.ts): one row
+   * read by its key. Undefined when the log no longer holds it (trimmed) or `seq` is not a runEnd.
+   */
+  answerAt(seq: number): AssistantMessage | undefined {
+    const row = this.sql.exec<EventRow>(`SELECT seq, types, json FROM events WHERE seq <= ? ORDER BY seq DESC LIMIT 1`, seq).toArray()[0];
+    const event = row && eventsOf(row).find((e) => e.seq === seq);
+    if (event?.type !== "runEnd") return undefined;
+    const response = (JSON.parse(event.json) as { response?: AssistantMessage }).response;
+    return response?.role === "assistant" ? response : undefined;
   }
 
   /** True when the newest message event is a messageStart: an answer was streaming and never ended. */

@@ -3,7 +3,7 @@
  * is stored, publishes it to live subscribers, the run log and the traces (stored before published).
  * `record` stores at once; `defer` (the loop's events) leaves the row with the step's writes
  * (step-writes.ts), stored after the step's LLM request has left. It decides nothing about runs: a run's
- * end (its answer on the output queue, its usage, waking waiters) is the run's own (run/run.ts).
+ * end (its answer kept unread, its usage, waking waiters) is the run's own (run/run.ts).
  * `publishUnstored` is for the one event that cannot wait for storage: the news that storage failed.
  */
 import type { AgentEvent } from "../../core/index.ts";
@@ -32,10 +32,10 @@ export class EventSink {
     this.parts.writes.flush();
   }
 
-  /** Queues the event with the step's writes; it is published once they are stored. */
-  defer(runId: string | undefined, event: AgentEvent): void {
+  /** Queues the event with the step's writes; it is published once they are stored. Returns its seq. */
+  defer(runId: string | undefined, event: AgentEvent): number {
     const { log, hub, runLog, tracing } = this.parts;
-    log.append(event, runId, Date.now(), (stamped, json) => {
+    return log.append(event, runId, Date.now(), (stamped, json) => {
       hub.publish(stamped.seq, stamped.type, json);
       runLog?.observe(stamped);
       tracing?.observe(stamped);

@@ -2,8 +2,9 @@
  * The run driver: which run goes when. At most one run at a time; input starts one when none is active;
  * the spec's continue() starts one on the history; an abort is handed to the active run; after a restart,
  * the run the stored record names is resumed; a session being erased stops its run and starts no other.
- * What a run does and how it ends is the run's own (run.ts). Invariants: a run never waits for the
- * output queue (it evicts); the driver keeps in memory only the window of history a run can send.
+ * What a run does and how it ends is the run's own (run.ts). Invariants: a run never waits for its
+ * answer to be taken (past 16 unread, the oldest is evicted); the driver keeps in memory only the window
+ * of history a run can send.
  */
 import { type AssistantMessage, toolCallsOf, type UserContent, type UserMessage } from "../../core/index.ts";
 import { readSessionMaxBytes } from "../../config.ts";
@@ -55,7 +56,7 @@ export class RunDriver {
   }
 
   /** Queues a user message (input or follow-up) and starts a run if none is active. */
-  enqueue(kind: Exclude<QueueKind, "output">, content: UserContent[]): SessionResult<{ messageId: string }> {
+  enqueue(kind: QueueKind, content: UserContent[]): SessionResult<{ messageId: string }> {
     if (this.closed) return refuse("shut_down", "Session is shut down");
     const stored = this.parts.ctx.storage.sql.databaseSize;
     const budget = readSessionMaxBytes(this.parts.env);
@@ -125,7 +126,7 @@ export class RunDriver {
     return !this.closed && !this.active && !this.parts.record.stored && !this.parts.queues.hasPendingInput();
   }
 
-  /** Starts a run for pending input when none is active (never waits for room on the output queue). */
+  /** Starts a run for pending input when none is active (never waits for unread answers to be taken). */
   startIfReady(): void {
     if (this.closed || this.active || !this.parts.queues.hasPendingInput()) return;
     // A run a failed write interrupted is taken up first (it drains the input itself).

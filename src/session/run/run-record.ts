@@ -5,8 +5,15 @@
  * bill, docs/benchmarks.md "What a turn costs"). Its `run` exists from a run's start until its runEnd is
  * stored, in the same commit as that event (run.ts calls `end`), which is how a run a restart interrupted is
  * found. Used by the run (run.ts), the run driver, the alarm (the idle deadline) and the snapshot.
+ *
+ * The same row is takeResponse's read cursor (output-waiters.ts): `answers` lists the event seqs of the
+ * runEnds whose answers no caller has taken yet, oldest first, at most 16 (the spec's output channel); an
+ * older one is dropped and counted in `responsesEvicted`. The answer itself is read from its runEnd event
+ * (stored anyway, event-log.ts), so a run's end writes nothing for its answer (its seq rides in the row the
+ * end writes anyway) and a take writes this one row; an output queue row cost an insert and a delete, and
+ * for a client that follows the event stream and never takes, an eviction and a counter row every turn.
  */
-import { readUsage, type AgentMessage, type Usage, type UserMessage } from "../../core/index.ts";
+import { readUsage, type AgentMessage, type AssistantMessage, type Usage, type UserMessage } from "../../core/index.ts";
 import type { SessionMeta } from "../storage/session-meta.ts";
 
 /**
@@ -29,8 +36,21 @@ export type StoredRun = {
   input?: UserMessage[];
 };
 
-/** The meta row: `run` while a run is open; the session's usage (its sub-agents' share apart); its last run's end. */
-type StoredRecord = { run?: StoredRun; usage?: Usage; delegatedTokens?: number; lastActiveAt?: number };
+/**
+ * The meta row: `run` while a run is open; the session's usage (its sub-agents' share apart); its last run's
+ * end; the unread answers (their runEnd events' seqs, oldest first) and how many went unread for good.
+ */
+type StoredRecord = {
+  run?: StoredRun;
+  usage?: Usage;
+  delegatedTokens?: number;
+  lastActiveAt?: number;
+  answers?: number[];
+  responsesEvicted?: number;
+};
+
+/** Unread answers kept for takeResponse (the spec's output channel): a newer one drops the oldest. */
+export const UNREAD_ANSWERS = 16;
 
 export const RECORD_KEY = "record";
 const NO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
@@ -113,15 +133,58 @@ export class RunRecord {
 
   /**
    * The run's runEnd is being stored: folds its usage into the total, closes the run and marks the
-   * session active, in one row (same commit).
+   * session active, in one row (same commit). `answerSeq`, the runEnd's seq, keeps its answer unread for
+   * takeResponse (none when it was handed to a waiting caller); past 16 the oldest unread one is evicted.
    */
-  end(): void {
+  end(answerSeq?: number): void {
     const usage = this.sessionUsage();
     const delegatedTokens = this.delegatedTokens();
     this.usage = NO_USAGE;
     this.delegated = 0;
     this.open = undefined;
-    this.store({ usage, delegatedTokens, lastActiveAt: Date.now() });
+    const unread = answerSeq === undefined ? {} : this.keptUnread([...this.answers(), answerSeq], 0);
+    this.store({ usage, delegatedTokens, lastActiveAt: Date.now(), ...unread });
+  }
+
+  /** How many answers wait for takeResponse (the snapshot's `queues.output`). */
+  unreadAnswers(): number {
+    return this.answers().length;
+  }
+
+  /** Unread answers dropped to make room for newer ones, or whose runEnd the event log no longer held. */
+  get responsesEvicted(): number {
+    return this.row().responsesEvicted ?? 0;
+  }
+
+  /**
+   * Takes the oldest unread answer, read by `answerAt` from its runEnd event, and moves the cursor past it
+   * (this row, written once). One the log no longer holds (trimmed) is skipped and counted as evicted.
+   */
+  takeAnswer(answerAt: (seq: number) => AssistantMessage | undefined): AssistantMessage | undefined {
+    const answers = this.answers();
+    if (answers.length === 0) return undefined;
+    let skipped = 0;
+    let answer: AssistantMessage | undefined;
+    while (!answer && skipped < answers.length) {
+      answer = answerAt(answers[skipped]!);
+      if (!answer) skipped++;
+    }
+    const taken = answer ? skipped + 1 : skipped;
+    this.store(this.keptUnread(answers.slice(taken), skipped));
+    return answer;
+  }
+
+  private answers(): number[] {
+    return this.row().answers ?? [];
+  }
+
+  /** The row's fields for `answers` unread, the oldest past 16 dropped and counted with `lost` more. */
+  private keptUnread(answers: number[], lost: number): Pick<StoredRecord, "answers" | "responsesEvicted"> {
+    const evicted = Math.max(0, answers.length - UNREAD_ANSWERS) + lost;
+    return {
+      answers: answers.slice(-UNREAD_ANSWERS),
+      ...(evicted > 0 ? { responsesEvicted: this.responsesEvicted + evicted } : {}),
+    };
   }
 
   /** The driver is done with the run `runId` (its loop returned). */

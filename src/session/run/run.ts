@@ -2,8 +2,9 @@
  * One run, from its start (or its resumption after a restart) to its end, and the only place a run ends.
  * It owns what belongs to the run alone: its stored record (id, stop intent, usage), its journal of tool
  * calls, the human decisions it asks for (keyed by its id), its step writes, and its end: the runEnd
- * event, the answer on the output queue, its usage folded into the session's, the record closed, waiting
- * callers woken, all in one commit. The core's loop reports the end (a runEnd event); a fault that
+ * event, its answer kept unread for takeResponse (the runEnd's seq in the record, run-record.ts) or handed
+ * to a caller waiting for it, its usage folded into the session's, the record closed, waiting callers
+ * woken, all in one commit. The core's loop reports the end (a runEnd event); a fault that
  * escapes the loop ends it with an error; a storage failure ends it live only (`endUnstored`), and the
  * session restarts from what was stored. Started and stopped by the run driver (run-driver.ts).
  */
@@ -187,19 +188,18 @@ export class Run {
   /** The one end of a run: everything below is stored in one commit, then waiting callers wake. */
   private end(response: AssistantMessage, stopReason: StopReason | undefined): void {
     if (this.ended) return;
-    const { ctx, sink, queues, meta, record, writes, waiters, approvals } = this.parts;
-    // A caller waiting for the next answer, with none older unread, is handed this one (no queue row).
-    const taker = queues.depth("output") === 0 ? waiters.takeWaiting() : undefined;
+    const { ctx, sink, queues, record, writes, waiters, approvals } = this.parts;
+    // A caller waiting for the next answer, with none older unread, is handed this one (nothing kept unread).
+    const taker = record.unreadAnswers() === 0 ? waiters.takeWaiting() : undefined;
     try {
       ctx.storage.transactionSync(() => {
         // An approval still waiting belongs to a run that is over: closed, so a late decision gets 409.
         approvals.closeRun(this.id, "The run ended before a decision was made");
-        sink.defer(this.id, { type: "runEnd", response, stopReason: stopReason ?? response.stopReason });
+        const endSeq = sink.defer(this.id, { type: "runEnd", response, stopReason: stopReason ?? response.stopReason });
         // A message the run carried but stopped before storing (an abort before its first step) waits for the next run.
         for (const message of this.takeCarried()) queues.restore(crypto.randomUUID(), message);
-        const evicted = taker ? 0 : queues.pushOutput(this.id, response);
-        if (evicted > 0) meta.write("responsesEvicted", (meta.read<number>("responsesEvicted") ?? 0) + evicted);
-        record.end();
+        // The answer is its runEnd event: the record (written here anyway) keeps its seq unread, no row of its own.
+        record.end(taker ? undefined : endSeq);
         // None of the run's calls is looked up again.
         this.journal.clear();
         writes.flush();

@@ -1,23 +1,27 @@
 /**
- * The spec's channels as SQLite-backed queues: input (16), follow-up (32) and output (16).
- * A full input or follow-up queue refuses (the caller answers 429); nothing is dropped. The output queue
- * never refuses and never blocks a run: it keeps the 16 most recent unread answers, a 17th evicts the
- * oldest (which stays in history and the event log). Draining takes follow-ups first, then input.
+ * The spec's input (16) and follow-up (32) channels as SQLite-backed queues. A full queue refuses (the
+ * caller answers 429); nothing is dropped. Draining takes follow-ups first, then input. The output channel
+ * (16) has no rows here: an unread answer is its runEnd event, and the run record keeps which ones are
+ * unread (run-record.ts), so an answer costs no row of its own (schema step 13 moved the rows older
+ * sessions had queued there).
  * The object is the table's only writer (and single-threaded), so each queue's depth is kept in memory,
  * counted once per wake: the loop's pending-input check at every step boundary, a capacity check and a
  * snapshot's depths cost no storage call, and taking or draining a queue that is empty reads nothing.
  */
-import { fitJson, type AssistantMessage, type UserMessage } from "../../core/index.ts";
+import { fitJson, type UserMessage } from "../../core/index.ts";
+import type { QueueDepths } from "../../wire/snapshot.ts";
+import { UNREAD_ANSWERS } from "../run/run-record.ts";
 
-export type QueueKind = "input" | "followUp" | "output";
+export type QueueKind = "input" | "followUp";
 
-export const QUEUE_CAPACITY: Readonly<Record<QueueKind, number>> = { input: 16, followUp: 32, output: 16 };
+/** The spec's channel capacities (the snapshot's `queueCapacity`); output's is the run record's. */
+export const QUEUE_CAPACITY: Readonly<QueueDepths> = { input: 16, followUp: 32, output: UNREAD_ANSWERS };
 
-export type QueueDepths = Record<QueueKind, number>;
+type Depths = Record<QueueKind, number>;
 
 export class SessionQueues {
   /** Rows per kind in the table; counted on first use, then kept in step with every write. */
-  private counts: QueueDepths | undefined;
+  private counts: Depths | undefined;
 
   constructor(private readonly sql: SqlStorage) {}
 
@@ -25,7 +29,7 @@ export class SessionQueues {
     return this.depthsKnown()[kind];
   }
 
-  depths(): QueueDepths {
+  depths(): Depths {
     return { ...this.depthsKnown() };
   }
 
@@ -34,7 +38,7 @@ export class SessionQueues {
   }
 
   /** Returns false (and stores nothing) when the queue is full. */
-  offer(kind: QueueKind, messageId: string, message: UserMessage | AssistantMessage): boolean {
+  offer(kind: QueueKind, messageId: string, message: UserMessage): boolean {
     if (this.isFull(kind)) return false;
     this.sql.exec(`INSERT INTO queue (kind, message_id, json) VALUES (?, ?, ?)`, kind, messageId, fitJson(message));
     this.depthsKnown()[kind]++;
@@ -78,35 +82,12 @@ export class SessionQueues {
     return counts.input + counts.followUp > 0;
   }
 
-  /** Pops the oldest final response (takeResponse). */
-  takeOutput(): AssistantMessage | undefined {
-    const counts = this.depthsKnown();
-    if (counts.output === 0) return undefined;
-    const row = this.sql
-      .exec<{ json: string }>(
-        `DELETE FROM queue WHERE id = (SELECT id FROM queue WHERE kind = 'output' ORDER BY id LIMIT 1) RETURNING json`,
-      )
-      .toArray()[0];
-    if (!row) return undefined;
-    counts.output--;
-    return JSON.parse(row.json) as AssistantMessage;
-  }
-
-  /** Adds a run's answer; returns how many of the oldest unread answers it evicted (0 or more). */
-  pushOutput(messageId: string, message: AssistantMessage): number {
-    const counts = this.depthsKnown();
-    this.sql.exec(`INSERT INTO queue (kind, message_id, json) VALUES ('output', ?, ?)`, messageId, fitJson(message));
-    const excess = ++counts.output - QUEUE_CAPACITY.output;
-    if (excess <= 0) return 0;
-    this.sql.exec(`DELETE FROM queue WHERE id IN (SELECT id FROM queue WHERE kind = 'output' ORDER BY id LIMIT ?)`, excess);
-    counts.output -= excess;
-    return excess;
-  }
-
-  private depthsKnown(): QueueDepths {
+  private depthsKnown(): Depths {
     if (this.counts) return this.counts;
-    const counts: QueueDepths = { input: 0, followUp: 0, output: 0 };
-    for (const row of this.sql.exec<{ kind: QueueKind; n: number }>(`SELECT kind, COUNT(*) AS n FROM queue GROUP BY kind`))
+    const counts: Depths = { input: 0, followUp: 0 };
+    for (const row of this.sql.exec<{ kind: QueueKind; n: number }>(
+      `SELECT kind, COUNT(*) AS n FROM queue WHERE kind IN ('input', 'followUp') GROUP BY kind`,
+    ))
       counts[row.kind] = row.n;
     this.counts = counts;
     return counts;

@@ -106,6 +106,26 @@ const MIGRATIONS: readonly string[] = [
        'lastActiveAt', json((SELECT value FROM meta WHERE key = 'lastActiveAt'))))
      WHERE EXISTS (SELECT 1 FROM meta WHERE key IN ('run', 'usage', 'delegatedTokens', 'lastActiveAt'));
    DELETE FROM meta WHERE key IN ('run', 'usage', 'delegatedTokens', 'lastActiveAt')`,
+  // 13: no output queue rows (run-record.ts): an unread answer is its runEnd event, whose seq the `record`
+  //     row keeps in `answers`, and `responsesEvicted` moves into that row too. Each queued answer's runEnd
+  //     is found by its run id (the row's `message_id`) among the rows holding a runEnd, at its place in
+  //     the row (the spaces before it in `types`); one whose runEnd the log trimmed counts as evicted.
+  `WITH legacy AS (
+     SELECT q.id, (SELECT MAX(e.seq + length(substr(e.types, 1, instr(e.types, ' runEnd ')))
+                         - length(replace(substr(e.types, 1, instr(e.types, ' runEnd ')), ' ', '')) - 1)
+                   FROM events e
+                   WHERE e.types LIKE '% runEnd %' AND instr(e.json, '"runId":"' || q.message_id || '"') > 0) AS seq
+     FROM queue q WHERE q.kind = 'output'
+   )
+   INSERT INTO meta (key, value)
+     SELECT 'record', json_patch(COALESCE((SELECT value FROM meta WHERE key = 'record'), '{}'), json_object(
+       'answers', json((SELECT json_group_array(seq) FROM (SELECT seq FROM legacy WHERE seq IS NOT NULL ORDER BY seq))),
+       'responsesEvicted', COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'responsesEvicted'), 0)
+         + (SELECT COUNT(*) FROM legacy WHERE seq IS NULL)))
+     WHERE EXISTS (SELECT 1 FROM legacy) OR EXISTS (SELECT 1 FROM meta WHERE key = 'responsesEvicted')
+     ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+   DELETE FROM queue WHERE kind = 'output';
+   DELETE FROM meta WHERE key = 'responsesEvicted'`,
 ];
 
 const VERSION_KEY = "schema_version";
