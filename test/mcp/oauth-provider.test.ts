@@ -141,20 +141,24 @@ describe("a step-up's scope (SEP-2350)", () => {
   });
 });
 
+/** Stores a flow for server "linear" begun on https://w.example, as the provider stores one. */
+async function saveFlow(store: MemoryOAuthRecords, state: string, issuer?: { issuer?: string; issRequired?: boolean }) {
+  store.saveFlow(await sha256Hex(state), {
+    server: "linear",
+    sessionId: "s_started",
+    verifier: "v",
+    redirectUrl: "https://w.example/v1/mcp/oauth/callback",
+    expiresAt: Date.now() + 60_000,
+    ...issuer,
+  });
+}
+
 describe("completing an authorization (RFC 9207)", () => {
   /** A flow stored as the provider stores it; the server is unreachable, so a code that went on would be a 502. */
   async function flowExpecting(issuer: string | undefined, issRequired = false) {
     const store = new MemoryOAuthRecords();
     const state = "w.state-of-this-test";
-    store.saveFlow(await sha256Hex(state), {
-      server: "linear",
-      sessionId: "s_started",
-      verifier: "v",
-      redirectUrl: "https://w.example/v1/mcp/oauth/callback",
-      expiresAt: Date.now() + 60_000,
-      ...(issuer ? { issuer } : {}),
-      ...(issRequired ? { issRequired } : {}),
-    });
+    await saveFlow(store, state, { ...(issuer ? { issuer } : {}), ...(issRequired ? { issRequired } : {}) });
     const unreachable = { name: "linear", url: "http://127.0.0.1:9/mcp" };
     return (iss?: string) => completeAuthorization(store, state, "code", () => unreachable, iss);
   }
@@ -220,13 +224,7 @@ describe("completing an authorization begun with the Worker's metadata document 
       const starting = new McpOAuthProvider(mcpServer, { ...options(localVault(store)), clientMetadataUrl: documentUrl });
       await starting.saveClientInformation({ client_id: documentUrl });
       const state = "w.state-of-the-cimd-test";
-      store.saveFlow(await sha256Hex(state), {
-        server: "linear",
-        sessionId: "s_started",
-        verifier: "v",
-        redirectUrl: "https://w.example/v1/mcp/oauth/callback",
-        expiresAt: Date.now() + 60_000,
-      });
+      await saveFlow(store, state);
       const done = await completeAuthorization(store, state, "the-code", () => mcpServer);
       expect(done).toMatchObject({ ok: true, server: "linear" });
       expect(tokenRequests.map((r) => [r.get("client_id"), r.get("code")])).toEqual([[documentUrl, "the-code"]]);
