@@ -70,6 +70,15 @@ function workersProject(
 
 /** Node-side tests that take tens of seconds each: `npm test` runs them, `npm run test:unit` does not. */
 const SLOW_SCRIPT_TESTS = ["test/scripts/**/*.e2e.test.ts"];
+/** Tests that reset every Durable Object of their Worker: the workers-restarts project, not workers. */
+const RESTART_TESTS = [
+  "test/session/restarts.test.ts",
+  "test/session/schedule-restarts.test.ts",
+  "test/session/write-tool-restarts.test.ts",
+  "test/session/event-rows-migration.test.ts",
+  "test/session/record-rows-migration.test.ts",
+  "test/session/unread-answers-restarts.test.ts",
+];
 /** Node-side MCP tests that start `wrangler dev` themselves: in `npm test`, not in the quick check. */
 const MCP_WRANGLER_TESTS = ["test/mcp/conformance/**/*.node.test.ts", "test/mcp/stateless-isolates.node.test.ts"];
 
@@ -123,15 +132,7 @@ export default defineConfig({
       workersProject(
         "workers",
         ["test/session/**/*.test.ts", "test/http/**/*.test.ts", "test/reliability/**/*.test.ts"],
-        [
-          "test/session/restarts.test.ts",
-          "test/session/schedule-restarts.test.ts",
-          "test/session/write-tool-restarts.test.ts",
-          "test/session/event-rows-migration.test.ts",
-          "test/session/record-rows-migration.test.ts",
-          "test/session/unread-answers-restarts.test.ts",
-          "test/**/*.node.test.ts",
-        ],
+        [...RESTART_TESTS, "test/**/*.node.test.ts"],
       ),
       // Sessions with remote MCP servers configured (every session there gets their tools by default).
       // One file at a time: the restart test there resets every object of its Worker.
@@ -154,20 +155,7 @@ export default defineConfig({
         CODE_MODE: "true",
       }),
       // Restart tests reset every Durable Object of their Worker: a Worker of their own, one file at a time.
-      workersProject(
-        "workers-restarts",
-        [
-          "test/session/restarts.test.ts",
-          "test/session/schedule-restarts.test.ts",
-          "test/session/write-tool-restarts.test.ts",
-          "test/session/event-rows-migration.test.ts",
-          "test/session/record-rows-migration.test.ts",
-          "test/session/unread-answers-restarts.test.ts",
-        ],
-        [],
-        false,
-        false,
-      ),
+      workersProject("workers-restarts", RESTART_TESTS, [], false, false),
       {
         // Against a real `wrangler dev` (support/wrangler-dev.ts); one server at a time.
         test: {

@@ -48,12 +48,12 @@ export function replayKept(c: Context<HonoEnv>, replay: string): Response {
 
 /** Route middleware for a session route (after `sessionParam` and the body validator). */
 export const idempotent: MiddlewareHandler<HonoEnv> = async (c, next) => {
-  const idempotencyKey = readIdempotencyKey(c.req.raw);
-  if (idempotencyKey === undefined) return next();
+  const claim = await idempotencyOf(c);
+  if (claim === undefined) return next();
+  const { key: idempotencyKey, fingerprint } = claim;
   // Checked again (sessionParam did first): the stub takes only an id this Worker issued.
   const stub = sessionStub(c.env, await checkSessionId(c.env, c.req.param("id")));
   const key = sessionKey(c);
-  const fingerprint = await fingerprintOf(c);
   const { replay } = settle(await stub.claimIdempotencyKey(key, idempotencyKey, fingerprint));
   if (replay !== undefined) {
     const kept = JSON.parse(replay) as KeptAnswer;

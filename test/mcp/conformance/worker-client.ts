@@ -42,19 +42,19 @@ function formDefaults(schema: Record<string, unknown>): Record<string, unknown> 
   return content;
 }
 
-/** The calls a scenario's context names (MCP_CONFORMANCE_CONTEXT's toolCalls), by tool. */
+/** What the suite tells the client of its scenario (MCP_CONFORMANCE_CONTEXT): calls to make, a client registered beforehand. */
+type ScenarioContext = { toolCalls?: { name: string; arguments?: Record<string, unknown> }[]; client_id?: string; client_secret?: string };
+const scenario: ScenarioContext = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as ScenarioContext;
+
+/** The calls the scenario names, by tool. */
 function scenarioToolCalls(): Record<string, Record<string, unknown>> {
-  const raw = process.env.MCP_CONFORMANCE_CONTEXT;
-  const calls = raw ? (JSON.parse(raw) as { toolCalls?: { name: string; arguments?: Record<string, unknown> }[] }).toolCalls : undefined;
-  return Object.fromEntries((calls ?? []).map((c) => [c.name, c.arguments ?? {}]));
+  return Object.fromEntries((scenario.toolCalls ?? []).map((c) => [c.name, c.arguments ?? {}]));
 }
 
 /** A client registered beforehand, when the scenario hands one over (auth/pre-registration): the person gives it with the server. */
 function preRegisteredClient(): { clientId?: string; clientSecret?: string } {
-  const raw = process.env.MCP_CONFORMANCE_CONTEXT;
-  const context = raw ? (JSON.parse(raw) as { client_id?: string; client_secret?: string }) : {};
-  return context.client_id
-    ? { clientId: context.client_id, ...(context.client_secret ? { clientSecret: context.client_secret } : {}) }
+  return scenario.client_id
+    ? { clientId: scenario.client_id, ...(scenario.client_secret ? { clientSecret: scenario.client_secret } : {}) }
     : {};
 }
 
