@@ -56,10 +56,15 @@ function normalizeCity(city: string): string {
   return city.normalize("NFD").replace(/\p{M}/gu, "").trim().replace(/\s+/g, " ").toLowerCase();
 }
 
-const CITY_INDEX = new Map(Object.entries(CITY_TIMEZONES).map(([name, timezone]) => [normalizeCity(name), { name, timezone }]));
-
 type City = { name: string; timezone: string };
+// Both indexes are built on the first city asked for, not at start-up, which every isolate pays.
+let majorCities: Map<string, City> | undefined;
 let zoneCities: Map<string, City> | undefined;
+
+function majorCityIndex(): Map<string, City> {
+  majorCities ??= new Map(Object.entries(CITY_TIMEZONES).map(([name, timezone]) => [normalizeCity(name), { name, timezone }]));
+  return majorCities;
+}
 
 /** The city each IANA zone is named after ("America/Argentina/Buenos_Aires" → "Buenos Aires"); built once. */
 function zoneCityIndex(): Map<string, City> {
@@ -95,7 +100,7 @@ function findZoneAlias(key: string): City | undefined {
 
 function findCity(city: string): City | undefined {
   const key = normalizeCity(city);
-  return CITY_INDEX.get(key) ?? zoneCityIndex().get(key) ?? (/^[\p{L} ]+$/u.test(key) ? findZoneAlias(key) : undefined);
+  return majorCityIndex().get(key) ?? zoneCityIndex().get(key) ?? (/^[\p{L} ]+$/u.test(key) ? findZoneAlias(key) : undefined);
 }
 
 /** The canonical spelling of an IANA zone ("asia/tokyo" → "Asia/Tokyo"), or undefined when unknown. */
