@@ -172,7 +172,8 @@ export async function measureOurCost(copyDir: string, llmUrl: string, sizes: num
     cwd: copyDir,
     persistTo: join(copyDir, ".bench-state-cost"),
     vars: { ...benchVars(llmUrl), ...streamVars(true) },
-    extraArgs: ["scripts/bench/metered-entry.ts"],
+    // The metered entry is TypeScript: wrangler bundles it (wrangler.toml uploads dist/worker/ unbundled).
+    extraArgs: ["scripts/bench/metered-entry.ts", "--bundle"],
   });
   const client = createBenchClient(dev.url);
   const seed = async (size: number) => {
