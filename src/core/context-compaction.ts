@@ -80,7 +80,7 @@ export type CompactorOptions = {
   compactAt: number;
   /** In-memory index of the first message of the current run (the messages from it on are its own). */
   runStart: number;
-  llmCall: (request: LlmRequest, options: { signal?: AbortSignal }) => Promise<LlmResponse>;
+  llmCall: (request: LlmRequest, options: { signal?: AbortSignal; maxTokens?: number }) => Promise<LlmResponse>;
   /** The previous call's reported prompt tokens, if known. */
   promptTokens?: number;
 };
@@ -195,6 +195,8 @@ export class Compactor {
     signal?: AbortSignal,
     /** The model answered "context too long": the request is taken to be at least the whole budget. */
     overflowed = false,
+    /** What is left of a token budget: the summary call's `max_tokens` at most. */
+    maxTokens?: number,
   ): Promise<{ summary: ContextSummary; result: CompactionResult; usage: Usage | undefined } | undefined> {
     const { state, options } = this;
     const messages = state.messages;
@@ -259,7 +261,10 @@ export class Compactor {
       ],
       tools: [],
     };
-    const response = await options.llmCall(request, signal ? { signal } : {});
+    const response = await options.llmCall(request, {
+      ...(signal ? { signal } : {}),
+      ...(maxTokens === undefined ? {} : { maxTokens }),
+    });
     const text = responseText(response);
     if (!text) throw new Error("The summary call answered no text");
     const summary: ContextSummary = { text, summarizedMessages: (state.historyStart ?? 0) + cut };
