@@ -24,6 +24,11 @@ export const DEFAULT_COMPACT_AT = 0.8;
 const COMPACT_TARGET = 0.5;
 /** Share of the budget the summary itself may take. */
 const SUMMARY_SHARE = 0.1;
+/**
+ * A summary is stored and sent with every request: past twice its share (in characters, four a token, at
+ * least this many) a model that ignored the word limit has its summary cut to its head and tail.
+ */
+const MIN_SUMMARY_CHARS = 2_000;
 /** The agent's system prompt as the summary call sees it (for context): its head and tail past this. */
 const MAX_AGENT_PROMPT_CHARS = 2_000;
 /** A shortened transcript line keeps at least this much of its message. */
@@ -265,8 +270,9 @@ export class Compactor {
       ...(signal ? { signal } : {}),
       ...(maxTokens === undefined ? {} : { maxTokens }),
     });
-    const text = responseText(response);
-    if (!text) throw new Error("The summary call answered no text");
+    const answered = responseText(response);
+    if (!answered) throw new Error("The summary call answered no text");
+    const text = clip(answered, Math.max(MIN_SUMMARY_CHARS, reserve * 4 * 2));
     const summary: ContextSummary = { text, summarizedMessages: (state.historyStart ?? 0) + cut };
     state.summary = summary;
     // The threshold is judged again on the new request, not on the reported size of the old one.

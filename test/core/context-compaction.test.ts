@@ -259,6 +259,19 @@ describe("compaction", () => {
     expect(sink.ofType("contextCompacted")).toHaveLength(0);
   });
 
+  it("cuts a summary far past its word limit to its head and tail before storing it", async () => {
+    const rambling = `start ${"blah ".repeat(20_000)}end`;
+    const state = newState([makeTool("lookup")], history(8));
+    const m = model([reply("ok")], [rambling]);
+    const { stored } = await run(state, m, { drainPending: drainOnce(userMessage("next")) });
+    const text = stored[0]!.summary.text;
+    expect(text.length).toBeLessThanOrEqual(2_000);
+    expect(text.startsWith("start blah")).toBe(true);
+    expect(text.endsWith("blah end")).toBe(true);
+    expect(state.summary!.text).toBe(text);
+    expect(chars(m.requests[0]!) / 4).toBeLessThan(BUDGET);
+  });
+
   it("caps the summary call to what is left of the budget and judges the budget again before the step's call", async () => {
     const budgeted = async (limit: number) => {
       let used = 0;
