@@ -47,10 +47,12 @@ describe("compaction in a session", () => {
     expect(compacted[0]!.json.tokensAfter).toBeLessThan(1_500);
 
     const requests = (await llmRequests(session)) as unknown as {
-      body: { messages: { role: string; content: unknown }[]; tools?: unknown[] };
+      body: { model: string; messages: { role: string; content: unknown }[]; tools?: unknown[] };
     }[];
     expect(requests).toHaveLength(4);
     const summaryCall = requests[2]!.body;
+    // On the session's own model, with no tools.
+    expect(summaryCall.model).toBe("mock-model-small");
     expect(summaryCall.tools ?? []).toEqual([]);
     expect(contentOf(summaryCall.messages[0]!)).toContain("working memory");
     expect(contentOf(summaryCall.messages[1]!)).toContain("User: A AAAA");
