@@ -167,9 +167,9 @@ async function attach(handle) {
   if (current !== generation) return;
   view.clear();
   ui.eventLog.replaceChildren();
-  view.renderHistory(snapshot.messages);
-  if (snapshot.contextSummary) view.compacted(snapshot.contextSummary, snapshot.contextSummary);
   historyBefore = snapshot.messagesBefore ?? null;
+  // A page's cursor is its first message's seq (1 for the first): where a page starts in history.
+  view.renderHistory(snapshot.messages, historyBefore ?? 1, snapshot.contextSummary);
   if (snapshot.status === "running") view.markUnfinishedRunning();
   for (const pending of snapshot.pendingApprovals) view.approvalRequired(pending);
   for (const s of snapshot.mcpServers ?? []) if (s.status === "authRequired") view.connectRequired({ server: s.name, authorizationUrl: s.authorizationUrl });
@@ -204,7 +204,7 @@ async function loadOlder(handle, current) {
   try {
     const page = await handle.messages({ before: historyBefore, limit: HISTORY_PAGE });
     if (current !== generation) return;
-    view.prependHistory(page.messages);
+    view.prependHistory(page.messages, page.before ?? 1);
     historyBefore = page.before;
   } catch (err) {
     if (current === generation) view.notice(`Could not load older messages: ${describe(err)}`, "error");
