@@ -10,6 +10,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { servedRoutes } from "./support/served-routes.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SELF = path
@@ -167,28 +168,13 @@ describe("docs/api.md, the route reference", () => {
       return route ? [route] : [];
     });
 
-  /** `METHOD /path` of every route the Worker's Hono routers register (a path given as a constant is looked up). */
-  function served(): string[] {
-    const sources = files.filter((file) => file.startsWith("src/") && file.endsWith(".ts")).map(read);
-    const constants = new Map(
-      sources.flatMap((text) => [...text.matchAll(/export const ([A-Z_]+) = "(\/[^"]*)"/g)].map((m) => [m[1]!, m[2]!])),
-    );
-    return files
-      .filter((file) => file.startsWith("src/http/") && file.endsWith(".ts"))
-      .flatMap((file) =>
-        [...read(file).matchAll(/\b\w+Routes\.(get|post|put|patch|delete)\(\s*(?:"([^"]+)"|([A-Z_]+)\b)/g)].map(
-          (m) => `${m[1]!.toUpperCase()} ${m[2] ?? constants.get(m[3]!) ?? m[3]}`,
-        ),
-      );
-  }
-
   it("lists each route once", () => {
     expect(documented.length).toBeGreaterThan(25);
     expect(documented.filter((route, i) => documented.indexOf(route) !== i)).toEqual([]);
   });
 
   it("lists every route the Worker serves, and none it does not", () => {
-    const routes = served();
+    const routes = servedRoutes();
     expect(routes.length).toBeGreaterThan(25);
     expect({ undocumented: routes.filter((r) => !documented.includes(r)), stale: documented.filter((r) => !routes.includes(r)) }).toEqual({
       undocumented: [],
