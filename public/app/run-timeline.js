@@ -148,7 +148,11 @@ export class RunTimeline {
         "li",
         { class: `timeline-row timeline-${row.kind}${row.failed ? " is-failed" : ""}`, dataset: { kind: row.kind } },
         el("span", { class: "timeline-label", text: row.note ? `${row.label} (${row.note})` : row.label }),
+        // The spaces lay out as nothing in the row's grid, but keep the row's text "LLM call 75 ms" where it is read without
+        // the layout (copied, or by a screen reader), never "LLM call75 ms".
+        " ",
         el("span", { class: "timeline-track" }, el("span", { class: "timeline-bar", style: `left:${left.toFixed(2)}%;width:${Math.min(width, 100 - left).toFixed(2)}%` })),
+        " ",
         el("span", { class: "timeline-ms", text: formatDuration(end - row.start) }),
       );
     });
