@@ -41,7 +41,7 @@ function byId(id, kind) {
 
 const ui = {
   messages: byId("messages", HTMLOListElement),
-  examples: byId("examples", HTMLDivElement),
+  examples: byId("examples", HTMLElement),
   form: byId("composer", HTMLFormElement),
   prompt: byId("prompt", HTMLTextAreaElement),
   send: byId("send", HTMLButtonElement),
