@@ -183,7 +183,9 @@ export class ChatView {
 
   /** @param {EventOf<"toolExecUpdate">} event */
   toolUpdate(event) {
-    this.card(event.toolCallId, event.toolName, event.arguments).addPartial(event.partialResult, (toolCallId, approve) => this.onDecide(toolCallId, approve));
+    this.card(event.toolCallId, event.toolName, event.arguments).addPartial(event.partialResult, (toolCallId, approve) =>
+      this.onDecide(toolCallId, approve),
+    );
     this.scrollToEnd();
   }
 
@@ -208,7 +210,13 @@ export class ChatView {
     const onAnswer = this.onAnswer;
     if (this.asked.has(elicitation.elicitationId) || !onAnswer) return;
     this.asked.add(elicitation.elicitationId);
-    this.list.append(el("li", { class: "notice notice-info elicitation-item" }, elicitationForm(elicitation, (action, content) => onAnswer(elicitation.elicitationId, action, content))));
+    this.list.append(
+      el(
+        "li",
+        { class: "notice notice-info elicitation-item" },
+        elicitationForm(elicitation, (action, content) => onAnswer(elicitation.elicitationId, action, content)),
+      ),
+    );
     this.scrollToEnd();
   }
 
@@ -291,8 +299,17 @@ export class ChatView {
    */
   connectRequired({ server, authorizationUrl }) {
     const safe = authorizationUrl && /^https?:$/.test(new URL(authorizationUrl, location.href).protocol) ? authorizationUrl : undefined;
-    const link = safe ? el("a", { href: safe, target: "_blank", rel: "noopener noreferrer", class: "connect-link", text: "Connect" }) : null;
-    this.list.append(el("li", { class: "notice notice-info", dataset: { mcpServer: server } }, `MCP server "${server}" needs your authorization before its tools can be used. `, link));
+    const link = safe
+      ? el("a", { href: safe, target: "_blank", rel: "noopener noreferrer", class: "connect-link", text: "Connect" })
+      : null;
+    this.list.append(
+      el(
+        "li",
+        { class: "notice notice-info", dataset: { mcpServer: server } },
+        `MCP server "${server}" needs your authorization before its tools can be used. `,
+        link,
+      ),
+    );
     this.scrollToEnd();
   }
 

@@ -41,7 +41,7 @@ function byId(id, kind) {
 
 const ui = {
   messages: byId("messages", HTMLOListElement),
-  examples: byId("examples", HTMLDivElement),
+  examples: byId("examples", HTMLElement),
   form: byId("composer", HTMLFormElement),
   prompt: byId("prompt", HTMLTextAreaElement),
   send: byId("send", HTMLButtonElement),
@@ -123,7 +123,8 @@ async function refreshConversations() {
     renderConversations(ui.conversations, sessions, session?.id, { onOpen: openConversation, onDelete: deleteConversation });
   } catch (err) {
     ui.conversationsPanel.hidden = !(err instanceof ApiClientError && err.status === 401);
-    if (!ui.conversationsPanel.hidden) ui.conversations.replaceChildren(el("p", { class: "muted", text: "Sign in again: the token was refused." }));
+    if (!ui.conversationsPanel.hidden)
+      ui.conversations.replaceChildren(el("p", { class: "muted", text: "Sign in again: the token was refused." }));
   }
 }
 
@@ -172,7 +173,8 @@ async function attach(handle) {
   view.renderHistory(snapshot.messages, historyBefore ?? 1, snapshot.contextSummary);
   if (snapshot.status === "running") view.markUnfinishedRunning();
   for (const pending of snapshot.pendingApprovals) view.approvalRequired(pending);
-  for (const s of snapshot.mcpServers ?? []) if (s.status === "authRequired") view.connectRequired({ server: s.name, authorizationUrl: s.authorizationUrl });
+  for (const s of snapshot.mcpServers ?? [])
+    if (s.status === "authRequired") view.connectRequired({ server: s.name, authorizationUrl: s.authorizationUrl });
   for (const pending of snapshot.pendingElicitations ?? []) view.elicitation(pending);
   sessionTools = snapshot.tools;
   if (Array.isArray(snapshot.requireApproval)) ui.requireApproval.checked = snapshot.requireApproval.includes("*");
@@ -227,7 +229,8 @@ async function loadOlderWhileRoom(handle, current) {
 }
 
 ui.messages.parentElement?.addEventListener("scroll", (event) => {
-  if (session && event.currentTarget instanceof HTMLElement && event.currentTarget.scrollTop < LOAD_OLDER_THRESHOLD_PX) void loadOlder(session, generation);
+  if (session && event.currentTarget instanceof HTMLElement && event.currentTarget.scrollTop < LOAD_OLDER_THRESHOLD_PX)
+    void loadOlder(session, generation);
 });
 
 /**
@@ -326,7 +329,9 @@ function apply(event) {
       void refreshConversations();
       break;
     case "llmRetry":
-      view.notice(`The model did not answer (${event.message}); trying again in ${Math.ceil(event.delayMs / 1000)} s (retry ${event.retry}).`);
+      view.notice(
+        `The model did not answer (${event.message}); trying again in ${Math.ceil(event.delayMs / 1000)} s (retry ${event.retry}).`,
+      );
       break;
     case "budgetExceeded":
       view.notice(
@@ -377,7 +382,9 @@ async function changeRequireApproval(checked) {
   if (!session) return;
   try {
     await session.updateSettings({ requireApproval: checked ? ["*"] : [] });
-    view.notice(checked ? "Every tool call in this session now waits for your approval." : "Tool calls in this session no longer wait for approval.");
+    view.notice(
+      checked ? "Every tool call in this session now waits for your approval." : "Tool calls in this session no longer wait for approval.",
+    );
   } catch (err) {
     ui.requireApproval.checked = !checked;
     view.notice(`Could not change the approval setting: ${describe(err)}`, "error");
@@ -563,7 +570,7 @@ const CONNECTION_LABELS = {
 function setConnection(state, detail) {
   ui.connection.dataset.state = state;
   const seconds = detail?.delayMs !== undefined ? Math.max(1, Math.round(detail.delayMs / 1000)) : undefined;
-  ui.connection.textContent = state === "reconnecting" && seconds ? `Reconnecting in ${seconds} s…` : CONNECTION_LABELS[state] ?? state;
+  ui.connection.textContent = state === "reconnecting" && seconds ? `Reconnecting in ${seconds} s…` : (CONNECTION_LABELS[state] ?? state);
 }
 
 async function loadTools() {

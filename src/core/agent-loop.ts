@@ -313,7 +313,10 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
       }
     }
 
-    const { message: assistant, toolCalls } = extractToolCalls(response, now(), (id) => knownIds.has(id));
+    // The run's journal knows every call the run made, also those that left memory before a resumed run
+    // loaded its window: a new call reusing such an id is another call, never the old one's result or decision.
+    const isTaken = (id: string) => knownIds.has(id) || run.journal?.lookup(id) !== undefined;
+    const { message: assistant, toolCalls } = extractToolCalls(response, now(), isTaken);
     // Stored before its results, so a restart finds the calls and history stays valid for the wire.
     await append(assistant);
     if (toolCalls.length === 0) return finish(assistant, false);

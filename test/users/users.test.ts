@@ -134,7 +134,8 @@ describe("another user's session", () => {
     for (const [i, probe] of probes.entries()) {
       const theirs = await answer(id, probe);
       expect(theirs, `${probe.method} ${probe.path}`).toEqual(await answer(unknown, reference[i]!));
-      expect(theirs, `${probe.method} ${probe.path}`).toEqual({ status: 404, body: NOT_FOUND });
+      // An operator route refuses a user's token before any session is asked: the same answer either way.
+      if (!probe.operator) expect(theirs, `${probe.method} ${probe.path}`).toEqual({ status: 404, body: NOT_FOUND });
     }
     // Still there for its owner.
     expect((await call(`/v1/sessions/${id}`, { token: owner })).status).toBe(200);
