@@ -1,16 +1,17 @@
 /**
  * Signed-in users end to end in workerd, with a real JWKS server and tokens signed by the test: sessions
- * that belong to a user and open with their token, another user's sessions answering as unknown ones on
- * every route, the list of a user's sessions and its paging, a memory shared by one user's sessions and
+ * that belong to a user and open with their token, each refused token's reason in the operator's log
+ * and not in the answer, another user's sessions answering as unknown ones on every route, a sub-agent's
+ * child that belongs to its parent's user but is not listed, the list of a user's sessions and its paging, a memory shared by one user's sessions and
  * never across users, its limits, and the operator's erase.
  */
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { exportSPKI, generateKeyPair, importJWK, SignJWT } from "jose";
+import { describe, expect, inject, it, vi } from "vitest";
 import { issueSessionId } from "../../src/signing/session-ids.ts";
 import type { MockReply } from "../../support/mock-openai-server.ts";
 import { sessionRouteProbes } from "../support/session-routes.ts";
-import { USERS_API_TOKEN } from "./settings.ts";
+import { USERS_API_TOKEN, USERS_AUDIENCE, USERS_ISSUER } from "./settings.ts";
 import { call, createWith, secondsFromNow, tokenFor } from "./support.ts";
 
 const user = () => `user-${crypto.randomUUID()}`;
@@ -79,6 +80,54 @@ describe("sign-in", () => {
     expect(await (await call("/v1/sessions", { token: await tokenFor(bob) })).json()).toEqual({ sessions: [] });
   });
 
+  it("names each refusal's reason in the operator's log, never to the caller", async () => {
+    const kate = user();
+    const rsa = inject("userKeys").find((k) => k.alg === "RS256")!;
+    const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicJwk } = rsa.privateJwk;
+    const publicPem = await exportSPKI((await importJWK(publicJwk, "RS256")) as CryptoKey);
+    const unsigned = (claims: object) =>
+      `${btoa(JSON.stringify({ alg: "none", typ: "JWT", kid: rsa.kid })).replace(/=+$/, "")}.${btoa(JSON.stringify(claims)).replace(/=+$/, "")}.`;
+    const valid = { sub: kate, iss: USERS_ISSUER, aud: USERS_AUDIENCE, exp: secondsFromNow(3600) };
+    const stranger = await generateKeyPair("RS256");
+    const cases: [string, string, RegExp][] = [
+      ["expired", await tokenFor(kate, { exp: secondsFromNow(-600) }), /^expired$/],
+      ["not yet valid", await tokenFor(kate, { nbf: secondsFromNow(600) }), /^claim nbf/],
+      ["wrong issuer", await tokenFor(kate, { iss: "https://evil.test/" }), /^claim iss/],
+      ["wrong audience", await tokenFor(kate, { aud: "someone-else" }), /^claim aud/],
+      ["no exp", await tokenFor(kate, { exp: undefined }), /^claim exp/],
+      ["alg none", unsigned(valid), /^algorithm not allowed$/],
+      [
+        "HMAC signed with the public key",
+        await new SignJWT(valid).setProtectedHeader({ alg: "HS256", kid: rsa.kid }).sign(new TextEncoder().encode(publicPem)),
+        /^algorithm not allowed$/,
+      ],
+      [
+        "unknown key",
+        await new SignJWT(valid).setProtectedHeader({ alg: "RS256", kid: "nobody" }).sign(stranger.privateKey),
+        /^no key with this kid$/,
+      ],
+    ];
+    const warn = vi.spyOn(console, "warn");
+    try {
+      for (const [name, token, reason] of cases) {
+        warn.mockClear();
+        const res = await call("/v1/sessions", { method: "POST", token });
+        expect({ name, status: res.status, body: await res.json() }).toEqual({
+          name,
+          status: 401,
+          body: { error: { code: "unauthorized", message: "Invalid or expired token" } },
+        });
+        const logged = warn.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, unknown>);
+        expect(logged, name).toEqual([
+          { event: "userTokenRefused", from: "bearer", reason: expect.stringMatching(reason), method: "POST", path: "/v1/sessions" },
+        ]);
+      }
+    } finally {
+      warn.mockRestore();
+    }
+    expect(await (await call("/v1/sessions", { token: await tokenFor(kate) })).json()).toEqual({ sessions: [] });
+  });
+
   it("takes the token from Cf-Access-Jwt-Assertion, which must verify like any other", async () => {
     const carol = user();
     const created = await call("/v1/sessions", { method: "POST", headers: { "cf-access-jwt-assertion": await tokenFor(carol) } });
@@ -136,6 +185,15 @@ describe("another user's session", () => {
       expect(theirs, `${probe.method} ${probe.path}`).toEqual(await answer(unknown, reference[i]!));
       expect(theirs, `${probe.method} ${probe.path}`).toEqual({ status: 404, body: NOT_FOUND });
     }
+    // The operator's route of a session refuses a user's token before any session is looked at: the same answer either way.
+    const budget = (sessionId: string) =>
+      call(`/v1/sessions/${sessionId}/token-budget`, { method: "PUT", token: stranger, json: { tokenBudget: 10 } }).then(async (r) => ({
+        status: r.status,
+        body: await r.text(),
+      }));
+    const theirBudget = await budget(id);
+    expect(theirBudget.status).toBe(403);
+    expect(theirBudget).toEqual(await budget(unknown));
     // Still there for its owner.
     expect((await call(`/v1/sessions/${id}`, { token: owner })).status).toBe(200);
   });
@@ -156,6 +214,38 @@ describe("another user's session", () => {
     const anonymous = (await (await call("/v1/sessions", { method: "POST" })).json()) as { id: string };
     const res = await call(`/v1/sessions/${anonymous.id}`, { token: await tokenFor(user()) });
     expect({ status: res.status, body: await res.text() }).toEqual({ status: 404, body: NOT_FOUND });
+  });
+});
+
+describe("a sub-agent's child", () => {
+  it("belongs to its parent's user, who opens it, and is never listed", async () => {
+    const liam = user();
+    const token = await tokenFor(liam);
+    const parent = await scriptedSession(token);
+    const childScript = crypto.randomUUID();
+    const scripted = await fetch(`${inject("controlUrl")}/scripts/${childScript}`, {
+      method: "POST",
+      body: JSON.stringify([{ text: "It is noon in Tokyo." }] satisfies MockReply[]),
+    });
+    expect(scripted.ok).toBe(true);
+    const [result] = await turn(parent, token, "ask the researcher", [
+      { name: "researcher", arguments: { task: `What time is it in Tokyo? [script:${childScript}]` } },
+    ]);
+    expect(result).toEqual({ isError: false, text: "It is noon in Tokyo." });
+    const snapshot = (await (await call(`/v1/sessions/${parent.id}`, { token })).json()) as {
+      messages: { role: string; toolName?: string; details?: { sessionId?: string } }[];
+    };
+    const childId = snapshot.messages.find((m) => m.role === "toolResult" && m.toolName === "researcher")?.details?.sessionId;
+    expect(childId).toEqual(expect.any(String));
+
+    const child = await call(`/v1/sessions/${childId}`, { token });
+    expect(child.status).toBe(200);
+    expect(await child.json()).toMatchObject({ id: childId, userId: liam, subAgent: { parentId: parent.id } });
+    const stranger = await call(`/v1/sessions/${childId}`, { token: await tokenFor(user()) });
+    expect({ status: stranger.status, body: await stranger.text() }).toEqual({ status: 404, body: NOT_FOUND });
+
+    const listed = (await (await call("/v1/sessions", { token })).json()) as { sessions: { id: string }[] };
+    expect(listed.sessions.map((s) => s.id)).toEqual([parent.id]);
   });
 });
 
