@@ -1,7 +1,8 @@
 /**
  * A session's entry in its user's list (GET /v1/sessions), kept by the session itself: added at
  * creation, touched on new input (its title from the first user message) and when a run ends, dropped
- * when the session ends. Listing then reads one object, the user's, and wakes no session. Sessions of no
+ * when the session ends, and kept past its idleness while a schedule due later keeps the session alive.
+ * Listing then reads one object, the user's, and wakes no session. Sessions of no
  * user and sub-agents' children have no entry. A failed update is logged and never fails the session's
  * own work: the listing hides rows idle past the session lifetime (src/users/user-store.ts).
  * Called by AgentSession and the session loader.
@@ -16,6 +17,8 @@ export type SessionIndex = {
   created: () => Promise<void>;
   touched: (status: string, content?: readonly UserContent[]) => Promise<void>;
   dropped: () => Promise<void>;
+  /** The session lives at least until `at` (a schedule): its entry must not be taken for an expired one's. */
+  keptUntil: (at: number) => Promise<void>;
 };
 
 /** The entry of `settings`' session in its user's list, or undefined when it is not listed. */
@@ -38,6 +41,7 @@ export function sessionIndex(env: AppEnv, settings: SessionSettings): SessionInd
       return logged("touched", () => store().touchSession(settings.id, status, title));
     },
     dropped: () => logged("dropped", () => store().dropSession(settings.id)),
+    keptUntil: (at) => logged("keptUntil", () => store().keepSession(settings.id, at)),
   };
 }
 

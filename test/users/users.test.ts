@@ -5,7 +5,7 @@
  * child that belongs to its parent's user but is not listed, the list of a user's sessions and its paging, a memory shared by one user's sessions and
  * never across users, its limits, and the operator's erase.
  */
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { exportSPKI, generateKeyPair, importJWK, SignJWT } from "jose";
 import { describe, expect, inject, it, vi } from "vitest";
 import { issueSessionId } from "../../src/signing/session-ids.ts";
@@ -277,6 +277,48 @@ describe("GET /v1/sessions", () => {
     expect((await call(`/v1/sessions/${c.id}`, { method: "DELETE", token: frank })).status).toBe(200);
     const after = (await (await call("/v1/sessions", { token: frank })).json()) as Page;
     expect(after.sessions.map((s) => s.id)).toEqual([a.id, b.id]);
+  });
+
+  it("forgets a row idle past the session lifetime, unless a schedule due later keeps the session alive", async () => {
+    const mia = user();
+    const token = await tokenFor(mia);
+    const idle = await createWith(token);
+    const waiting = await createWith(token);
+    const day = 86_400_000;
+    const scheduled = await call(`/v1/sessions/${waiting.id}/schedules`, {
+      method: "POST",
+      token,
+      json: { message: "Remind me about the dentist", delayMs: 45 * day },
+    });
+    expect(scheduled.status).toBe(201);
+    // 31 days pass without activity (the default lifetime is 30): the index's rows say so.
+    const store = env.USER_STORE.get(env.USER_STORE.idFromName(`user:${mia}`));
+    await runInDurableObject(store, (_instance, state) => {
+      state.storage.sql.exec(`UPDATE sessions SET last_active_at = ?`, Date.now() - 31 * day);
+    });
+    const listed = (await (await call("/v1/sessions", { token })).json()) as { sessions: { id: string }[] };
+    expect(listed.sessions.map((s) => s.id)).toEqual([waiting.id]);
+    expect(listed.sessions.map((s) => s.id)).not.toContain(idle.id);
+    // The session the schedule keeps is alive, and still reachable from the list and the operator's erase.
+    expect((await call(`/v1/sessions/${waiting.id}`, { token })).status).toBe(200);
+  });
+
+  it("gives a store made before keep_until the column, keeping its rows", async () => {
+    const nina = user();
+    const token = await tokenFor(nina);
+    const { id } = await createWith(token);
+    const store = env.USER_STORE.get(env.USER_STORE.idFromName(`user:${nina}`));
+    const columns = await runInDurableObject(store, (instance, state) => {
+      state.storage.sql.exec(`ALTER TABLE sessions DROP COLUMN keep_until`);
+      (instance as unknown as { createTables(): void }).createTables(); // what the next wake runs
+      return state.storage.sql
+        .exec<{ name: string }>(`SELECT name FROM pragma_table_info('sessions')`)
+        .toArray()
+        .map((c) => c.name);
+    });
+    expect(columns).toContain("keep_until");
+    const listed = (await (await call("/v1/sessions", { token })).json()) as { sessions: { id: string }[] };
+    expect(listed.sessions.map((s) => s.id)).toEqual([id]);
   });
 
   it("needs a user's token", async () => {
