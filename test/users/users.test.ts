@@ -361,6 +361,29 @@ describe("memory", () => {
     expect(JSON.parse(gone!.text)).toEqual({ memories: [] });
   });
 
+  it("forgets a memory through the forget tool at once, and only the user's own", async () => {
+    const olga = await tokenFor(user());
+    const s = await scriptedSession(olga);
+    const kept = await turn(s, olga, "remember two things", [
+      { name: "remember", arguments: { text: "Olga plays the cello." } },
+      { name: "remember", arguments: { text: "Olga's cello teacher is in Tromsø." } },
+    ]);
+    const [cello, teacher] = kept.map((r) => (JSON.parse(r.text) as { memoryId: string }).memoryId);
+
+    // Another user's session cannot forget it: the id names nothing in their store.
+    const peter = await tokenFor(user());
+    const theirs = await scriptedSession(peter);
+    const [refused] = await turn(theirs, peter, "forget hers", [{ name: "forget", arguments: { memoryId: cello } }]);
+    expect(refused).toEqual({ isError: true, text: expect.stringContaining(`No memory with id ${cello}`) });
+
+    const [forgot] = await turn(s, olga, "forget the cello", [{ name: "forget", arguments: { memoryId: cello } }]);
+    const [found] = await turn(s, olga, "what about the cello?", [{ name: "recall", arguments: { query: "cello" } }]);
+    expect(forgot).toEqual({ isError: false, text: `Forgot ${cello}.` });
+    expect((JSON.parse(found!.text) as { memories: { id: string }[] }).memories.map((m) => m.id)).toEqual([teacher]);
+    const [again] = await turn(s, olga, "forget it again", [{ name: "forget", arguments: { memoryId: cello } }]);
+    expect(again!.isError).toBe(true);
+  });
+
   it("keeps at most MAX_MEMORIES per user and 2,000 characters a memory, naming the limit", async () => {
     const ivan = await tokenFor(user());
     const s = await scriptedSession(ivan);
