@@ -5,9 +5,10 @@
  * child that belongs to its parent's user but is not listed, the list of a user's sessions and its paging, a memory shared by one user's sessions and
  * never across users, its limits, and the operator's erase.
  */
-import { env, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, env, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { exportSPKI, generateKeyPair, importJWK, SignJWT } from "jose";
 import { describe, expect, inject, it, vi } from "vitest";
+import { app } from "../../src/http/app.ts";
 import { issueSessionId } from "../../src/signing/session-ids.ts";
 import type { MockReply } from "../../support/mock-openai-server.ts";
 import { sessionRouteProbes } from "../support/session-routes.ts";
@@ -126,6 +127,28 @@ describe("sign-in", () => {
       warn.mockRestore();
     }
     expect(await (await call("/v1/sessions", { token: await tokenFor(kate) })).json()).toEqual({ sessions: [] });
+  });
+
+  it("answers a token on a Worker whose sign-in is set up in part with 500 naming the missing var", async () => {
+    const partial = { ...env, AUTH_AUDIENCE: "" };
+    const send = async (path: string, init: RequestInit) => {
+      const ctx = createExecutionContext();
+      const res = await app.fetch(new Request(`https://edge.test${path}`, init), partial, ctx);
+      await waitOnExecutionContext(ctx);
+      return { status: res.status, body: await res.json() };
+    };
+    const token = await tokenFor(user());
+    const misconfigured = {
+      status: 500,
+      body: {
+        error: { code: "misconfigured", message: expect.stringMatching(/^Sign-in is configured in part: AUTH_AUDIENCE is not set/) },
+      },
+    };
+    expect(await send("/v1/sessions", { method: "POST", headers: { authorization: `Bearer ${token}` } })).toEqual(misconfigured);
+    expect(await send("/v1/sessions", { method: "POST", headers: { "cf-access-jwt-assertion": token } })).toEqual(misconfigured);
+    expect(await send("/v1/memories", {})).toEqual(misconfigured);
+    // The operator is not a user: their token still creates sessions.
+    expect((await send("/v1/sessions", { method: "POST", headers: { authorization: `Bearer ${USERS_API_TOKEN}` } })).status).toBe(201);
   });
 
   it("takes the token from Cf-Access-Jwt-Assertion, which must verify like any other", async () => {
