@@ -344,6 +344,29 @@ describe("GET /v1/sessions", () => {
     expect(listed.sessions.map((s) => s.id)).toEqual([id]);
   });
 
+  it("creates no session its list cannot hold: a failed entry fails the creation, which a retry completes", async () => {
+    const otto = user();
+    const token = await tokenFor(otto);
+    const store = env.USER_STORE.get(env.USER_STORE.idFromName(`user:${otto}`));
+    const sql = (statement: string) =>
+      runInDurableObject(store, (instance, state) => {
+        state.storage.sql.exec(statement);
+        if (statement.startsWith("DROP")) return;
+        (instance as unknown as { createTables(): void }).createTables();
+      });
+    await sql("DROP TABLE sessions"); // the next index write fails
+    const headers = { "idempotency-key": `create-${crypto.randomUUID()}` };
+    const failed = await call("/v1/sessions", { method: "POST", token, headers });
+    expect(failed.status).toBe(500);
+    await sql("SELECT 1"); // the table is back
+    const created = await call("/v1/sessions", { method: "POST", token, headers });
+    expect(created.status).toBe(201);
+    const { id, key } = (await created.json()) as { id: string; key: string };
+    const listed = (await (await call("/v1/sessions", { token })).json()) as { sessions: { id: string }[] };
+    expect(listed.sessions.map((s) => s.id)).toEqual([id]);
+    expect((await call(`/v1/sessions/${id}`, { token: key })).status).toBe(200);
+  });
+
   it("needs a user's token", async () => {
     expect((await call("/v1/sessions")).status).toBe(401);
     expect((await call("/v1/sessions", { token: USERS_API_TOKEN })).status).toBe(401);
