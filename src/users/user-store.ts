@@ -231,10 +231,19 @@ export class UserStore extends DurableObject<AppEnv> {
     return this.sql.exec<{ used: number }>(`SELECT used FROM token_days WHERE day = ?`, day).toArray()[0]?.used ?? 0;
   }
 
-  /** Erases everything this user has here (the operator's erase; the sessions themselves are erased by the caller). */
-  async eraseAll(): Promise<void> {
+  /**
+   * The operator's erase, once the caller has shut down the sessions `ended`: erases everything this user
+   * has here, unless a session not among them is listed (created meanwhile); then nothing is erased and
+   * those ids are returned, for the caller to shut down before it asks again. One call, so no session can
+   * be listed between the check and the erase.
+   */
+  async eraseAll(ended: readonly string[]): Promise<{ erased: true } | { erased: false; listed: string[] }> {
+    const done = new Set(ended);
+    const listed = this.sessionIds().filter((id) => !done.has(id));
+    if (listed.length > 0) return { erased: false, listed };
     await this.ctx.storage.deleteAll();
     this.createTables();
+    return { erased: true };
   }
 }
 

@@ -472,4 +472,20 @@ describe("erasing a user", () => {
     expect(await (await call("/v1/memories", { token })).json()).toEqual({ memories: [] });
     expect((await call(`/v1/sessions/${other.id}`, { token })).status).toBe(410);
   });
+
+  it("erases the store only when no session it lists was left out, so one created meanwhile is shut down too", async () => {
+    const quinn = user();
+    const token = await tokenFor(quinn);
+    const s = await scriptedSession(token);
+    await turn(s, token, "remember", [{ name: "remember", arguments: { text: "Quinn takes the night train" } }]);
+    const late = await createWith(token); // as if created while the operator's erase shut down `s`
+    const store = env.USER_STORE.get(env.USER_STORE.idFromName(`user:${quinn}`));
+    expect(await store.eraseAll([s.id])).toEqual({ erased: false, listed: [late.id] });
+    expect((await (await call("/v1/memories", { token })).json()) as { memories: unknown[] }).toMatchObject({ memories: [{}] });
+
+    const erased = await call(`/v1/users/${encodeURIComponent(quinn)}`, { method: "DELETE", token: USERS_API_TOKEN });
+    expect(await erased.json()).toEqual({ userId: quinn, erasedSessions: 2 });
+    for (const id of [s.id, late.id]) expect((await call(`/v1/sessions/${id}`, { token })).status).toBe(410);
+    expect(await (await call("/v1/memories", { token })).json()).toEqual({ memories: [] });
+  });
 });
