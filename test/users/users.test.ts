@@ -221,6 +221,31 @@ describe("another user's session", () => {
     expect((await call(`/v1/sessions/${id}`, { token: owner })).status).toBe(200);
   });
 
+  it("opens every route for its owner's token, as the session key does", async () => {
+    const owner = await tokenFor(user());
+    const { id } = await createWith(owner);
+    const probes = sessionRouteProbes(id).filter((p) => !p.path.includes("/oauth/"));
+    const deletion = probes.find((p) => p.method === "DELETE" && p.path === `/v1/sessions/${id}`)!;
+    for (const probe of [...probes.filter((p) => p !== deletion), deletion]) {
+      const res = await call(probe.path, {
+        method: probe.method,
+        // A key of its own per request: one shared key would answer the later routes 422 before they run.
+        headers: {
+          ...probe.headers,
+          authorization: `Bearer ${owner}`,
+          ...(probe.method === "POST" ? { "idempotency-key": crypto.randomUUID() } : {}),
+        },
+        ...(probe.body ? { body: probe.body } : {}),
+      });
+      // The events stream stays open: its headers are the answer.
+      const body = res.headers.get("content-type")?.startsWith("text/event-stream") ? (await res.body?.cancel(), "") : await res.text();
+      expect({ route: `${probe.method} ${probe.path}`, body }).not.toEqual({ route: `${probe.method} ${probe.path}`, body: NOT_FOUND });
+      expect(res.status, `${probe.method} ${probe.path}: ${body}`).not.toBe(401);
+      expect(res.status, `${probe.method} ${probe.path}: ${body}`).toBeLessThan(500);
+    }
+    expect((await call(`/v1/sessions/${id}`, { token: owner })).status).toBe(410);
+  });
+
   it("tells only its owner that it was deleted (410); to anyone else it is unknown (404)", async () => {
     const owner = await tokenFor(user());
     const { id, key } = await createWith(owner);
