@@ -22,7 +22,11 @@ export const userRoutes = new Hono<HonoEnv>();
 const sessionListQuery = lazySchema(() =>
   z.object({
     limit: z.coerce.number().int().min(1).max(100).default(20),
-    before: z.string().max(300).optional(),
+    // A page's `next` (`<lastActiveAt>.<id>`, user-store.ts): anything else would silently restart the list.
+    before: z
+      .string()
+      .regex(/^\d{1,15}\.[A-Za-z0-9_-]{1,200}$/, "must be the `next` of an earlier page")
+      .optional(),
   }),
 );
 

@@ -325,6 +325,13 @@ describe("GET /v1/sessions", () => {
     expect((await call(`/v1/sessions/${c.id}`, { method: "DELETE", token: frank })).status).toBe(200);
     const after = (await (await call("/v1/sessions", { token: frank })).json()) as Page;
     expect(after.sessions.map((s) => s.id)).toEqual([a.id, b.id]);
+
+    const garbled = await call("/v1/sessions?before=page-2", { token: frank });
+    expect(garbled.status).toBe(400);
+    expect(((await garbled.json()) as { error: { code: string; message: string } }).error).toEqual({
+      code: "bad_request",
+      message: expect.stringContaining("before"),
+    });
   });
 
   it("forgets a row idle past the session lifetime, unless a schedule due later keeps the session alive", async () => {
