@@ -133,7 +133,8 @@ async function refreshConversations() {
 async function openConversation(id) {
   const token = saved.loadUserToken();
   if (!token || id === session?.id) return;
-  saved.saveSession(id, token);
+  // No key: a restore opens it with the user's token as it is then (this one expires; the app renews it).
+  saved.saveSession(id, "");
   try {
     await attach(client.session(id, token));
   } catch (err) {
@@ -430,9 +431,11 @@ async function createSessionAskingForToken(options) {
 
 async function restore() {
   const remembered = saved.loadSession();
-  if (!remembered) return startNewSession();
+  // A session opened from the conversations list has no key of its own: the user's token opens it.
+  const key = remembered?.key || saved.loadUserToken();
+  if (!remembered || !key) return startNewSession();
   try {
-    await attach(client.session(remembered.id, remembered.key));
+    await attach(client.session(remembered.id, key));
   } catch (err) {
     if (err instanceof ApiClientError && [401, 403, 404].includes(err.status)) {
       saved.forgetSession();
