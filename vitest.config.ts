@@ -59,6 +59,8 @@ function workersProject(
       testTimeout: 20_000,
       fileParallelism,
       globalSetup: [
+        // On a fresh clone, the generated registries the Worker imports (as the node projects do).
+        "test/support/generated-setup.ts",
         "test/support/workers-global-setup.ts",
         ...(mcp === true ? ["test/support/mcp-global-setup.ts"] : []),
         ...(mcp === "oauth" ? ["test/support/oauth-global-setup.ts"] : []),

@@ -162,7 +162,10 @@ export const SETTINGS = {
     const value = Number(decimal);
     return /^\d+(\.\d+)?$/.test(decimal) && value > 0 && value <= 1 ? value : undefined;
   }),
-  /** Models whose own window is smaller than the budget: `model=tokens` pairs, comma-separated (a malformed pair states nothing). */
+  /**
+   * Models whose own window is smaller than the budget: `model=tokens` pairs, comma-separated (a malformed
+   * pair states nothing). The session's model's and its fallbacks' count (src/session/run/memory-window.ts).
+   */
   MODEL_CONTEXT_WINDOWS: setting<Readonly<Record<string, number>>>("var", Object.freeze({}), (raw) => {
     const windows: Record<string, number> = {};
     for (const item of raw.split(",")) {

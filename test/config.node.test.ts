@@ -4,7 +4,7 @@
  * places a deployer reads them: one README configuration row per setting, in the module's order, with its
  * default; a line in wrangler.toml's [vars] or in .dev.vars.example, as its kind says.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { readSessionMaxBytes, readSetting, SETTINGS, sessionIdleTtlMs, type SettingName } from "../src/config.ts";
 
@@ -244,5 +244,26 @@ describe("where a deployer finds the settings", () => {
     const scripts = (JSON.parse(file("package.json")) as { scripts: Record<string, string> }).scripts;
     expect(Object.keys(scripts).filter((name) => scripts[name]!.includes("LOCAL_DEV"))).toEqual(["start", "dev", "dev:remote"]);
     for (const name of ["start", "dev", "dev:remote"]) expect(scripts[name]).toContain("--var LOCAL_DEV:true");
+  });
+});
+
+describe("who reads a setting", () => {
+  /** Every .ts file under src/ but the configuration module, with its text. */
+  const sources = readdirSync(new URL("../src", import.meta.url), { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".ts") && name !== "config.ts")
+    .map((name) => ({ file: `src/${name}`, text: file(`src/${name}`) }));
+
+  it('no module but src/config.ts takes a setting\'s text from the environment (env.NAME, env["NAME"], { NAME } = env)', () => {
+    const reads = sources.flatMap(({ file: path, text }) =>
+      NAMES.flatMap((name) =>
+        [
+          ...text.matchAll(
+            new RegExp(`\\.${name}\\b|[\\w\\])]\\[["'\`]${name}["'\`]\\]|\\{[^{}]*\\b${name}\\b[^{}]*\\}\\s*=(?![=>])`, "g"),
+          ),
+        ].map((m) => `${path}:${text.slice(0, m.index).split("\n").length}: ${m[0]}`),
+      ),
+    );
+    expect(sources.length).toBeGreaterThan(100);
+    expect(reads).toEqual([]);
   });
 });

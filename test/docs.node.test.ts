@@ -2,13 +2,15 @@
  * The repository's documentation points only at what a clone has. No file cites a design document or a
  * spec kept outside the repository; every cited section (`README "Title"`, `docs/x.md "Title"`, `the
  * README's Title section`) is a heading of that file; every relative markdown link reaches a file, and its
- * `#anchor` a heading there, by GitHub's slug rules. Reads the files git tracks (and new ones it does not
- * ignore), so a moved heading fails here rather than in a reader's hands.
+ * `#anchor` a heading there, by GitHub's slug rules; docs/api.md lists each route the Worker serves once.
+ * Reads the files git tracks (and new ones it does not ignore), so a moved heading fails here rather than
+ * in a reader's hands.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { servedRoutes } from "./support/served-routes.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SELF = path
@@ -154,5 +156,29 @@ describe("documentation inside the repository", () => {
     expect(slugOf("Cost model: what keeps a session awake, and what grows with its age")).toBe(
       "cost-model-what-keeps-a-session-awake-and-what-grows-with-its-age",
     );
+  });
+});
+
+describe("docs/api.md, the route reference", () => {
+  /** `METHOD /path` of each row whose first cell is a route, its query left out (`GET /v1/sessions?limit=` is `GET /v1/sessions`). */
+  const documented = read("docs/api.md")
+    .split("\n")
+    .flatMap((line) => {
+      const route = /^\| `((?:GET|POST|PUT|PATCH|DELETE) \/[^`?\s]*)[^`]*` \|/.exec(line)?.[1];
+      return route ? [route] : [];
+    });
+
+  it("lists each route once", () => {
+    expect(documented.length).toBeGreaterThan(25);
+    expect(documented.filter((route, i) => documented.indexOf(route) !== i)).toEqual([]);
+  });
+
+  it("lists every route the Worker serves, and none it does not", () => {
+    const routes = servedRoutes();
+    expect(routes.length).toBeGreaterThan(25);
+    expect({ undocumented: routes.filter((r) => !documented.includes(r)), stale: documented.filter((r) => !routes.includes(r)) }).toEqual({
+      undocumented: [],
+      stale: [],
+    });
   });
 });

@@ -60,8 +60,8 @@ async function loadedBy(from: string): Promise<Set<string>> {
 }
 
 describe("layering", () => {
-  it("keeps the core free of Cloudflare, Hono, openai and the layers above it", async () => {
-    const platform = (t: string) => t.startsWith("cloudflare:") || /^(hono|openai)(\/|$)/.test(t);
+  it("keeps the core free of Cloudflare, Node, Hono, openai and the layers above it", async () => {
+    const platform = (t: string) => /^(cloudflare|node):/.test(t) || /^(hono|openai)(\/|$)/.test(t);
     expect(await offending("core", (t) => platform(t) || (isRelative(t) && !t.startsWith("core/") && t !== "core"))).toEqual([]);
   });
 

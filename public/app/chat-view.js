@@ -37,6 +37,12 @@ export class ChatView {
     this.pendingUsers = [];
     /** @type {string | undefined} */
     this.lastNotice = undefined;
+    /**
+     * A restored conversation's compaction marker while its place (after message `summarizedMessages`)
+     * lies in a page not shown yet: it waits at the top until that page is loaded.
+     * @type {{ element: HTMLElement; summarizedMessages: number } | undefined}
+     */
+    this.waitingMarker = undefined;
     // Follow the conversation only while the reader is at its end, so scrolling back is not undone.
     this.following = true;
     list.parentElement?.addEventListener("scroll", () => {
@@ -47,23 +53,56 @@ export class ChatView {
 
   clear() {
     this.list.replaceChildren();
+    this.waitingMarker = undefined;
     this.cards.clear();
     this.streaming = undefined;
     this.asked.clear();
     this.pendingUsers = [];
   }
 
-  /** @param {AgentMessage[]} messages */
-  renderHistory(messages) {
-    for (const message of messages) this.renderMessage(message);
+  /**
+   * The newest page of a restored conversation; with the current summary, its marker goes where the
+   * model's view was compacted (after message `summarizedMessages`), or at the top while that place is in
+   * an older page.
+   * @param {AgentMessage[]} messages
+   * @param {number} firstSeq the first message's position in history (1 for the first)
+   * @param {ContextSummary | null} [summary]
+   */
+  renderHistory(messages, firstSeq, summary) {
+    if (summary) this.waitingMarker = { element: this.compactionMarker(summary, summary), summarizedMessages: summary.summarizedMessages };
+    this.renderPage(messages, firstSeq);
+    if (this.waitingMarker) this.list.prepend(this.waitingMarker.element);
+  }
+
+  /**
+   * Renders a page of history, placing a waiting compaction marker when its place is among it.
+   * @param {AgentMessage[]} messages
+   * @param {number} firstSeq
+   */
+  renderPage(messages, firstSeq) {
+    const waiting = this.waitingMarker;
+    // The marker goes before the message at seq summarizedMessages + 1, i.e. before index `at`.
+    const at = waiting ? waiting.summarizedMessages + 1 - firstSeq : -1;
+    for (const [i, message] of messages.entries()) {
+      if (waiting && i === at) this.placeMarker(waiting.element);
+      this.renderMessage(message);
+    }
+    if (waiting && this.waitingMarker === waiting && at >= messages.length) this.placeMarker(waiting.element);
+  }
+
+  /** @param {HTMLElement} element */
+  placeMarker(element) {
+    this.list.append(element);
+    this.waitingMarker = undefined;
   }
 
   /**
    * Older history (a page loaded on scroll) above what is shown, keeping the reader's place: rendered
    * into a detached list by the same code as live messages, then moved to the top.
    * @param {AgentMessage[]} messages
+   * @param {number} firstSeq the first message's position in history (1 for the first)
    */
-  prependHistory(messages) {
+  prependHistory(messages, firstSeq) {
     const list = this.list;
     const scroller = list.parentElement;
     const older = /** @type {HTMLElement} */ (list.cloneNode(false));
@@ -72,7 +111,7 @@ export class ChatView {
     this.streaming = undefined;
     this.following = false;
     try {
-      for (const message of messages) this.renderMessage(message);
+      this.renderPage(messages, firstSeq);
     } finally {
       this.list = list;
       this.streaming = streaming;
@@ -80,6 +119,7 @@ export class ChatView {
     }
     const heightBefore = scroller?.scrollHeight ?? 0;
     list.prepend(...older.childNodes);
+    if (this.waitingMarker) list.prepend(this.waitingMarker.element);
     if (scroller) scroller.scrollTop += scroller.scrollHeight - heightBefore;
   }
 
@@ -143,7 +183,9 @@ export class ChatView {
 
   /** @param {EventOf<"toolExecUpdate">} event */
   toolUpdate(event) {
-    this.card(event.toolCallId, event.toolName, event.arguments).addPartial(event.partialResult, (toolCallId, approve) => this.onDecide(toolCallId, approve));
+    this.card(event.toolCallId, event.toolName, event.arguments).addPartial(event.partialResult, (toolCallId, approve) =>
+      this.onDecide(toolCallId, approve),
+    );
     this.scrollToEnd();
   }
 
@@ -168,7 +210,13 @@ export class ChatView {
     const onAnswer = this.onAnswer;
     if (this.asked.has(elicitation.elicitationId) || !onAnswer) return;
     this.asked.add(elicitation.elicitationId);
-    this.list.append(el("li", { class: "notice notice-info elicitation-item" }, elicitationForm(elicitation, (action, content) => onAnswer(elicitation.elicitationId, action, content))));
+    this.list.append(
+      el(
+        "li",
+        { class: "notice notice-info elicitation-item" },
+        elicitationForm(elicitation, (action, content) => onAnswer(elicitation.elicitationId, action, content)),
+      ),
+    );
     this.scrollToEnd();
   }
 
@@ -201,13 +249,23 @@ export class ChatView {
   }
 
   /**
-   * Where the model's view was compacted: a marker that the model now sees a summary in place of the first
-   * `summarizedMessages` messages (the conversation keeps them all), which opens to show the summary. Live
-   * it marks the moment it happened; a restored conversation shows the current summary at its top.
+   * Where the model's view was compacted, live (a contextCompacted event): a marker at the end of the
+   * conversation.
+   * @param {{ summarizedMessages: number; tokensBefore?: number; tokensAfter?: number }} compaction
+   */
+  compacted(compaction) {
+    this.finishStreaming();
+    this.list.append(this.compactionMarker(compaction));
+    this.scrollToEnd();
+  }
+
+  /**
+   * A marker that the model now sees a summary in place of the first `summarizedMessages` messages (the
+   * conversation keeps them all), which opens to show the summary.
    * @param {{ summarizedMessages: number; tokensBefore?: number; tokensAfter?: number }} compaction
    * @param {ContextSummary} [summary] the summary's text when known (a snapshot), else fetched when opened
    */
-  compacted(compaction, summary) {
+  compactionMarker(compaction, summary) {
     const tokens =
       compaction.tokensBefore !== undefined && compaction.tokensAfter !== undefined
         ? ` (about ${compaction.tokensBefore} → ${compaction.tokensAfter} tokens)`
@@ -231,12 +289,7 @@ export class ChatView {
         },
       );
     });
-    if (summary) this.list.prepend(marker);
-    else {
-      this.finishStreaming();
-      this.list.append(marker);
-      this.scrollToEnd();
-    }
+    return marker;
   }
 
   /**
@@ -246,8 +299,17 @@ export class ChatView {
    */
   connectRequired({ server, authorizationUrl }) {
     const safe = authorizationUrl && /^https?:$/.test(new URL(authorizationUrl, location.href).protocol) ? authorizationUrl : undefined;
-    const link = safe ? el("a", { href: safe, target: "_blank", rel: "noopener noreferrer", class: "connect-link", text: "Connect" }) : null;
-    this.list.append(el("li", { class: "notice notice-info", dataset: { mcpServer: server } }, `MCP server "${server}" needs your authorization before its tools can be used. `, link));
+    const link = safe
+      ? el("a", { href: safe, target: "_blank", rel: "noopener noreferrer", class: "connect-link", text: "Connect" })
+      : null;
+    this.list.append(
+      el(
+        "li",
+        { class: "notice notice-info", dataset: { mcpServer: server } },
+        `MCP server "${server}" needs your authorization before its tools can be used. `,
+        link,
+      ),
+    );
     this.scrollToEnd();
   }
 

@@ -26,7 +26,13 @@ export function elicitationForm(elicitation, answer) {
   const fields = Object.entries(properties).map(([name, schema]) => {
     const { input, read } = inputFor(name, schema);
     readers.set(name, read);
-    return el("label", { class: "elicitation-field" }, el("span", { text: `${schema.title ?? name}${required.has(name) ? " *" : ""}` }), input, schema.description ? el("small", { text: schema.description }) : null);
+    return el(
+      "label",
+      { class: "elicitation-field" },
+      el("span", { text: `${schema.title ?? name}${required.has(name) ? " *" : ""}` }),
+      input,
+      schema.description ? el("small", { text: schema.description }) : null,
+    );
   });
   const status = el("p", { class: "elicitation-status", role: "status" });
   const form = el("form", { class: "elicitation", "aria-label": `Question from ${elicitation.server}` });
@@ -75,9 +81,16 @@ export function elicitationForm(elicitation, answer) {
  * @returns {{ input: HTMLElement; read: () => unknown }}
  */
 function inputFor(name, schema) {
-  const choices = schema.oneOf?.map((o) => ({ value: o.const, label: o.title ?? String(o.const) })) ?? schema.enum?.map((v) => ({ value: v, label: String(v) }));
+  const choices =
+    schema.oneOf?.map((o) => ({ value: o.const, label: o.title ?? String(o.const) })) ??
+    schema.enum?.map((v) => ({ value: v, label: String(v) }));
   if (choices) {
-    const select = el("select", { name }, el("option", { value: "", text: "—" }), ...choices.map((c, i) => el("option", { value: String(i), text: c.label, selected: c.value === schema.default })));
+    const select = el(
+      "select",
+      { name },
+      el("option", { value: "", text: "—" }),
+      ...choices.map((c, i) => el("option", { value: String(i), text: c.label, selected: c.value === schema.default })),
+    );
     return { input: select, read: () => (select.value === "" ? undefined : choices[Number(select.value)]?.value) };
   }
   if (schema.type === "boolean") {
@@ -85,7 +98,12 @@ function inputFor(name, schema) {
     return { input: box, read: () => box.checked };
   }
   if (schema.type === "number" || schema.type === "integer") {
-    const num = el("input", { type: "number", name, step: schema.type === "integer" ? "1" : "any", value: typeof schema.default === "number" ? String(schema.default) : undefined });
+    const num = el("input", {
+      type: "number",
+      name,
+      step: schema.type === "integer" ? "1" : "any",
+      value: typeof schema.default === "number" ? String(schema.default) : undefined,
+    });
     return { input: num, read: () => (num.value === "" ? undefined : Number(num.value)) };
   }
   const text = el("input", { type: "text", name, value: typeof schema.default === "string" ? schema.default : undefined });

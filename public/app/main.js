@@ -41,7 +41,7 @@ function byId(id, kind) {
 
 const ui = {
   messages: byId("messages", HTMLOListElement),
-  examples: byId("examples", HTMLDivElement),
+  examples: byId("examples", HTMLElement),
   form: byId("composer", HTMLFormElement),
   prompt: byId("prompt", HTMLTextAreaElement),
   send: byId("send", HTMLButtonElement),
@@ -123,7 +123,8 @@ async function refreshConversations() {
     renderConversations(ui.conversations, sessions, session?.id, { onOpen: openConversation, onDelete: deleteConversation });
   } catch (err) {
     ui.conversationsPanel.hidden = !(err instanceof ApiClientError && err.status === 401);
-    if (!ui.conversationsPanel.hidden) ui.conversations.replaceChildren(el("p", { class: "muted", text: "Sign in again: the token was refused." }));
+    if (!ui.conversationsPanel.hidden)
+      ui.conversations.replaceChildren(el("p", { class: "muted", text: "Sign in again: the token was refused." }));
   }
 }
 
@@ -132,7 +133,8 @@ async function refreshConversations() {
 async function openConversation(id) {
   const token = saved.loadUserToken();
   if (!token || id === session?.id) return;
-  saved.saveSession(id, token);
+  // No key: a restore opens it with the user's token as it is then (this one expires; the app renews it).
+  saved.saveSession(id, "");
   try {
     await attach(client.session(id, token));
   } catch (err) {
@@ -167,12 +169,13 @@ async function attach(handle) {
   if (current !== generation) return;
   view.clear();
   ui.eventLog.replaceChildren();
-  view.renderHistory(snapshot.messages);
-  if (snapshot.contextSummary) view.compacted(snapshot.contextSummary, snapshot.contextSummary);
   historyBefore = snapshot.messagesBefore ?? null;
+  // A page's cursor is its first message's seq (1 for the first): where a page starts in history.
+  view.renderHistory(snapshot.messages, historyBefore ?? 1, snapshot.contextSummary);
   if (snapshot.status === "running") view.markUnfinishedRunning();
   for (const pending of snapshot.pendingApprovals) view.approvalRequired(pending);
-  for (const s of snapshot.mcpServers ?? []) if (s.status === "authRequired") view.connectRequired({ server: s.name, authorizationUrl: s.authorizationUrl });
+  for (const s of snapshot.mcpServers ?? [])
+    if (s.status === "authRequired") view.connectRequired({ server: s.name, authorizationUrl: s.authorizationUrl });
   for (const pending of snapshot.pendingElicitations ?? []) view.elicitation(pending);
   sessionTools = snapshot.tools;
   if (Array.isArray(snapshot.requireApproval)) ui.requireApproval.checked = snapshot.requireApproval.includes("*");
@@ -204,7 +207,7 @@ async function loadOlder(handle, current) {
   try {
     const page = await handle.messages({ before: historyBefore, limit: HISTORY_PAGE });
     if (current !== generation) return;
-    view.prependHistory(page.messages);
+    view.prependHistory(page.messages, page.before ?? 1);
     historyBefore = page.before;
   } catch (err) {
     if (current === generation) view.notice(`Could not load older messages: ${describe(err)}`, "error");
@@ -227,7 +230,8 @@ async function loadOlderWhileRoom(handle, current) {
 }
 
 ui.messages.parentElement?.addEventListener("scroll", (event) => {
-  if (session && event.currentTarget instanceof HTMLElement && event.currentTarget.scrollTop < LOAD_OLDER_THRESHOLD_PX) void loadOlder(session, generation);
+  if (session && event.currentTarget instanceof HTMLElement && event.currentTarget.scrollTop < LOAD_OLDER_THRESHOLD_PX)
+    void loadOlder(session, generation);
 });
 
 /**
@@ -326,7 +330,9 @@ function apply(event) {
       void refreshConversations();
       break;
     case "llmRetry":
-      view.notice(`The model did not answer (${event.message}); trying again in ${Math.ceil(event.delayMs / 1000)} s (retry ${event.retry}).`);
+      view.notice(
+        `The model did not answer (${event.message}); trying again in ${Math.ceil(event.delayMs / 1000)} s (retry ${event.retry}).`,
+      );
       break;
     case "budgetExceeded":
       view.notice(
@@ -377,7 +383,9 @@ async function changeRequireApproval(checked) {
   if (!session) return;
   try {
     await session.updateSettings({ requireApproval: checked ? ["*"] : [] });
-    view.notice(checked ? "Every tool call in this session now waits for your approval." : "Tool calls in this session no longer wait for approval.");
+    view.notice(
+      checked ? "Every tool call in this session now waits for your approval." : "Tool calls in this session no longer wait for approval.",
+    );
   } catch (err) {
     ui.requireApproval.checked = !checked;
     view.notice(`Could not change the approval setting: ${describe(err)}`, "error");
@@ -423,9 +431,11 @@ async function createSessionAskingForToken(options) {
 
 async function restore() {
   const remembered = saved.loadSession();
-  if (!remembered) return startNewSession();
+  // A session opened from the conversations list has no key of its own: the user's token opens it.
+  const key = remembered?.key || saved.loadUserToken();
+  if (!remembered || !key) return startNewSession();
   try {
-    await attach(client.session(remembered.id, remembered.key));
+    await attach(client.session(remembered.id, key));
   } catch (err) {
     if (err instanceof ApiClientError && [401, 403, 404].includes(err.status)) {
       saved.forgetSession();
@@ -563,7 +573,7 @@ const CONNECTION_LABELS = {
 function setConnection(state, detail) {
   ui.connection.dataset.state = state;
   const seconds = detail?.delayMs !== undefined ? Math.max(1, Math.round(detail.delayMs / 1000)) : undefined;
-  ui.connection.textContent = state === "reconnecting" && seconds ? `Reconnecting in ${seconds} s…` : CONNECTION_LABELS[state] ?? state;
+  ui.connection.textContent = state === "reconnecting" && seconds ? `Reconnecting in ${seconds} s…` : (CONNECTION_LABELS[state] ?? state);
 }
 
 async function loadTools() {

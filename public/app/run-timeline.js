@@ -55,7 +55,8 @@ export class RunTimeline {
         this.closeLlm(ts, true);
         break;
       case "toolExecStart":
-        if (!this.tools.has(event.toolCallId)) this.tools.set(event.toolCallId, this.add({ kind: "tool", label: event.toolName, start: ts }));
+        if (!this.tools.has(event.toolCallId))
+          this.tools.set(event.toolCallId, this.add({ kind: "tool", label: event.toolName, start: ts }));
         break;
       case "toolApprovalRequired":
         this.approvals.set(event.toolCallId, this.add({ kind: "approval", label: `approval: ${event.toolName}`, start: ts }));
@@ -139,7 +140,11 @@ export class RunTimeline {
     const start = this.startedAt ?? endedAt;
     const total = Math.max(1, endedAt - start);
     const count = (/** @type {Row["kind"]} */ kind) => this.rows.filter((r) => r.kind === kind).length;
-    const parts = [`${count("llm")} LLM`, `${count("tool") + count("subagent")} tool`, count("approval") ? `${count("approval")} approval` : ""].filter(Boolean);
+    const parts = [
+      `${count("llm")} LLM`,
+      `${count("tool") + count("subagent")} tool`,
+      count("approval") ? `${count("approval")} approval` : "",
+    ].filter(Boolean);
     const rows = this.rows.map((row) => {
       const end = row.end ?? endedAt;
       const left = ((row.start - start) / total) * 100;
@@ -148,7 +153,15 @@ export class RunTimeline {
         "li",
         { class: `timeline-row timeline-${row.kind}${row.failed ? " is-failed" : ""}`, dataset: { kind: row.kind } },
         el("span", { class: "timeline-label", text: row.note ? `${row.label} (${row.note})` : row.label }),
-        el("span", { class: "timeline-track" }, el("span", { class: "timeline-bar", style: `left:${left.toFixed(2)}%;width:${Math.min(width, 100 - left).toFixed(2)}%` })),
+        // The spaces lay out as nothing in the row's grid, but keep the row's text "LLM call 75 ms" where it is read without
+        // the layout (copied, or by a screen reader), never "LLM call75 ms".
+        " ",
+        el(
+          "span",
+          { class: "timeline-track" },
+          el("span", { class: "timeline-bar", style: `left:${left.toFixed(2)}%;width:${Math.min(width, 100 - left).toFixed(2)}%` }),
+        ),
+        " ",
         el("span", { class: "timeline-ms", text: formatDuration(end - row.start) }),
       );
     });

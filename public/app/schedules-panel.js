@@ -25,12 +25,19 @@ function timing(schedule) {
  */
 export function renderSchedules(container, schedules, onCancel) {
   if (schedules.length === 0) {
-    container.replaceChildren(el("p", { class: "muted", text: "No schedules. Ask the agent to do something later, e.g. “check again in an hour”." }));
+    container.replaceChildren(
+      el("p", { class: "muted", text: "No schedules. Ask the agent to do something later, e.g. “check again in an hour”." }),
+    );
     return;
   }
   const items = schedules.map((schedule) => {
     const next = new Date(schedule.nextRunAt);
-    const cancel = el("button", { type: "button", class: "small", "aria-label": `Cancel schedule ${schedule.name ?? schedule.message}`, text: "Cancel" });
+    const cancel = el("button", {
+      type: "button",
+      class: "small",
+      "aria-label": `Cancel schedule ${schedule.name ?? schedule.message}`,
+      text: "Cancel",
+    });
     cancel.addEventListener("click", async () => {
       cancel.disabled = true;
       try {

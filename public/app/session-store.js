@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * What the page remembers across reloads, in localStorage: the current session's id and key (so a reload
- * restores it), the "require approval" toggle, an optional API token and a signed-in user's token (the
+ * restores it; no key for one of the user's sessions, which their token opens), the "require approval" toggle, an optional API token and a signed-in user's token (the
  * app that embeds the page may put it under "edge-agent.userToken", or pass it once as `#token=` in the
  * URL, which never reaches a server). Storage failures (private mode,
  * quota) are ignored: the page then works for this visit only.

@@ -20,7 +20,9 @@ export function subAgentUpdate(partial) {
   const sub = partial && typeof partial === "object" ? /** @type {{ subAgent?: unknown }} */ (partial).subAgent : undefined;
   if (!sub || typeof sub !== "object") return undefined;
   const { sessionId, event } = /** @type {{ sessionId?: unknown; event?: unknown }} */ (sub);
-  return typeof sessionId === "string" && event && typeof event === "object" ? { sessionId, event: /** @type {ChildEvent} */ (event) } : undefined;
+  return typeof sessionId === "string" && event && typeof event === "object"
+    ? { sessionId, event: /** @type {ChildEvent} */ (event) }
+    : undefined;
 }
 
 export class SubAgentView {
@@ -35,7 +37,12 @@ export class SubAgentView {
     /** @type {HTMLElement | undefined} the child's answer being streamed */
     this.streaming = undefined;
     this.list = el("ol", { class: "sub-agent-steps", "aria-label": "Sub-agent steps" });
-    this.element = el("section", { class: "sub-agent", dataset: { sessionId }, "aria-label": "Sub-agent" }, el("p", { class: "sub-agent-head", text: `Sub-agent session ${sessionId}` }), this.list);
+    this.element = el(
+      "section",
+      { class: "sub-agent", dataset: { sessionId }, "aria-label": "Sub-agent" },
+      el("p", { class: "sub-agent-head", text: `Sub-agent session ${sessionId}` }),
+      this.list,
+    );
   }
 
   /**

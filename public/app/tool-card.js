@@ -53,7 +53,14 @@ export class ToolCard {
     this.element = el(
       "li",
       { class: "tool-card", dataset: { toolCallId, toolName }, "aria-label": `Tool call ${toolName}` },
-      el("div", { class: "tool-head" }, el("span", { class: "tool-icon", "aria-hidden": "true", text: "⚙" }), el("span", { class: "tool-name", text: toolName }), this.stateLabel, this.durationLabel),
+      el(
+        "div",
+        { class: "tool-head" },
+        el("span", { class: "tool-icon", "aria-hidden": "true", text: "⚙" }),
+        el("span", { class: "tool-name", text: toolName }),
+        this.stateLabel,
+        this.durationLabel,
+      ),
       el("details", { class: "tool-args" }, el("summary", { text: "Arguments" }), this.argsView),
       ...(this.nested ? [this.nested] : []),
       this.partials,
@@ -187,7 +194,9 @@ export class ToolCard {
       this.result.replaceChildren(
         el("p", { class: "tool-result-label", text: "Returned" }),
         el("pre", { class: "program-returned", text: formatJson(program.returned) }),
-        ...(program.logs.length > 0 ? [el("p", { class: "tool-result-label", text: "Logs" }), el("pre", { class: "program-logs", text: program.logs.join("\n") })] : []),
+        ...(program.logs.length > 0
+          ? [el("p", { class: "tool-result-label", text: "Logs" }), el("pre", { class: "program-logs", text: program.logs.join("\n") })]
+          : []),
       );
       this.result.hidden = false;
       return;

@@ -46,7 +46,9 @@ export function renderTools(container, list, sessionTools, mcpTools = []) {
                 title: tool.status === "mcp" ? `Tool "${tool.tool}" of MCP server "${tool.server}"` : undefined,
               }),
               tool.status === "mcp" ? el("span", { class: "badge badge-mcp-server", text: tool.server }) : null,
-              available.has(tool.name) ? el("span", { class: "badge badge-session", title: "Available in this session", text: "in session" }) : null,
+              available.has(tool.name)
+                ? el("span", { class: "badge badge-session", title: "Available in this session", text: "in session" })
+                : null,
             ),
           ),
         ),

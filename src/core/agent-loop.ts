@@ -108,12 +108,15 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
         });
   // A summary call that failed is not tried again in this run: the context policy trims instead.
   let compactionFailed = false;
-  /** Summarises the oldest messages (also when not due: after an overflow); true when a summary took their place. */
-  const compact = async (force: boolean): Promise<boolean> => {
+  /**
+   * Summarises the oldest messages (also when not due: after an overflow); true when a summary took their
+   * place. The summary call is a model call like the step's: capped to what is left of the budget.
+   */
+  const compact = async (force: boolean, maxTokens: number | undefined): Promise<boolean> => {
     if (!compactor || compactionFailed) return false;
     let done: Awaited<ReturnType<Compactor["compact"]>>;
     try {
-      done = await compactor.compact(signal, force);
+      done = await compactor.compact(signal, force, maxTokens);
     } catch (err) {
       if (signal?.aborted) throw err;
       compactionFailed = true;
@@ -151,6 +154,24 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
     const response = stopped("guardrail", `Refused by the ${trip.stage} guardrail "${trip.guardrail}": ${trip.reason}`, text);
     if (usage) response.usage = usage;
     return finish(response, true);
+  };
+  /** Before each model call: a spent budget ends the run; what is left caps the call's `max_tokens`. */
+  const checkBudget = async (): Promise<{ stop: AssistantMessage } | { maxTokens: number | undefined }> => {
+    const verdict = await run.checkBudget?.();
+    if (!verdict || !("exceeded" in verdict)) return { maxTokens: verdict?.remaining };
+    const { scope, limit, used } = verdict.exceeded;
+    await emit({ type: "budgetExceeded", scope, limit, used });
+    const which = scope === "session" ? "this session's" : "your daily";
+    return {
+      stop: await finish(
+        stopped(
+          "budget_exceeded",
+          `Token budget spent: ${which} budget is ${limit} tokens and ${used} were used`,
+          `I stopped: ${which} token budget is spent.`,
+        ),
+        true,
+      ),
+    };
   };
   const contextFor = (s: AgentState) => runHook("prepareContext", (hookSignal) => prepareContext(s, hookSignal), run.hookTimeoutMs, signal);
   // `extracted` keeps the extractor's `invalid` markers, which the stored toolCall blocks cannot carry.
@@ -190,21 +211,9 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
       await append(message);
     }
 
-    const budget = await run.checkBudget?.();
-    if (budget && "exceeded" in budget) {
-      const { scope, limit, used } = budget.exceeded;
-      await emit({ type: "budgetExceeded", scope, limit, used });
-      const which = scope === "session" ? "this session's" : "your daily";
-      return finish(
-        stopped(
-          "budget_exceeded",
-          `Token budget spent: ${which} budget is ${limit} tokens and ${used} were used`,
-          `I stopped: ${which} token budget is spent.`,
-        ),
-        true,
-      );
-    }
-    const maxTokens = budget?.remaining;
+    const budget = await checkBudget();
+    if ("stop" in budget) return budget.stop;
+    let { maxTokens } = budget;
 
     let response: LlmResponse | undefined;
     // An answer meaning "context too long" compacts (or, failing that, trims harder) and tries the step once more.
@@ -225,7 +234,12 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
         : undefined;
       const callSignal = call ? (signal ? AbortSignal.any([signal, call.signal]) : call.signal) : signal;
       try {
-        if (overflowRecovery === "none" && compactor?.due()) await compact(false);
+        if (overflowRecovery === "none" && compactor?.due() && (await compact(false, maxTokens))) {
+          // The summary call spent tokens: the step's call is judged, and capped, on what is left now.
+          const after = await checkBudget();
+          if ("stop" in after) return after.stop;
+          maxTokens = after.maxTokens;
+        }
         const view = compactor ? compactor.view() : state;
         const context = overflowRecovery === "trimmed" ? budgetContext(view, Math.floor(maxContextTokens / 2)) : await contextFor(view);
         if (context.trimmed && context.trimmed.omittedMessages !== announcedTrim) {
@@ -275,12 +289,15 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
         if (overflowRecovery === "none" && isContextOverflow(err)) {
           let compacted: boolean;
           try {
-            compacted = await compact(true);
+            compacted = await compact(true, maxTokens);
           } catch (compactionError) {
             if (signal?.aborted) return finish(stopped("aborted", "Aborted by request"), true);
             throw compactionError;
           }
           if (compacted) {
+            const after = await checkBudget();
+            if ("stop" in after) return after.stop;
+            maxTokens = after.maxTokens;
             overflowRecovery = "compacted";
             continue;
           }
@@ -296,7 +313,10 @@ export async function runAgentLoop(run: AgentRun, signal?: AbortSignal): Promise
       }
     }
 
-    const { message: assistant, toolCalls } = extractToolCalls(response, now(), (id) => knownIds.has(id));
+    // The run's journal knows every call the run made, also those that left memory before a resumed run
+    // loaded its window: a new call reusing such an id is another call, never the old one's result or decision.
+    const isTaken = (id: string) => knownIds.has(id) || run.journal?.lookup(id) !== undefined;
+    const { message: assistant, toolCalls } = extractToolCalls(response, now(), isTaken);
     // Stored before its results, so a restart finds the calls and history stays valid for the wire.
     await append(assistant);
     if (toolCalls.length === 0) return finish(assistant, false);

@@ -24,6 +24,11 @@ export const DEFAULT_COMPACT_AT = 0.8;
 const COMPACT_TARGET = 0.5;
 /** Share of the budget the summary itself may take. */
 const SUMMARY_SHARE = 0.1;
+/**
+ * A summary is stored and sent with every request: past twice its share (in characters, four a token, at
+ * least this many) a model that ignored the word limit has its summary cut to its head and tail.
+ */
+const MIN_SUMMARY_CHARS = 2_000;
 /** The agent's system prompt as the summary call sees it (for context): its head and tail past this. */
 const MAX_AGENT_PROMPT_CHARS = 2_000;
 /** A shortened transcript line keeps at least this much of its message. */
@@ -80,7 +85,7 @@ export type CompactorOptions = {
   compactAt: number;
   /** In-memory index of the first message of the current run (the messages from it on are its own). */
   runStart: number;
-  llmCall: (request: LlmRequest, options: { signal?: AbortSignal }) => Promise<LlmResponse>;
+  llmCall: (request: LlmRequest, options: { signal?: AbortSignal; maxTokens?: number }) => Promise<LlmResponse>;
   /** The previous call's reported prompt tokens, if known. */
   promptTokens?: number;
 };
@@ -195,6 +200,8 @@ export class Compactor {
     signal?: AbortSignal,
     /** The model answered "context too long": the request is taken to be at least the whole budget. */
     overflowed = false,
+    /** What is left of a token budget: the summary call's `max_tokens` at most. */
+    maxTokens?: number,
   ): Promise<{ summary: ContextSummary; result: CompactionResult; usage: Usage | undefined } | undefined> {
     const { state, options } = this;
     const messages = state.messages;
@@ -259,9 +266,13 @@ export class Compactor {
       ],
       tools: [],
     };
-    const response = await options.llmCall(request, signal ? { signal } : {});
-    const text = responseText(response);
-    if (!text) throw new Error("The summary call answered no text");
+    const response = await options.llmCall(request, {
+      ...(signal ? { signal } : {}),
+      ...(maxTokens === undefined ? {} : { maxTokens }),
+    });
+    const answered = responseText(response);
+    if (!answered) throw new Error("The summary call answered no text");
+    const text = clip(answered, Math.max(MIN_SUMMARY_CHARS, reserve * 4 * 2));
     const summary: ContextSummary = { text, summarizedMessages: (state.historyStart ?? 0) + cut };
     state.summary = summary;
     // The threshold is judged again on the new request, not on the reported size of the old one.

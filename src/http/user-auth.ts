@@ -5,12 +5,13 @@
  * and its `sub` becomes `c.var.user`. A header is only a place to find a token: the token must verify,
  * whoever set the header. A refused token is a 401 that tells the caller nothing more; the reason goes
  * to the operator's log. A bearer that is not JWT-shaped (a session key, the API token) is left to the
- * routes, as before. Mounted by app.ts on /v1/*.
+ * routes, as before. A token on a Worker whose sign-in is set up in part is a 500 `misconfigured` naming
+ * the missing var, never a wrong key. Mounted by app.ts on /v1/*.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { readSetting } from "../config.ts";
 import { secretMatches } from "../credentials.ts";
-import { authConfig, looksLikeJwt, verifyUserToken } from "../users/user-token.ts";
+import { authConfig, authConfigProblem, looksLikeJwt, verifyUserToken } from "../users/user-token.ts";
 import { readBearer } from "./auth.ts";
 import { ApiError } from "./errors.ts";
 import type { HonoEnv } from "./hono-env.ts";
@@ -24,10 +25,12 @@ export const refusedToken = () => new ApiError(401, "unauthorized", "Invalid or 
 
 export const identifyUser: MiddlewareHandler<HonoEnv> = async (c, next) => {
   const config = authConfig(c.env);
-  if (!config) return next();
+  const problem = config ? undefined : authConfigProblem(c.env);
+  if (!config && !problem) return next();
   const bearer = readBearer(c.req.raw);
   const found = await presentedToken(c, bearer);
   if (!found) return next();
+  if (!config) throw misconfigured(problem ?? "");
   const check = await verifyUserToken(config, found.token);
   if (!check.ok) {
     console.warn(
@@ -54,10 +57,14 @@ async function presentedToken(
   return access ? { token: access, from: "access" } : undefined;
 }
 
+const misconfigured = (problem: string) => new ApiError(500, "misconfigured", problem);
+
 /** The signed-in user, or the 401 a user's route answers without one. */
 export function requireUser(c: Context<HonoEnv>): string {
   const user = c.get("user");
   if (user) return user.id;
+  const problem = authConfigProblem(c.env);
+  if (problem) throw misconfigured(problem);
   if (!authConfig(c.env))
     throw new ApiError(
       403,

@@ -22,7 +22,11 @@ export const userRoutes = new Hono<HonoEnv>();
 const sessionListQuery = lazySchema(() =>
   z.object({
     limit: z.coerce.number().int().min(1).max(100).default(20),
-    before: z.string().max(300).optional(),
+    // A page's `next` (`<lastActiveAt>.<id>`, user-store.ts): anything else would silently restart the list.
+    before: z
+      .string()
+      .regex(/^\d{1,15}\.[A-Za-z0-9_-]{1,200}$/, "must be the `next` of an earlier page")
+      .optional(),
   }),
 );
 
@@ -53,20 +57,32 @@ userRoutes.delete("/v1/memories/:id", noBody, async (c) => {
   return c.json({ id, deleted: true });
 });
 
-/** The operator's erase of one user: each listed session shut down as that user would, then the store. */
+/** Rounds of "shut down what is listed, then erase" before an erase raced by new sessions gives up. */
+const ERASE_ROUNDS = 5;
+
+/**
+ * The operator's erase of one user: each listed session shut down as that user would, then the store,
+ * which erases only when no session it lists was left out (one created during the erase is shut down in
+ * the next round), so no session of theirs outlives the erase unlisted.
+ */
 userRoutes.delete("/v1/users/:userId", noBody, async (c) => {
   await requireApiToken(c);
   const userId = c.req.param("userId");
   if (userId.length === 0 || userId.length > 255) throw new ApiError(404, "not_found", "User not found");
   const store = userStore(c.env, userId);
-  const ids = await store.sessionIds();
+  const ended: string[] = [];
   let sessions = 0;
-  for (const raw of ids) {
-    const id = await checkIssued(c.env, raw);
-    if (!id) continue;
-    const ended = await sessionStub(c.env, id).shutdown({ userId });
-    if (ended.ok) sessions += 1;
+  let listed: readonly string[] = await store.sessionIds();
+  for (let round = 0; round < ERASE_ROUNDS; round++) {
+    for (const raw of listed) {
+      ended.push(raw);
+      const id = await checkIssued(c.env, raw);
+      if (!id) continue;
+      if ((await sessionStub(c.env, id).shutdown({ userId })).ok) sessions += 1;
+    }
+    const erase = await store.eraseAll(ended);
+    if (erase.erased) return c.json({ userId, erasedSessions: sessions });
+    listed = erase.listed;
   }
-  await store.eraseAll();
-  return c.json({ userId, erasedSessions: sessions });
+  throw new ApiError(409, "conflict", `New sessions of this user kept appearing during the erase (${sessions} erased so far); retry`);
 });

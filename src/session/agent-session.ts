@@ -95,10 +95,21 @@ export class AgentSession extends DurableObject<AppEnv> {
 
   /**
    * Creates the session. `creation`: the request carried an Idempotency-Key (the id was derived from it):
-   * its answer is kept, so a repeat within 24 h gets the same id and key instead of a conflict.
+   * its answer is kept, so a repeat within 24 h gets the same id and key instead of a conflict. A user's
+   * session is on its user's list before anything is stored: when that write fails the creation fails
+   * (and may be retried), so no session exists that the list and the operator's erase cannot find.
    */
   async init(settings: SessionSettings, creation?: CreationKey): Promise<SessionResult<CreationAnswer>> {
     if (this.session || this.tombstone) return this.repeatCreation(creation);
+    const index = sessionIndex(this.env, settings);
+    if (index) {
+      // No other call may start creating this session while the list is written. The failure is thrown
+      // after the block: one thrown inside it would reset the object.
+      let failed: { error: unknown } | undefined;
+      await this.ctx.blockConcurrencyWhile(() => index.created().catch((error: unknown) => void (failed = { error })));
+      if (failed) throw failed.error;
+      if (this.session || this.tombstone) return this.repeatCreation(creation);
+    }
     migrate(this.ctx.storage.sql);
     writeSettings(this.ctx.storage.sql, settings);
     if (creation)
@@ -111,7 +122,6 @@ export class AgentSession extends DurableObject<AppEnv> {
     // List remote tools now, so the first snapshot shows them; a slow server does not hold creation long.
     await Promise.race([session.mcp.refresh(), new Promise((resolve) => setTimeout(resolve, MCP_LIST_WAIT_MS))]);
     await planAlarm(this.sessionAlarmParts(session)); // arms the idle deadline
-    await sessionIndex(this.env, settings)?.created();
     return ok({ id: settings.id });
   }
 

@@ -13,7 +13,10 @@ import { isSpent, sessionBudget, tighter } from "./run/token-budget.ts";
 /** While a run is active an alarm fires this often: it keeps the object alive and resumes it after a restart. */
 export const RUN_HEARTBEAT_MS = 10_000;
 
-type AlarmParts = Pick<Session, "runs" | "approvals" | "queues" | "meta" | "settings" | "schedules" | "sink" | "record" | "userBudget"> & {
+type AlarmParts = Pick<
+  Session,
+  "runs" | "approvals" | "queues" | "meta" | "settings" | "schedules" | "sink" | "record" | "userBudget" | "userIndex"
+> & {
   ctx: DurableObjectState;
   env: { SESSION_IDLE_TTL_DAYS?: string; SESSION_TOKEN_BUDGET?: string };
 };
@@ -56,10 +59,25 @@ export async function planAlarm(parts: AlarmParts): Promise<"alive" | "expired">
   const scheduled = runs.isShutdown ? undefined : schedules.nextWakeAt(Date.now());
   if (scheduled !== undefined) {
     await ctx.storage.setAlarm(scheduled);
+    await keepListedUntil(parts, scheduled);
     return "alive";
   }
   const deadline = (record.lastActiveAt ?? settings.createdAt) + sessionIdleTtlMs(env);
   if (Date.now() >= deadline) return "expired";
   await ctx.storage.setAlarm(deadline);
   return "alive";
+}
+
+/** Room for a due schedule's run to end and mark the session active before its user's list would drop it. */
+const LISTING_MARGIN_MS = 86_400_000;
+
+/**
+ * Its user's list forgets a row idle past the session lifetime (src/users/user-store.ts); a schedule due
+ * later than that keeps this session alive, so the row is told to stay until the schedule's time plus a
+ * lifetime. Only then is the user's store called: a schedule due sooner fires and its run marks the row.
+ */
+async function keepListedUntil({ userIndex, record, settings, env }: AlarmParts, scheduled: number): Promise<void> {
+  const lifetime = sessionIdleTtlMs(env);
+  if (userIndex && scheduled + LISTING_MARGIN_MS > (record.lastActiveAt ?? settings.createdAt) + lifetime)
+    await userIndex.keptUntil(scheduled + lifetime);
 }

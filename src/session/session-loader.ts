@@ -210,6 +210,7 @@ export function loadSession(
     subAgents,
     schedules,
     ...(budget ? { userBudget: budget } : {}),
+    ...(index ? { userIndex: index } : {}),
   };
   return { session, ready: registerOwnDrafts(store, env, meta, settings.tools) };
 }

@@ -22,6 +22,7 @@ import type { StepWrites } from "./run/step-writes.ts";
 import type { SubAgentCalls } from "./sub-agents/sub-agent-calls.ts";
 import type { ScheduleStore } from "../schedules/schedule-store.ts";
 import type { UserBudget } from "./run/token-budget.ts";
+import type { SessionIndex } from "../users/session-index.ts";
 
 export type SessionParts = {
   settings: SessionSettings;
@@ -52,4 +53,6 @@ export type SessionParts = {
   schedules: ScheduleStore;
   /** The session's user's daily token budget, when it has a user and USER_DAILY_TOKEN_BUDGET is set. */
   userBudget?: UserBudget;
+  /** The session's entry in its user's list (src/users/session-index.ts), when it has a user and is no sub-agent's child. */
+  userIndex?: SessionIndex;
 };

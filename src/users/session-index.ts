@@ -1,9 +1,11 @@
 /**
  * A session's entry in its user's list (GET /v1/sessions), kept by the session itself: added at
  * creation, touched on new input (its title from the first user message) and when a run ends, dropped
- * when the session ends. Listing then reads one object, the user's, and wakes no session. Sessions of no
- * user and sub-agents' children have no entry. A failed update is logged and never fails the session's
- * own work: the listing hides rows idle past the session lifetime (src/users/user-store.ts).
+ * when the session ends, and kept past its idleness while a schedule due later keeps the session alive.
+ * Listing then reads one object, the user's, and wakes no session. Sessions of no
+ * user and sub-agents' children have no entry. A failed entry fails the session's creation; a later failed
+ * update is logged and never fails the session's own work: the listing hides rows idle past the session
+ * lifetime (src/users/user-store.ts).
  * Called by AgentSession and the session loader.
  */
 import type { UserContent } from "../core/index.ts";
@@ -13,9 +15,12 @@ import type { MemoryAccess } from "./memory-vocabulary.ts";
 import { titleOf, userStore } from "./user-store.ts";
 
 export type SessionIndex = {
+  /** Throws when the write fails: the session is not created then (AgentSession.init). */
   created: () => Promise<void>;
   touched: (status: string, content?: readonly UserContent[]) => Promise<void>;
   dropped: () => Promise<void>;
+  /** The session lives at least until `at` (a schedule): its entry must not be taken for an expired one's. */
+  keptUntil: (at: number) => Promise<void>;
 };
 
 /** The entry of `settings`' session in its user's list, or undefined when it is not listed. */
@@ -31,13 +36,14 @@ export function sessionIndex(env: AppEnv, settings: SessionSettings): SessionInd
     }
   };
   return {
-    created: () => logged("created", () => store().indexSession(settings.id, settings.createdAt)),
+    created: async () => void (await store().indexSession(settings.id, settings.createdAt)),
     touched: (status, content) => {
       const text = content?.find((block) => block.type === "text");
       const title = text && "text" in text ? titleOf(text.text) : null;
       return logged("touched", () => store().touchSession(settings.id, status, title));
     },
     dropped: () => logged("dropped", () => store().dropSession(settings.id)),
+    keptUntil: (at) => logged("keptUntil", () => store().keepSession(settings.id, at)),
   };
 }
 

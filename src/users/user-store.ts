@@ -6,8 +6,9 @@
  * (src/http/user-auth.ts) or the id their session was created with, never by a name the model chose.
  * Invariants: the index lists a session from its creation until its deletion or expiry (the session drops
  * its row as it ends; a row idle past the session lifetime is never listed, whatever happened to the
- * drop); a memory is at most MAX_MEMORY_CHARS and a user keeps at most MAX_MEMORIES of them; a forgotten
- * memory leaves full-text search in the same statement that deletes it (one FTS5 table holds them).
+ * drop, unless the session said a schedule due later keeps it alive: `keep_until`); a memory is at most
+ * MAX_MEMORY_CHARS and a user keeps at most MAX_MEMORIES of them; a forgotten memory leaves full-text
+ * search in the same statement that deletes it (one FTS5 table holds them).
  * The user's token count per UTC day (USER_DAILY_TOKEN_BUDGET) is kept here too, one object per user, so
  * concurrent sessions see each other's spending at their next model call: each session reports the total
  * its own model calls have used (a running total, so a report repeated or lost is mended by the next);
@@ -46,7 +47,7 @@ export function ftsQuery(text: string): string | undefined {
   return words.length === 0 ? undefined : words.map((w) => `"${w}"`).join(" OR ");
 }
 
-type SessionRow = { id: string; created_at: number; last_active_at: number; title: string | null; status: string };
+type SessionRow = { id: string; created_at: number; last_active_at: number; title: string | null; status: string; keep_until: number };
 type MemoryRow = { id: string; text: string; created_at: number; session_id: string | null };
 
 const toListing = (r: SessionRow): SessionListing => ({
@@ -70,13 +71,18 @@ export class UserStore extends DurableObject<AppEnv> {
   private createTables(): void {
     this.sql.exec(`
       CREATE TABLE IF NOT EXISTS sessions (
-        id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, last_active_at INTEGER NOT NULL, title TEXT, status TEXT NOT NULL
+        id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, last_active_at INTEGER NOT NULL, title TEXT, status TEXT NOT NULL,
+        keep_until INTEGER NOT NULL DEFAULT 0
       );
       CREATE INDEX IF NOT EXISTS sessions_recent ON sessions (last_active_at DESC, id DESC);
       CREATE VIRTUAL TABLE IF NOT EXISTS memories USING fts5(id UNINDEXED, text, created_at UNINDEXED, session_id UNINDEXED);
       CREATE TABLE IF NOT EXISTS token_days (day TEXT PRIMARY KEY, used INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS session_tokens (session_id TEXT PRIMARY KEY, reported INTEGER NOT NULL, at INTEGER NOT NULL);
     `);
+    // Stores made before `keep_until` existed gain it (0: kept no longer than its idleness allows).
+    const columns = this.sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('sessions')`).toArray();
+    if (!columns.some((c) => c.name === "keep_until"))
+      this.sql.exec(`ALTER TABLE sessions ADD COLUMN keep_until INTEGER NOT NULL DEFAULT 0`);
   }
 
   /** A new session of this user (AgentSession.init). */
@@ -100,15 +106,26 @@ export class UserStore extends DurableObject<AppEnv> {
     );
   }
 
+  /**
+   * The session cannot expire before `until` (a schedule due then keeps it alive however idle it is):
+   * its row outlives its idleness that long. Never shortens what an earlier call kept.
+   */
+  keepSession(id: string, until: number): void {
+    this.sql.exec(`UPDATE sessions SET keep_until = MAX(keep_until, ?) WHERE id = ?`, until, id);
+  }
+
   /** The session ended (deleted or expired): it is never listed again. */
   dropSession(id: string): void {
     this.sql.exec(`DELETE FROM sessions WHERE id = ?`, id);
   }
 
-  /** Most recently active first; `before` is a page's `next`. Rows idle past the session lifetime are gone. */
+  /**
+   * Most recently active first; `before` is a page's `next`. Rows idle past the session lifetime are gone,
+   * unless the session keeps them (keepSession) for a schedule that is not due yet.
+   */
   listSessions(limit: number, before?: string): SessionPage {
-    const oldest = Date.now() - sessionIdleTtlMs(this.env);
-    this.sql.exec(`DELETE FROM sessions WHERE last_active_at < ?`, oldest);
+    const now = Date.now();
+    this.sql.exec(`DELETE FROM sessions WHERE last_active_at < ? AND keep_until < ?`, now - sessionIdleTtlMs(this.env), now);
     const cursor = parseCursor(before);
     const n = Math.min(Math.max(1, limit), MAX_LIST_LIMIT);
     const rows = cursor
@@ -214,10 +231,19 @@ export class UserStore extends DurableObject<AppEnv> {
     return this.sql.exec<{ used: number }>(`SELECT used FROM token_days WHERE day = ?`, day).toArray()[0]?.used ?? 0;
   }
 
-  /** Erases everything this user has here (the operator's erase; the sessions themselves are erased by the caller). */
-  async eraseAll(): Promise<void> {
+  /**
+   * The operator's erase, once the caller has shut down the sessions `ended`: erases everything this user
+   * has here, unless a session not among them is listed (created meanwhile); then nothing is erased and
+   * those ids are returned, for the caller to shut down before it asks again. One call, so no session can
+   * be listed between the check and the erase.
+   */
+  async eraseAll(ended: readonly string[]): Promise<{ erased: true } | { erased: false; listed: string[] }> {
+    const done = new Set(ended);
+    const listed = this.sessionIds().filter((id) => !done.has(id));
+    if (listed.length > 0) return { erased: false, listed };
     await this.ctx.storage.deleteAll();
     this.createTables();
+    return { erased: true };
   }
 }
 

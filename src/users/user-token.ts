@@ -44,6 +44,20 @@ export function authConfig(env: AuthEnv): AuthConfig | undefined {
   return { jwksUrl, issuer, audience };
 }
 
+/**
+ * What is wrong when sign-in is set up in part (some of the three vars set, or a JWKS URL that is not
+ * http(s)), else undefined: such a Worker accepts no token, and says why rather than treating a user's
+ * token as a wrong key.
+ */
+export function authConfigProblem(env: AuthEnv): string | undefined {
+  const names = ["AUTH_JWKS_URL", "AUTH_ISSUER", "AUTH_AUDIENCE"] as const;
+  const missing = names.filter((name) => !readSetting(env, name));
+  if (missing.length === names.length) return undefined;
+  if (missing.length > 0)
+    return `Sign-in is configured in part: ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set (AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE go together)`;
+  return authConfig(env) ? undefined : "AUTH_JWKS_URL is not an http(s) URL";
+}
+
 /** Three base64url parts, the last possibly empty (`alg: none`): a JWT's shape, never a session key's or a URL's. */
 export function looksLikeJwt(text: string): boolean {
   return /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(text);

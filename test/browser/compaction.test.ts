@@ -1,7 +1,7 @@
 /**
  * The page marks where the model's view was compacted (docs/compaction.md) and shows the summary: the
  * offline model (no key) with a small MAX_CONTEXT_TOKENS, so a few long messages compact. A real wrangler
- * dev, a real Chromium; live, and again after a reload.
+ * dev, a real Chromium; live, and again after a reload (the marker then after the messages it stands for).
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
@@ -45,6 +45,15 @@ it("marks the compaction in the conversation and shows the summary, live and aft
   await chat.reload();
   const restored = watched.page.locator(".compaction-marker");
   await restored.first().waitFor({ timeout: UI_TIMEOUT_MS });
+  expect(await restored.count()).toBe(1);
+  // The restored marker sits where the model's view was compacted: after the first N messages, which (each
+  // turn here a user message and its answer, no tool calls) are the first N / 2 user messages.
+  expect(await watched.page.locator(".tool-card").count()).toBe(0);
+  const summarized = Number(/first (\d+) messages/.exec((await restored.first().locator("summary").textContent()) ?? "")?.[1]);
+  // Bubbles and the marker are siblings in the list: the user bubbles before it are those not after it.
+  const usersBefore = notes.length - (await watched.page.locator(".compaction-marker ~ .bubble-user").count());
+  expect(usersBefore).toBeGreaterThan(0);
+  expect(usersBefore).toBe(summarized / 2);
   await restored.first().locator("summary").click();
   expect(await restored.first().locator(".compaction-text").textContent()).toContain("- User: Remember");
   expect(await chat.userBubbles.count()).toBe(notes.length);

@@ -32,7 +32,8 @@ afterAll(async () => {
 
 describe("the conversations panel", () => {
   it("lists the user's sessions, opens one with their token and deletes one", async () => {
-    const token = await key.sign(claimsFor(`user-${crypto.randomUUID()}`, ISSUER, AUDIENCE));
+    const sub = `user-${crypto.randomUUID()}`;
+    const token = await key.sign(claimsFor(sub, ISSUER, AUDIENCE));
     // A conversation of the user's from another device.
     const earlier = await fetch(`${stack.url}/v1/sessions`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
     const { id: earlierId } = (await earlier.json()) as { id: string };
@@ -55,6 +56,17 @@ describe("the conversations panel", () => {
     expect(await entries.count()).toBe(2);
 
     await watched.page.getByRole("button", { name: "Plan a trip to Oslo", exact: true }).click();
+    await watched.page.locator("#session-id", { hasText: earlierId }).waitFor(visible);
+    await chat.userBubbles.filter({ hasText: "Plan a trip to Oslo" }).waitFor(visible);
+
+    // The page keeps no copy of the token with the session: a reload opens it with the token the app
+    // keeps current (here a newer one), not the one it was opened with, which expires.
+    const stored = await watched.page.evaluate(() => localStorage.getItem("edge-agent.session") ?? "");
+    expect(stored).toContain(earlierId);
+    expect(stored).not.toContain(token);
+    const renewed = await key.sign(claimsFor(sub, ISSUER, AUDIENCE, { jti: "renewed" }));
+    await watched.page.evaluate((t) => localStorage.setItem("edge-agent.userToken", t), renewed);
+    await chat.reload();
     await watched.page.locator("#session-id", { hasText: earlierId }).waitFor(visible);
     await chat.userBubbles.filter({ hasText: "Plan a trip to Oslo" }).waitFor(visible);
 

@@ -47,6 +47,8 @@ describe("the run timeline", () => {
       expect(track.x).toBeGreaterThanOrEqual(label.x + label.width + 4);
       expect(ms.x).toBeGreaterThanOrEqual(track.x + track.width + 4);
       expect(Math.abs(label.y + label.height / 2 - (ms.y + ms.height / 2))).toBeLessThan(4); // one line
+      // And as text (copied, read aloud): the label, then the duration, apart.
+      expect(await row.textContent()).toMatch(/^\S.*\S\s+(\d+ ms|\d\.\d+ s)$/);
     }
     for (const bar of await timeline.locator(".timeline-bar").all()) {
       const box = (await bar.boundingBox())!;

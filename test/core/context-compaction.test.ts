@@ -259,6 +259,54 @@ describe("compaction", () => {
     expect(sink.ofType("contextCompacted")).toHaveLength(0);
   });
 
+  it("cuts a summary far past its word limit to its head and tail before storing it", async () => {
+    const rambling = `start ${"blah ".repeat(20_000)}end`;
+    const state = newState([makeTool("lookup")], history(8));
+    const m = model([reply("ok")], [rambling]);
+    const { stored } = await run(state, m, { drainPending: drainOnce(userMessage("next")) });
+    const text = stored[0]!.summary.text;
+    expect(text.length).toBeLessThanOrEqual(2_000);
+    expect(text.startsWith("start blah")).toBe(true);
+    expect(text.endsWith("blah end")).toBe(true);
+    expect(state.summary!.text).toBe(text);
+    expect(chars(m.requests[0]!) / 4).toBeLessThan(BUDGET);
+  });
+
+  it("caps the summary call to what is left of the budget and judges the budget again before the step's call", async () => {
+    const budgeted = async (limit: number) => {
+      let used = 0;
+      const maxTokens: { summary: boolean; maxTokens: number | undefined }[] = [];
+      const m = model([reply("ok")]);
+      const llmCall = (request: LlmRequest, options: { maxTokens?: number }) => {
+        maxTokens.push({ summary: isSummaryCall(request), maxTokens: options.maxTokens });
+        return m.llmCall(request);
+      };
+      const result = await run(newState([makeTool("lookup")], history(8)), m, {
+        llmCall,
+        drainPending: drainOnce(userMessage("next")),
+        onCompacted: (_summary: ContextSummary, usage: Usage | undefined) => {
+          used += usage?.totalTokens ?? 0;
+        },
+        checkBudget: () => (used >= limit ? { exceeded: { scope: "session", limit, used } } : { remaining: limit - used }),
+      });
+      return { ...result, m, maxTokens };
+    };
+    // Room for the summary and the step: each call is capped to what was left just before it.
+    const roomy = await budgeted(2_000);
+    expect(roomy.answer.content).toEqual([{ type: "text", text: "ok" }]);
+    expect(roomy.maxTokens).toEqual([
+      { summary: true, maxTokens: 2_000 },
+      { summary: false, maxTokens: 2_000 - SUMMARY_USAGE.totalTokens },
+    ]);
+    // The summary spent what was left: the run stops before the step's call.
+    const spent = await budgeted(900);
+    expect(spent.answer.stopReason).toBe("budget_exceeded");
+    expect(spent.sink.ofType("contextCompacted")).toHaveLength(1);
+    expect(spent.sink.ofType("budgetExceeded")).toEqual([expect.objectContaining({ scope: "session", limit: 900, used: 950 })]);
+    expect(spent.maxTokens).toEqual([{ summary: true, maxTokens: 900 }]);
+    expect(spent.m.requests).toHaveLength(0);
+  });
+
   it("is off without compactAt", async () => {
     const state = newState([makeTool("lookup")], history(12));
     const m = model([reply("ok")]);

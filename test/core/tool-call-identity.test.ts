@@ -67,6 +67,23 @@ describe("tool-call ids", () => {
     expect(sink.ofType("toolExecStart")).toHaveLength(3);
   });
 
+  it("renames a call whose id the run's journal holds, though that call left memory (a resumed run's window)", async () => {
+    let executions = 0;
+    const counter = makeTool("count", { execute: () => textResult(`run ${++executions}`) });
+    // The run's first call_0 ended before a restart; the resumed run's memory starts after it.
+    const journal = memoryJournal();
+    journal.markEnded({ type: "function", id: "call_0", name: "count", arguments: {} }, textResult("the earlier call's result"), false);
+    const state = newState([counter], [userMessage("count again")]);
+    const model = scriptedModel([callTools({ id: "call_0", name: "count" }), reply("done")]);
+    const sink = recordingSink();
+    await runAgentLoop({ state, llmCall: model.llmCall, emit: sink.emit, journal, resumed: true, runStart: 0 });
+
+    expect(executions).toBe(1);
+    const [end] = sink.ofType("toolExecEnd");
+    expect(end!.toolCallId).not.toBe("call_0");
+    expect(end!.result.content[0]).toEqual({ type: "text", text: "run 1" });
+  });
+
   it("keeps the model's id when it is new to the session", async () => {
     const state = newState([makeTool("t")]);
     const model = scriptedModel([callTools({ id: "call_xyz", name: "t" }), reply("ok")]);

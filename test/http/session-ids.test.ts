@@ -74,7 +74,10 @@ describe("session ids in the router", () => {
     for (const probe of sessionRouteProbes(unknown)) expected.push(await answer(reference.call, probe));
     expect(reference.addressed.length).toBeGreaterThan(0);
     for (const [i, probe] of sessionRouteProbes(unknown).entries()) {
-      expect(expected[i], `${probe.method} ${probe.path}`).toEqual({ status: 404, body: UNKNOWN_SESSION_BODY });
+      // An operator route asks for API_TOKEN (unset: this Worker runs as deployed) before it asks the session.
+      const status = probe.operator ? 403 : 404;
+      expect(expected[i]!.status, `${probe.method} ${probe.path}`).toBe(status);
+      if (!probe.operator) expect(expected[i]!.body, `${probe.method} ${probe.path}`).toBe(UNKNOWN_SESSION_BODY);
     }
 
     const { addressed, call } = recordingApp();

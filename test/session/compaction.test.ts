@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { contextLengthExceeded } from "../../support/mock-openai-server.ts";
-import { createSession, llmRequests, nextResponse, openEvents, script, send, snapshotOf, type TestSession } from "./support.ts";
+import { api, createSession, llmRequests, nextResponse, openEvents, script, send, snapshotOf, type TestSession } from "./support.ts";
 
 const long = (letter: string, chars = 4_000) => `${letter} ${letter.repeat(chars)}`;
 
@@ -47,10 +47,12 @@ describe("compaction in a session", () => {
     expect(compacted[0]!.json.tokensAfter).toBeLessThan(1_500);
 
     const requests = (await llmRequests(session)) as unknown as {
-      body: { messages: { role: string; content: unknown }[]; tools?: unknown[] };
+      body: { model: string; messages: { role: string; content: unknown }[]; tools?: unknown[] };
     }[];
     expect(requests).toHaveLength(4);
     const summaryCall = requests[2]!.body;
+    // On the session's own model, with no tools.
+    expect(summaryCall.model).toBe("mock-model-small");
     expect(summaryCall.tools ?? []).toEqual([]);
     expect(contentOf(summaryCall.messages[0]!)).toContain("working memory");
     expect(contentOf(summaryCall.messages[1]!)).toContain("User: A AAAA");
@@ -65,6 +67,13 @@ describe("compaction in a session", () => {
     expect(snapshot.contextSummary).toEqual({ text: "The user sent A and B.", summarizedMessages: 4 });
     expect(snapshot.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
     expect(snapshot.messages.some((m) => JSON.stringify(m).includes("The user sent A and B."))).toBe(false);
+    // GET …/messages too: every original message, the summarised ones whole, and no summary among them.
+    const page = (await (await api(`/v1/sessions/${session.id}/messages?limit=100`, { key: session.key })).json()) as {
+      messages: { role: string; content: { type: string; text?: string }[] }[];
+    };
+    expect(page.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
+    expect(page.messages[0]!.content[0]!.text).toBe(long("A"));
+    expect(page.messages.some((m) => JSON.stringify(m).includes("The user sent A and B."))).toBe(false);
     // The summary call's tokens count in the session's usage.
     expect(snapshot.usage).toEqual({ inputTokens: 4_700, outputTokens: 35, totalTokens: 4_735, budget: null });
   });

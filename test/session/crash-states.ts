@@ -1,7 +1,8 @@
 /**
- * States a crash (or a clock jump) can leave a session's storage in, built through the session's own
- * storage modules rather than by writing its tables by hand: a schema change means changing the owner
- * module, never these tests. Each runs inside the session's object, with no run started by it.
+ * States a crash (or a clock jump, or the event log's trim) can leave a session's storage in, built
+ * through the session's own storage modules rather than by writing its tables by hand; where no module
+ * makes the state (a clock jump, a trim), its one statement is here: a schema change means changing the
+ * owner module and this file, never the tests. Each runs inside the session's object, with no run started by it.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { RunRecord } from "../../src/session/run/run-record.ts";
@@ -56,4 +57,10 @@ export const makeScheduleDue = (s: TestSession, id: string, agoMs = 1) =>
 export const shiftSchedule = (s: TestSession, id: string, deltaMs: number) =>
   inStorage(s, ({ sql }) => {
     sql.exec("UPDATE schedules SET next_run_at = next_run_at + ? WHERE id = ?", deltaMs, id);
+  });
+
+/** The event log trimmed through `seq`, as it trims once enough newer events are stored: every row ending at or before it goes. */
+export const trimEventLog = (s: TestSession, throughSeq: number) =>
+  inStorage(s, ({ sql }) => {
+    sql.exec("DELETE FROM events WHERE last_seq <= ?", throughSeq);
   });

@@ -9,6 +9,7 @@ import type { AssistantMessage } from "../../src/core/index.ts";
 import { RECORD_KEY, type RunRecord } from "../../src/session/run/run-record.ts";
 import type { SessionMeta } from "../../src/session/storage/session-meta.ts";
 import { textOf } from "../support/text.ts";
+import { trimEventLog } from "./crash-states.ts";
 import { api, createSession, nextResponse, openEvents, script, send, snapshotOf, type TestSession, stubOf } from "./support.ts";
 
 const approve = (s: TestSession, id: string) =>
@@ -70,9 +71,7 @@ describe("unread answers and the event log's window", () => {
     }
     await events.cancel();
     // As the log's trim does once 5,000 newer events are stored: the first answer's runEnd row is gone.
-    await runInDurableObject(stubOf(s), (_instance, state) => {
-      state.storage.sql.exec(`DELETE FROM events WHERE seq <= ? AND last_seq >= ?`, ends[0]!, ends[0]!);
-    });
+    await trimEventLog(s, ends[0]!);
     expect(textOf(await nextResponse(s))).toBe("still here");
     const snap = await snapshotOf(s);
     expect({ unread: snap.queues.output, evicted: snap.responsesEvicted }).toEqual({ unread: 0, evicted: 1 });

@@ -7,14 +7,20 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { AgentEvent } from "../../src/core/index.ts";
+import { EventLog } from "../../src/session/events/event-log.ts";
 import { StepWrites } from "../../src/session/run/step-writes.ts";
 import { SqlToolJournal } from "../../src/session/run/tool-journal.ts";
 import { createSession } from "./support.ts";
 
-async function inSession<T>(fn: (sql: SqlStorage, writes: StepWrites) => T | Promise<T>): Promise<T> {
+/** Runs `fn` in a new session's object, with step writes and an event log of its own over its storage. */
+async function inSession<T>(fn: (sql: SqlStorage, writes: StepWrites, log: EventLog) => T | Promise<T>): Promise<T> {
   const session = await createSession();
   const stub = env.AGENT_SESSION.get(env.AGENT_SESSION.idFromName(session.id));
-  return runInDurableObject(stub, (_instance, state) => fn(state.storage.sql, new StepWrites(state.storage)));
+  return runInDurableObject(stub, (_instance, state) => {
+    const writes = new StepWrites(state.storage);
+    return fn(state.storage.sql, writes, new EventLog(state.storage.sql, writes, session.id));
+  });
 }
 
 /** The next macrotask: the step's writes are stored by then. */
@@ -22,31 +28,26 @@ const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 const result = { content: [{ type: "text" as const, text: "done" }], details: {}, terminate: false };
 const call = (id: string) => ({ type: "function" as const, id, name: "slowEcho", arguments: "{}" });
-/** What the event sink stores before each transition: the call's toolExecStart, or its toolExecEnd with the result. */
-let seq = 0;
-function storeEvent(sql: SqlStorage, runId: string, toolCallId: string, end?: { result: typeof result; isError: boolean }): void {
-  const event = end
+/**
+ * What the event sink stores before each transition, through the session's event log (with the step's
+ * writes, as a run stores them): the call's toolExecStart, or its toolExecEnd with the result.
+ */
+function storeEvent(log: EventLog, runId: string, toolCallId: string, end?: { result: typeof result; isError: boolean }): void {
+  const event: AgentEvent = end
     ? { type: "toolExecEnd", toolCallId, toolName: "slowEcho", ...end }
-    : { type: "toolExecStart", toolCallId, toolName: "slowEcho" };
-  seq += 1;
-  sql.exec(
-    `INSERT INTO events (seq, last_seq, types, json) VALUES (?, ?, ?, ?)`,
-    seq,
-    seq,
-    ` ${event.type} `,
-    JSON.stringify({ ...event, seq, runId }),
-  );
+    : { type: "toolExecStart", toolCallId, toolName: "slowEcho", arguments: {} };
+  log.append(event, runId, Date.now(), () => {});
 }
 const stateOf = (sql: SqlStorage, runId: string, id: string) =>
   sql.exec<{ state: string }>(`SELECT state FROM tool_call_journal WHERE run_id = ? AND tool_call_id = ?`, runId, id).toArray()[0]?.state;
 
 describe("the tool journal", () => {
   it("keeps each run's entries apart, so a model reusing a call id in a later run starts afresh", async () => {
-    const seen = await inSession(async (sql, writes) => {
+    const seen = await inSession(async (sql, writes, log) => {
       const first = new SqlToolJournal(sql, writes, "run-a", false);
-      storeEvent(sql, "run-a", "call_0");
+      storeEvent(log, "run-a", "call_0");
       first.markStarted(call("call_0"));
-      storeEvent(sql, "run-a", "call_0", { result, isError: false });
+      storeEvent(log, "run-a", "call_0", { result, isError: false });
       first.markEnded(call("call_0"), result, false);
       await nextTask();
       return {
@@ -69,9 +70,9 @@ describe("the tool journal", () => {
   });
 
   it("writes no row for an idempotent call, which a resumed run finds started (from its event) and runs again", async () => {
-    const seen = await inSession(async (sql, writes) => {
+    const seen = await inSession(async (sql, writes, log) => {
       const journal = new SqlToolJournal(sql, writes, "run-a", false, (name) => name === "getTime");
-      storeEvent(sql, "run-a", "call_2");
+      storeEvent(log, "run-a", "call_2");
       journal.markStarted({ ...call("call_2"), name: "getTime" });
       journal.markExecuting({ ...call("call_2"), name: "getTime" });
       await nextTask();
@@ -81,14 +82,14 @@ describe("the tool journal", () => {
   });
 
   it("never moves an ended call back, and a resumed run sees where each call got", async () => {
-    const entries = await inSession(async (sql, writes) => {
+    const entries = await inSession(async (sql, writes, log) => {
       const journal = new SqlToolJournal(sql, writes, "run-a", false);
-      storeEvent(sql, "run-a", "a");
+      storeEvent(log, "run-a", "a");
       journal.markStarted(call("a"));
-      storeEvent(sql, "run-a", "b");
+      storeEvent(log, "run-a", "b");
       journal.markStarted(call("b"));
       journal.markExecuting(call("b"));
-      storeEvent(sql, "run-a", "b", { result, isError: true });
+      storeEvent(log, "run-a", "b", { result, isError: true });
       journal.markEnded(call("b"), result, true);
       journal.markExecuting(call("b"));
       await nextTask();

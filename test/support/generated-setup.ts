@@ -1,7 +1,8 @@
 /**
- * vitest globalSetup of the node projects: on a fresh clone the generated files (the tool registry,
- * public/client.js) do not exist yet, and tests import them. When one is missing it runs the generators
- * once, as `npm run generate:code` would; otherwise it does nothing (npm test regenerates them first).
+ * vitest globalSetup of the node and workerd projects: on a fresh clone the generated files (the tool and
+ * guardrail registries, public/client.js) do not exist yet, and tests and the Worker import them. When one
+ * is missing it runs its generator once, as `npm run generate:code` would; otherwise it does nothing
+ * (npm test regenerates them first).
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -9,6 +10,7 @@ import { REPO_ROOT, runNodeScript } from "./temp-project.ts";
 
 const GENERATED = [
   { file: "src/tools/registry.generated.ts", script: "scripts/generate-registry.ts" },
+  { file: "src/guardrails/registry.generated.ts", script: "scripts/generate-guardrails.ts" },
   { file: "public/client.js", script: "scripts/build-client.ts" },
 ];
 

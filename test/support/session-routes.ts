@@ -3,7 +3,14 @@
  * session gets. Shared by the workerd test of the router's id check (test/http/session-ids.test.ts) and
  * the wrangler dev test that counts the storage such probes leave (test/e2e/unknown-session-ids.test.ts).
  */
-export type RouteProbe = { method: string; path: string; headers: Record<string, string>; body?: string };
+export type RouteProbe = {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** An operator route (API_TOKEN): an id the Worker issued is refused for the missing token before the session is asked. */
+  operator?: true;
+};
 
 /** What an unknown session answers on every route, and what an id the Worker did not issue gets too. */
 export const UNKNOWN_SESSION_BODY = JSON.stringify({ error: { code: "not_found", message: "Session not found" } });
@@ -17,6 +24,7 @@ export function sessionRouteProbes(id: string): RouteProbe[] {
   const routes: [string, string, string?][] = [
     ["GET", s],
     ["PATCH", s, '{"requireApproval":[]}'],
+    ["PUT", `${s}/token-budget`, '{"tokenBudget":1000}'],
     ["DELETE", s],
     ["GET", `${s}/messages`],
     ["POST", `${s}/messages`, '{"content":"hi"}'],
@@ -41,6 +49,7 @@ export function sessionRouteProbes(id: string): RouteProbe[] {
     method,
     path,
     body,
+    ...(path.endsWith("/token-budget") ? { operator: true as const } : {}),
     headers: {
       authorization: `Bearer sk_${"k".repeat(43)}`,
       ...(body === undefined ? {} : { "content-type": "application/json" }),

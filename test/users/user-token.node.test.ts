@@ -4,7 +4,14 @@
  * only (the server and sockets keep real timers).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { authConfig, JWKS_REFETCH_MS, looksLikeJwt, verifyUserToken, type AuthConfig } from "../../src/users/user-token.ts";
+import {
+  authConfig,
+  authConfigProblem,
+  JWKS_REFETCH_MS,
+  looksLikeJwt,
+  verifyUserToken,
+  type AuthConfig,
+} from "../../src/users/user-token.ts";
 import { startJwksServer, type JwksServer } from "../support/jwks-server.ts";
 import { claimsFor, hmacWithPublicKey, nowSeconds, testKey, unsignedToken, type TestKey } from "../support/test-tokens.ts";
 
@@ -36,6 +43,15 @@ describe("user tokens", () => {
     expect(authConfig({ AUTH_JWKS_URL: `${server.url}/jwks.json`, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: " " })).toBeUndefined();
     expect(authConfig({ AUTH_JWKS_URL: "file:///etc/keys", AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE })).toBeUndefined();
     expect(freshConfig().issuer).toBe(ISSUER);
+  });
+
+  it("names what is missing when sign-in is set up in part, and nothing when it is off or whole", () => {
+    const whole = { AUTH_JWKS_URL: `${server.url}/jwks.json`, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE };
+    expect(authConfigProblem({})).toBeUndefined();
+    expect(authConfigProblem(whole)).toBeUndefined();
+    expect(authConfigProblem({ ...whole, AUTH_AUDIENCE: " " })).toMatch(/^Sign-in is configured in part: AUTH_AUDIENCE is not set/);
+    expect(authConfigProblem({ AUTH_ISSUER: ISSUER })).toMatch(/AUTH_JWKS_URL and AUTH_AUDIENCE are not set/);
+    expect(authConfigProblem({ ...whole, AUTH_JWKS_URL: "file:///etc/keys" })).toBe("AUTH_JWKS_URL is not an http(s) URL");
   });
 
   it("tells a JWT's shape from a session key's", async () => {

@@ -1,16 +1,18 @@
 /**
  * Signed-in users end to end in workerd, with a real JWKS server and tokens signed by the test: sessions
- * that belong to a user and open with their token, another user's sessions answering as unknown ones on
- * every route, the list of a user's sessions and its paging, a memory shared by one user's sessions and
+ * that belong to a user and open with their token, each refused token's reason in the operator's log
+ * and not in the answer, another user's sessions answering as unknown ones on every route, a sub-agent's
+ * child that belongs to its parent's user but is not listed, the list of a user's sessions and its paging, a memory shared by one user's sessions and
  * never across users, its limits, and the operator's erase.
  */
-import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { createExecutionContext, env, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { exportSPKI, generateKeyPair, importJWK, SignJWT } from "jose";
+import { describe, expect, inject, it, vi } from "vitest";
+import { app } from "../../src/http/app.ts";
 import { issueSessionId } from "../../src/signing/session-ids.ts";
 import type { MockReply } from "../../support/mock-openai-server.ts";
 import { sessionRouteProbes } from "../support/session-routes.ts";
-import { USERS_API_TOKEN } from "./settings.ts";
+import { USERS_API_TOKEN, USERS_AUDIENCE, USERS_ISSUER } from "./settings.ts";
 import { call, createWith, secondsFromNow, tokenFor } from "./support.ts";
 
 const user = () => `user-${crypto.randomUUID()}`;
@@ -79,6 +81,76 @@ describe("sign-in", () => {
     expect(await (await call("/v1/sessions", { token: await tokenFor(bob) })).json()).toEqual({ sessions: [] });
   });
 
+  it("names each refusal's reason in the operator's log, never to the caller", async () => {
+    const kate = user();
+    const rsa = inject("userKeys").find((k) => k.alg === "RS256")!;
+    const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicJwk } = rsa.privateJwk;
+    const publicPem = await exportSPKI((await importJWK(publicJwk, "RS256")) as CryptoKey);
+    const unsigned = (claims: object) =>
+      `${btoa(JSON.stringify({ alg: "none", typ: "JWT", kid: rsa.kid })).replace(/=+$/, "")}.${btoa(JSON.stringify(claims)).replace(/=+$/, "")}.`;
+    const valid = { sub: kate, iss: USERS_ISSUER, aud: USERS_AUDIENCE, exp: secondsFromNow(3600) };
+    const stranger = await generateKeyPair("RS256");
+    const cases: [string, string, RegExp][] = [
+      ["expired", await tokenFor(kate, { exp: secondsFromNow(-600) }), /^expired$/],
+      ["not yet valid", await tokenFor(kate, { nbf: secondsFromNow(600) }), /^claim nbf/],
+      ["wrong issuer", await tokenFor(kate, { iss: "https://evil.test/" }), /^claim iss/],
+      ["wrong audience", await tokenFor(kate, { aud: "someone-else" }), /^claim aud/],
+      ["no exp", await tokenFor(kate, { exp: undefined }), /^claim exp/],
+      ["alg none", unsigned(valid), /^algorithm not allowed$/],
+      [
+        "HMAC signed with the public key",
+        await new SignJWT(valid).setProtectedHeader({ alg: "HS256", kid: rsa.kid }).sign(new TextEncoder().encode(publicPem)),
+        /^algorithm not allowed$/,
+      ],
+      [
+        "unknown key",
+        await new SignJWT(valid).setProtectedHeader({ alg: "RS256", kid: "nobody" }).sign(stranger.privateKey),
+        /^no key with this kid$/,
+      ],
+    ];
+    const warn = vi.spyOn(console, "warn");
+    try {
+      for (const [name, token, reason] of cases) {
+        warn.mockClear();
+        const res = await call("/v1/sessions", { method: "POST", token });
+        expect({ name, status: res.status, body: await res.json() }).toEqual({
+          name,
+          status: 401,
+          body: { error: { code: "unauthorized", message: "Invalid or expired token" } },
+        });
+        const logged = warn.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, unknown>);
+        expect(logged, name).toEqual([
+          { event: "userTokenRefused", from: "bearer", reason: expect.stringMatching(reason), method: "POST", path: "/v1/sessions" },
+        ]);
+      }
+    } finally {
+      warn.mockRestore();
+    }
+    expect(await (await call("/v1/sessions", { token: await tokenFor(kate) })).json()).toEqual({ sessions: [] });
+  });
+
+  it("answers a token on a Worker whose sign-in is set up in part with 500 naming the missing var", async () => {
+    const partial = { ...env, AUTH_AUDIENCE: "" };
+    const send = async (path: string, init: RequestInit) => {
+      const ctx = createExecutionContext();
+      const res = await app.fetch(new Request(`https://edge.test${path}`, init), partial, ctx);
+      await waitOnExecutionContext(ctx);
+      return { status: res.status, body: await res.json() };
+    };
+    const token = await tokenFor(user());
+    const misconfigured = {
+      status: 500,
+      body: {
+        error: { code: "misconfigured", message: expect.stringMatching(/^Sign-in is configured in part: AUTH_AUDIENCE is not set/) },
+      },
+    };
+    expect(await send("/v1/sessions", { method: "POST", headers: { authorization: `Bearer ${token}` } })).toEqual(misconfigured);
+    expect(await send("/v1/sessions", { method: "POST", headers: { "cf-access-jwt-assertion": token } })).toEqual(misconfigured);
+    expect(await send("/v1/memories", {})).toEqual(misconfigured);
+    // The operator is not a user: their token still creates sessions.
+    expect((await send("/v1/sessions", { method: "POST", headers: { authorization: `Bearer ${USERS_API_TOKEN}` } })).status).toBe(201);
+  });
+
   it("takes the token from Cf-Access-Jwt-Assertion, which must verify like any other", async () => {
     const carol = user();
     const created = await call("/v1/sessions", { method: "POST", headers: { "cf-access-jwt-assertion": await tokenFor(carol) } });
@@ -134,10 +206,45 @@ describe("another user's session", () => {
     for (const [i, probe] of probes.entries()) {
       const theirs = await answer(id, probe);
       expect(theirs, `${probe.method} ${probe.path}`).toEqual(await answer(unknown, reference[i]!));
-      expect(theirs, `${probe.method} ${probe.path}`).toEqual({ status: 404, body: NOT_FOUND });
+      // An operator route refuses a user's token before any session is asked: the same answer either way.
+      if (!probe.operator) expect(theirs, `${probe.method} ${probe.path}`).toEqual({ status: 404, body: NOT_FOUND });
     }
+    // The operator's route of a session refuses a user's token before any session is looked at: the same answer either way.
+    const budget = (sessionId: string) =>
+      call(`/v1/sessions/${sessionId}/token-budget`, { method: "PUT", token: stranger, json: { tokenBudget: 10 } }).then(async (r) => ({
+        status: r.status,
+        body: await r.text(),
+      }));
+    const theirBudget = await budget(id);
+    expect(theirBudget.status).toBe(403);
+    expect(theirBudget).toEqual(await budget(unknown));
     // Still there for its owner.
     expect((await call(`/v1/sessions/${id}`, { token: owner })).status).toBe(200);
+  });
+
+  it("opens every route for its owner's token, as the session key does", async () => {
+    const owner = await tokenFor(user());
+    const { id } = await createWith(owner);
+    const probes = sessionRouteProbes(id).filter((p) => !p.path.includes("/oauth/"));
+    const deletion = probes.find((p) => p.method === "DELETE" && p.path === `/v1/sessions/${id}`)!;
+    for (const probe of [...probes.filter((p) => p !== deletion), deletion]) {
+      const res = await call(probe.path, {
+        method: probe.method,
+        // A key of its own per request: one shared key would answer the later routes 422 before they run.
+        headers: {
+          ...probe.headers,
+          authorization: `Bearer ${owner}`,
+          ...(probe.method === "POST" ? { "idempotency-key": crypto.randomUUID() } : {}),
+        },
+        ...(probe.body ? { body: probe.body } : {}),
+      });
+      // The events stream stays open: its headers are the answer.
+      const body = res.headers.get("content-type")?.startsWith("text/event-stream") ? (await res.body?.cancel(), "") : await res.text();
+      expect({ route: `${probe.method} ${probe.path}`, body }).not.toEqual({ route: `${probe.method} ${probe.path}`, body: NOT_FOUND });
+      expect(res.status, `${probe.method} ${probe.path}: ${body}`).not.toBe(401);
+      expect(res.status, `${probe.method} ${probe.path}: ${body}`).toBeLessThan(500);
+    }
+    expect((await call(`/v1/sessions/${id}`, { token: owner })).status).toBe(410);
   });
 
   it("tells only its owner that it was deleted (410); to anyone else it is unknown (404)", async () => {
@@ -156,6 +263,38 @@ describe("another user's session", () => {
     const anonymous = (await (await call("/v1/sessions", { method: "POST" })).json()) as { id: string };
     const res = await call(`/v1/sessions/${anonymous.id}`, { token: await tokenFor(user()) });
     expect({ status: res.status, body: await res.text() }).toEqual({ status: 404, body: NOT_FOUND });
+  });
+});
+
+describe("a sub-agent's child", () => {
+  it("belongs to its parent's user, who opens it, and is never listed", async () => {
+    const liam = user();
+    const token = await tokenFor(liam);
+    const parent = await scriptedSession(token);
+    const childScript = crypto.randomUUID();
+    const scripted = await fetch(`${inject("controlUrl")}/scripts/${childScript}`, {
+      method: "POST",
+      body: JSON.stringify([{ text: "It is noon in Tokyo." }] satisfies MockReply[]),
+    });
+    expect(scripted.ok).toBe(true);
+    const [result] = await turn(parent, token, "ask the researcher", [
+      { name: "researcher", arguments: { task: `What time is it in Tokyo? [script:${childScript}]` } },
+    ]);
+    expect(result).toEqual({ isError: false, text: "It is noon in Tokyo." });
+    const snapshot = (await (await call(`/v1/sessions/${parent.id}`, { token })).json()) as {
+      messages: { role: string; toolName?: string; details?: { sessionId?: string } }[];
+    };
+    const childId = snapshot.messages.find((m) => m.role === "toolResult" && m.toolName === "researcher")?.details?.sessionId;
+    expect(childId).toEqual(expect.any(String));
+
+    const child = await call(`/v1/sessions/${childId}`, { token });
+    expect(child.status).toBe(200);
+    expect(await child.json()).toMatchObject({ id: childId, userId: liam, subAgent: { parentId: parent.id } });
+    const stranger = await call(`/v1/sessions/${childId}`, { token: await tokenFor(user()) });
+    expect({ status: stranger.status, body: await stranger.text() }).toEqual({ status: 404, body: NOT_FOUND });
+
+    const listed = (await (await call("/v1/sessions", { token })).json()) as { sessions: { id: string }[] };
+    expect(listed.sessions.map((s) => s.id)).toEqual([parent.id]);
   });
 });
 
@@ -187,6 +326,78 @@ describe("GET /v1/sessions", () => {
     expect((await call(`/v1/sessions/${c.id}`, { method: "DELETE", token: frank })).status).toBe(200);
     const after = (await (await call("/v1/sessions", { token: frank })).json()) as Page;
     expect(after.sessions.map((s) => s.id)).toEqual([a.id, b.id]);
+
+    const garbled = await call("/v1/sessions?before=page-2", { token: frank });
+    expect(garbled.status).toBe(400);
+    expect(((await garbled.json()) as { error: { code: string; message: string } }).error).toEqual({
+      code: "bad_request",
+      message: expect.stringContaining("before"),
+    });
+  });
+
+  it("forgets a row idle past the session lifetime, unless a schedule due later keeps the session alive", async () => {
+    const mia = user();
+    const token = await tokenFor(mia);
+    const idle = await createWith(token);
+    const waiting = await createWith(token);
+    const day = 86_400_000;
+    const scheduled = await call(`/v1/sessions/${waiting.id}/schedules`, {
+      method: "POST",
+      token,
+      json: { message: "Remind me about the dentist", delayMs: 45 * day },
+    });
+    expect(scheduled.status).toBe(201);
+    // 31 days pass without activity (the default lifetime is 30): the index's rows say so.
+    const store = env.USER_STORE.get(env.USER_STORE.idFromName(`user:${mia}`));
+    await runInDurableObject(store, (_instance, state) => {
+      state.storage.sql.exec(`UPDATE sessions SET last_active_at = ?`, Date.now() - 31 * day);
+    });
+    const listed = (await (await call("/v1/sessions", { token })).json()) as { sessions: { id: string }[] };
+    expect(listed.sessions.map((s) => s.id)).toEqual([waiting.id]);
+    expect(listed.sessions.map((s) => s.id)).not.toContain(idle.id);
+    // The session the schedule keeps is alive, and still reachable from the list and the operator's erase.
+    expect((await call(`/v1/sessions/${waiting.id}`, { token })).status).toBe(200);
+  });
+
+  it("gives a store made before keep_until the column, keeping its rows", async () => {
+    const nina = user();
+    const token = await tokenFor(nina);
+    const { id } = await createWith(token);
+    const store = env.USER_STORE.get(env.USER_STORE.idFromName(`user:${nina}`));
+    const columns = await runInDurableObject(store, (instance, state) => {
+      state.storage.sql.exec(`ALTER TABLE sessions DROP COLUMN keep_until`);
+      (instance as unknown as { createTables(): void }).createTables(); // what the next wake runs
+      return state.storage.sql
+        .exec<{ name: string }>(`SELECT name FROM pragma_table_info('sessions')`)
+        .toArray()
+        .map((c) => c.name);
+    });
+    expect(columns).toContain("keep_until");
+    const listed = (await (await call("/v1/sessions", { token })).json()) as { sessions: { id: string }[] };
+    expect(listed.sessions.map((s) => s.id)).toEqual([id]);
+  });
+
+  it("creates no session its list cannot hold: a failed entry fails the creation, which a retry completes", async () => {
+    const otto = user();
+    const token = await tokenFor(otto);
+    const store = env.USER_STORE.get(env.USER_STORE.idFromName(`user:${otto}`));
+    const sql = (statement: string) =>
+      runInDurableObject(store, (instance, state) => {
+        state.storage.sql.exec(statement);
+        if (statement.startsWith("DROP")) return;
+        (instance as unknown as { createTables(): void }).createTables();
+      });
+    await sql("DROP TABLE sessions"); // the next index write fails
+    const headers = { "idempotency-key": `create-${crypto.randomUUID()}` };
+    const failed = await call("/v1/sessions", { method: "POST", token, headers });
+    expect(failed.status).toBe(500);
+    await sql("SELECT 1"); // the table is back
+    const created = await call("/v1/sessions", { method: "POST", token, headers });
+    expect(created.status).toBe(201);
+    const { id, key } = (await created.json()) as { id: string; key: string };
+    const listed = (await (await call("/v1/sessions", { token })).json()) as { sessions: { id: string }[] };
+    expect(listed.sessions.map((s) => s.id)).toEqual([id]);
+    expect((await call(`/v1/sessions/${id}`, { token: key })).status).toBe(200);
   });
 
   it("needs a user's token", async () => {
@@ -229,6 +440,29 @@ describe("memory", () => {
     expect(JSON.parse(gone!.text)).toEqual({ memories: [] });
   });
 
+  it("forgets a memory through the forget tool at once, and only the user's own", async () => {
+    const olga = await tokenFor(user());
+    const s = await scriptedSession(olga);
+    const kept = await turn(s, olga, "remember two things", [
+      { name: "remember", arguments: { text: "Olga plays the cello." } },
+      { name: "remember", arguments: { text: "Olga's cello teacher is in Tromsø." } },
+    ]);
+    const [cello, teacher] = kept.map((r) => (JSON.parse(r.text) as { memoryId: string }).memoryId);
+
+    // Another user's session cannot forget it: the id names nothing in their store.
+    const peter = await tokenFor(user());
+    const theirs = await scriptedSession(peter);
+    const [refused] = await turn(theirs, peter, "forget hers", [{ name: "forget", arguments: { memoryId: cello } }]);
+    expect(refused).toEqual({ isError: true, text: expect.stringContaining(`No memory with id ${cello}`) });
+
+    const [forgot] = await turn(s, olga, "forget the cello", [{ name: "forget", arguments: { memoryId: cello } }]);
+    const [found] = await turn(s, olga, "what about the cello?", [{ name: "recall", arguments: { query: "cello" } }]);
+    expect(forgot).toEqual({ isError: false, text: `Forgot ${cello}.` });
+    expect((JSON.parse(found!.text) as { memories: { id: string }[] }).memories.map((m) => m.id)).toEqual([teacher]);
+    const [again] = await turn(s, olga, "forget it again", [{ name: "forget", arguments: { memoryId: cello } }]);
+    expect(again!.isError).toBe(true);
+  });
+
   it("keeps at most MAX_MEMORIES per user and 2,000 characters a memory, naming the limit", async () => {
     const ivan = await tokenFor(user());
     const s = await scriptedSession(ivan);
@@ -258,17 +492,33 @@ describe("memory", () => {
 
 describe("erasing a user", () => {
   it("shuts down every session of theirs and forgets their memory, in one operator call", async () => {
-    const judy = user();
+    const judy = `auth0|${user()}/with a slash`; // an IdP's sub may hold any character
     const token = await tokenFor(judy);
     const s = await scriptedSession(token);
     await turn(s, token, "remember", [{ name: "remember", arguments: { text: "Judy likes tea" } }]);
     const other = await createWith(token);
-    expect((await call(`/v1/users/${judy}`, { method: "DELETE" })).status).toBe(401);
-    expect((await call(`/v1/users/${judy}`, { method: "DELETE", token })).status).toBe(403);
+    expect((await call(`/v1/users/${encodeURIComponent(judy)}`, { method: "DELETE" })).status).toBe(401);
+    expect((await call(`/v1/users/${encodeURIComponent(judy)}`, { method: "DELETE", token })).status).toBe(403);
     const erased = await call(`/v1/users/${encodeURIComponent(judy)}`, { method: "DELETE", token: USERS_API_TOKEN });
     expect(await erased.json()).toEqual({ userId: judy, erasedSessions: 2 });
     expect(await (await call("/v1/sessions", { token })).json()).toEqual({ sessions: [] });
     expect(await (await call("/v1/memories", { token })).json()).toEqual({ memories: [] });
     expect((await call(`/v1/sessions/${other.id}`, { token })).status).toBe(410);
+  });
+
+  it("erases the store only when no session it lists was left out, so one created meanwhile is shut down too", async () => {
+    const quinn = user();
+    const token = await tokenFor(quinn);
+    const s = await scriptedSession(token);
+    await turn(s, token, "remember", [{ name: "remember", arguments: { text: "Quinn takes the night train" } }]);
+    const late = await createWith(token); // as if created while the operator's erase shut down `s`
+    const store = env.USER_STORE.get(env.USER_STORE.idFromName(`user:${quinn}`));
+    expect(await store.eraseAll([s.id])).toEqual({ erased: false, listed: [late.id] });
+    expect((await (await call("/v1/memories", { token })).json()) as { memories: unknown[] }).toMatchObject({ memories: [{}] });
+
+    const erased = await call(`/v1/users/${encodeURIComponent(quinn)}`, { method: "DELETE", token: USERS_API_TOKEN });
+    expect(await erased.json()).toEqual({ userId: quinn, erasedSessions: 2 });
+    for (const id of [s.id, late.id]) expect((await call(`/v1/sessions/${id}`, { token })).status).toBe(410);
+    expect(await (await call("/v1/memories", { token })).json()).toEqual({ memories: [] });
   });
 });

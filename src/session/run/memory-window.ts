@@ -18,14 +18,29 @@ const CHARS_PER_TOKEN_KEPT = 8;
 /** A message's stored JSON size (measured around runs, not per step). */
 const storedSizeOf = (message: AgentMessage): number => JSON.stringify(message).length;
 
+/** A fallback named `workers-ai:<model>` may have its window stated under either name. */
+const WORKERS_AI_PREFIX = "workers-ai:";
+
 /**
- * The context policy's request budget in estimated tokens: MAX_CONTEXT_TOKENS, or the model's own window
- * (MODEL_CONTEXT_WINDOWS) when it is smaller.
+ * The context policy's request budget in estimated tokens: MAX_CONTEXT_TOKENS, or the smallest window
+ * MODEL_CONTEXT_WINDOWS states for the session's model or one of its MODEL_FALLBACKS, when smaller. A step's
+ * request is built before anyone knows which model will answer it, and a fallback gets the same request,
+ * so it must fit them all.
  */
-export function contextTokens(env: { MAX_CONTEXT_TOKENS?: string; MODEL_CONTEXT_WINDOWS?: string }, model?: string): number {
-  const budget = readSetting(env, "MAX_CONTEXT_TOKENS");
-  const window = model === undefined ? undefined : readSetting(env, "MODEL_CONTEXT_WINDOWS")[model];
-  return window === undefined ? budget : Math.min(budget, window);
+export function contextTokens(
+  env: { MAX_CONTEXT_TOKENS?: string; MODEL_CONTEXT_WINDOWS?: string; MODEL_FALLBACKS?: string },
+  model?: string,
+): number {
+  let budget = readSetting(env, "MAX_CONTEXT_TOKENS");
+  if (model === undefined) return budget;
+  const windows = readSetting(env, "MODEL_CONTEXT_WINDOWS");
+  // Own keys only: a model named like an Object method ("constructor") has no window by inheritance.
+  const windowOf = (name: string) => (Object.hasOwn(windows, name) ? windows[name] : undefined);
+  for (const name of [model, ...readSetting(env, "MODEL_FALLBACKS")]) {
+    const window = windowOf(name) ?? (name.startsWith(WORKERS_AI_PREFIX) ? windowOf(name.slice(WORKERS_AI_PREFIX.length)) : undefined);
+    if (window !== undefined) budget = Math.min(budget, window);
+  }
+  return budget;
 }
 
 /** Characters of stored history to keep in memory for a context budget of `maxContextTokens`. */

@@ -34,6 +34,7 @@ export type SessionSettings = {
   };
   /** The signed-in user the session belongs to (their token opens it; their memory is its memory); a child inherits it. */
   userId?: string;
+  /** Set by versions before the tombstone; read once on wake to write one (session-end.ts), never written now. */
   shutdown?: boolean;
 };
 
