@@ -21,8 +21,6 @@ import { fileURLToPath } from "node:url";
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const OUT_DIR = path.join(PROJECT_ROOT, "dist", "worker");
 
-const DECLARATIONS = 'export * from "../../src/index.ts";\n';
-
 export type BuiltWorker = { outDir: string; files: number; changed: number; bytes: number };
 
 export async function buildWorker(): Promise<BuiltWorker> {
@@ -65,9 +63,6 @@ export async function buildWorker(): Promise<BuiltWorker> {
     await rename(temporary, file.path);
     changed++;
   }
-  // `wrangler types` types the Durable Object bindings from the main module: this gives it src/index.ts's.
-  const declarations = path.join(OUT_DIR, "index.d.ts");
-  if ((await readFile(declarations, "utf8").catch(() => undefined)) !== DECLARATIONS) await writeFile(declarations, DECLARATIONS);
   for (const dir of [OUT_DIR, path.join(OUT_DIR, "chunks")]) {
     for (const name of await readdir(dir)) {
       const file = path.join(dir, name);
