@@ -1,9 +1,9 @@
 /**
  * A throwaway copy of the project for tests that run build scripts (redeploy writes tools/ and the
- * generated registry): src/, tools/, scripts/, public/ and the config files are copied, node_modules is
- * linked. Used by test/scripts/*.e2e.test.ts and test/e2e/*; `remove()` deletes it. With `tools`, the
- * copy's tools/ holds exactly those fixture files (and its registry is regenerated), so a test never
- * depends on what the user keeps in their own tools/.
+ * generated registry): src/, tools/, scripts/, public/, the config files and the main module's types are
+ * copied, node_modules is linked. Used by test/scripts/*.e2e.test.ts and test/e2e/*; `remove()` deletes
+ * it. With `tools`, the copy's tools/ holds exactly those fixture files (and its registry is regenerated),
+ * so a test never depends on what the user keeps in their own tools/.
  */
 import { execFile } from "node:child_process";
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
@@ -22,6 +22,8 @@ const COPIED = [
   "package.json",
   "tsconfig.json",
   "worker-configuration.d.ts",
+  // The built main module's types, which worker-configuration.d.ts refers to (the copy type-checks).
+  "dist/worker/index.d.ts",
 ];
 const NODE_TS = ["--experimental-transform-types", "--disable-warning=ExperimentalWarning"];
 
