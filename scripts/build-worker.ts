@@ -7,7 +7,7 @@
  * inside it. Every module such an import reaches is then wrapped, zod included (the MCP SDK uses it), so
  * zod is neither tree-shaken nor left out of start-up, and the whole file (the MCP SDK, acorn, jose) is
  * parsed by every new isolate. Split, an isolate loads the MCP SDK, acorn and jose only on first use.
- * Start-up CPU, interleaved A/B in docs/benchmarks.md "Start-up": about a third less.
+ * Start-up CPU, interleaved A/B in docs/benchmarks.md "Start-up": about a quarter less.
  *
  * Invariants: the options wrangler would use (target, conditions, the `ajv` aliases the MCP SDK needs
  * replaced, minified); a file is rewritten only when its content changes and files of older builds are
