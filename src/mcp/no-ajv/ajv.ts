@@ -1,7 +1,7 @@
 /**
- * Stands in for `ajv` in the Worker bundle (wrangler.toml [alias]). The MCP SDK imports ajv as its
- * default validator, but ajv compiles schemas with `new Function`, which Workers forbid; every SDK
- * Client/Server here gets the @cfworker/json-schema validator instead, so this is never constructed.
+ * Stands in for `ajv` in the Worker bundle (the `alias` of scripts/build-worker.ts). The MCP SDK imports
+ * ajv as its default validator, but ajv compiles schemas with `new Function`, which Workers forbid; every
+ * SDK Client/Server here gets the @cfworker/json-schema validator instead, so this is never constructed.
  * Leaving ajv out saves about 38 KiB gzip.
  */
 export default class AjvNotBundled {
