@@ -13,7 +13,7 @@
  * replaced, minified); a file is rewritten only when its content changes and files of older builds are
  * removed, so a watching dev server does not reload for nothing and several dev servers may build at once.
  */
-import { build } from "esbuild";
+import { build, type BuildOptions } from "esbuild";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,23 +23,28 @@ const OUT_DIR = path.join(PROJECT_ROOT, "dist", "worker");
 
 export type BuiltWorker = { outDir: string; files: number; changed: number; bytes: number };
 
+/** How the Worker's source and packages are resolved and compiled; test/startup.node.test.ts bundles with these too. */
+export const WORKER_BUNDLE_OPTIONS = {
+  entryPoints: [path.join(PROJECT_ROOT, "src", "index.ts")],
+  absWorkingDir: PROJECT_ROOT,
+  bundle: true,
+  format: "esm",
+  platform: "neutral",
+  // What wrangler bundles with: the runtime's syntax and the packages' Workers builds.
+  target: "es2024",
+  conditions: ["workerd", "worker", "browser"],
+  mainFields: ["browser", "module", "main"],
+  // The MCP SDK's default JSON Schema validator (ajv) compiles with eval, which Workers forbid; src/mcp
+  // always passes @cfworker/json-schema instead, so ajv is replaced by stubs (-38 KiB gzip).
+  alias: { ajv: "./src/mcp/no-ajv/ajv.ts", "ajv-formats": "./src/mcp/no-ajv/ajv-formats.ts" },
+  define: { "process.env.NODE_ENV": '"production"' },
+} satisfies BuildOptions;
+
 export async function buildWorker(): Promise<BuiltWorker> {
   const result = await build({
-    entryPoints: [path.join(PROJECT_ROOT, "src", "index.ts")],
-    absWorkingDir: PROJECT_ROOT,
-    bundle: true,
+    ...WORKER_BUNDLE_OPTIONS,
     splitting: true,
-    format: "esm",
-    platform: "neutral",
-    // What wrangler bundles with: the runtime's syntax and the packages' Workers builds.
-    target: "es2024",
-    conditions: ["workerd", "worker", "browser"],
-    mainFields: ["browser", "module", "main"],
     external: ["cloudflare:*"],
-    // The MCP SDK's default JSON Schema validator (ajv) compiles with eval, which Workers forbid; src/mcp
-    // always passes @cfworker/json-schema instead, so ajv is replaced by stubs (-38 KiB gzip).
-    alias: { ajv: "./src/mcp/no-ajv/ajv.ts", "ajv-formats": "./src/mcp/no-ajv/ajv-formats.ts" },
-    define: { "process.env.NODE_ENV": '"production"' },
     minify: true,
     legalComments: "none",
     outdir: OUT_DIR,

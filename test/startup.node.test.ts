@@ -1,9 +1,10 @@
 /**
- * What a new isolate does at start-up (every module's top level, before any request): the runtime builds
- * no zod schema and initialises none of the MCP SDK, jose nor acorn; each happens on first use (src/lazy-schema.ts, the
- * /mcp route, McpConnection). Checked on the Worker bundled by esbuild as wrangler bundles it: the static
- * import graph from src/index.ts, and the bundle loaded in Node with zod's factories counted. The tool
- * registry is left out there: tools/ files are their authors' (ours build their schemas in getTool()).
+ * What a new isolate does at start-up (every module's top level, before any request): the runtime builds no
+ * zod schema and initialises none of the MCP SDK, jose nor acorn; each happens on first use
+ * (src/lazy-schema.ts, the /mcp route, McpConnection). Checked on the Worker bundled with
+ * scripts/build-worker.ts's options, in one file (each lazily imported part a lazy initialiser in it): the
+ * static import graph from src/index.ts, and the bundle loaded in Node with zod's factories counted. The
+ * tool registry is left out there: tools/ files are their authors' (ours build their schemas in getTool()).
  */
 import { build, type Metafile, type Plugin } from "esbuild";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -13,6 +14,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import * as realZod from "zod";
+import { WORKER_BUNDLE_OPTIONS } from "../scripts/build-worker.ts";
 import { issueSessionId } from "../src/signing/session-ids.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -48,14 +50,7 @@ const stubs = (dir: string, withoutTools: boolean): Plugin => ({
 
 async function bundle(dir: string, outfile: string, withoutTools: boolean): Promise<Metafile> {
   const result = await build({
-    entryPoints: [path.join(ROOT, "src/index.ts")],
-    absWorkingDir: ROOT,
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    conditions: ["workerd", "worker", "browser"],
-    mainFields: ["browser", "module", "main"],
-    alias: { ajv: "./src/mcp/no-ajv/ajv.ts", "ajv-formats": "./src/mcp/no-ajv/ajv-formats.ts" },
+    ...WORKER_BUNDLE_OPTIONS,
     plugins: [stubs(dir, withoutTools)],
     outfile,
     metafile: true,
