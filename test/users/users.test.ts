@@ -1,9 +1,9 @@
 /**
  * Signed-in users end to end in workerd, with a real JWKS server and tokens signed by the test: sessions
- * that belong to a user and open with their token, each refused token's reason in the operator's log
- * and not in the answer, another user's sessions answering as unknown ones on every route, a sub-agent's
- * child that belongs to its parent's user but is not listed, the list of a user's sessions and its paging, a memory shared by one user's sessions and
- * never across users, its limits, and the operator's erase.
+ * that belong to a user and open with their token, each refused token's reason in the operator's log and not
+ * in the answer, another user's sessions answering as unknown ones on every route, a sub-agent's child that
+ * belongs to its parent's user but is not listed, the list of a user's sessions and its paging, a memory
+ * shared by one user's sessions and never across users, its limits, and the operator's erase.
  */
 import { createExecutionContext, env, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { exportSPKI, generateKeyPair, importJWK, SignJWT } from "jose";

@@ -1,11 +1,11 @@
 /**
  * `MCP_ALLOWED_URLS`: the URL prefixes a session may attach as its own MCP servers. Each prefix and each
  * candidate are parsed as URLs and compared part by part (scheme, host and port exactly, then the path on
- * segment boundaries), so `https://a.example/` never admits `https://a.example.evil/` or `…@evil`.
- * An entry may name any port with `:*` right after its host (`http://localhost:*` followed by a path), for tool servers a
- * deployer starts on ports it cannot know beforehand; scheme, host and path are still matched exactly, and
- * a deployment whose entries name no `:*` matches ports exactly as before.
- * Called by the session when a client adds a server. Unset or blank: nothing is allowed.
+ * segment boundaries), so `https://a.example/` never admits `https://a.example.evil/` or `…@evil`. An entry
+ * may name any port with `:*` right after its host (`http://localhost:*` followed by a path), for tool
+ * servers a deployer starts on ports it cannot know beforehand; scheme, host and path are still matched
+ * exactly, and a deployment whose entries name no `:*` matches ports exactly as before. Called by the
+ * session when a client adds a server. Unset or blank: nothing is allowed.
  */
 import { readSetting } from "../../config.ts";
 

@@ -1,8 +1,9 @@
 /**
  * Servers a session brings (POST/DELETE /v1/sessions/:id/mcp-servers): checked against MCP_ALLOWED_URLS
  * (allowed-urls.ts), capped per session, stored in the session's meta row (their headers and a
- * pre-registered client's secret are secrets: never returned, the snapshot shows name and URL only) and handed to SessionMcpTools. Called by
- * AgentSession; answers SessionResult values. Removing a server forgets its OAuth credentials too.
+ * pre-registered client's secret are secrets: never returned, the snapshot shows name and URL only) and
+ * handed to SessionMcpTools. Called by AgentSession; answers SessionResult values. Removing a server forgets
+ * its OAuth credentials too.
  */
 import type { SessionResult } from "../../session/session-result.ts";
 import { ok, refuse } from "../../session/session-result.ts";
