@@ -35,6 +35,10 @@ export function sessionIndex(env: AppEnv, settings: SessionSettings): SessionInd
       console.error(JSON.stringify({ event: "sessionIndexFailed", what, sessionId: settings.id, message: String(err) }));
     }
   };
+  // The latest time the store was told to keep the entry until. The store keeps the later of two, so
+  // telling it a time no later again (the alarm after every turn would) changes nothing; a restart, which
+  // empties this, only tells it once more.
+  let keptAtLeast = 0;
   return {
     created: async () => void (await store().indexSession(settings.id, settings.createdAt)),
     touched: (status, content) => {
@@ -43,7 +47,13 @@ export function sessionIndex(env: AppEnv, settings: SessionSettings): SessionInd
       return logged("touched", () => store().touchSession(settings.id, status, title));
     },
     dropped: () => logged("dropped", () => store().dropSession(settings.id)),
-    keptUntil: (at) => logged("keptUntil", () => store().keepSession(settings.id, at)),
+    keptUntil: async (at) => {
+      if (at <= keptAtLeast) return;
+      await logged("keptUntil", async () => {
+        await store().keepSession(settings.id, at);
+        keptAtLeast = at;
+      });
+    },
   };
 }
 
